@@ -1,0 +1,42 @@
+# trnmodel: two commands on a fresh machine.
+#   make run    set up, build, and run the main job (writes its report under out/)
+#   make test   set up, build, and run every test: C++, Python, notebooks, the embedding consumer
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+BUILD   ?= build
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: run test setup install test-cpp test-python test-consumer bench clean
+
+run: install
+	$(PY) examples/montecarlo_demo.py
+
+test: test-cpp test-python test-consumer
+
+setup:
+	@bash scripts/setup.sh
+
+# The Python package, built by scikit-build-core (incremental: CMake keeps build/<wheel tag>).
+install: setup
+	$(PY) -m pip install -q --no-build-isolation .
+
+test-cpp: setup
+	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON
+	cmake --build $(BUILD)/cpp
+	ctest --test-dir $(BUILD)/cpp --output-on-failure
+
+test-python: install
+	cd tests && ../$(PY) -m pytest -q python
+
+# A separate CMake project that finds the installed package: proof that embedding works.
+test-consumer: test-cpp
+	cmake --install $(BUILD)/cpp --prefix $(abspath $(BUILD))/install
+	cmake -S tests/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
+	cmake --build $(BUILD)/consumer
+	$(BUILD)/consumer/consumer
+
+bench: install
+	$(PY) bench/bench_engine.py
+
+clean:
+	rm -rf $(BUILD) out

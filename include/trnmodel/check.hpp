@@ -1,0 +1,50 @@
+#pragma once
+// One check function per rule, so that every rejection reads the same way:
+//   "<path>: must be > 0, got -5"
+// (the stan-dev/math pattern). `path` is a JSON path such as "checkpoint.every_steps"
+// or, for a standalone distribution, its family name.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "trnmodel/errors.hpp"
+
+namespace trnmodel {
+
+// Shortest decimal text that reads back to the same double (like Python's repr), so that
+// messages show the value the user wrote.
+inline std::string format_number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& rule) {
+  throw input_error(path + ": " + rule);
+}
+
+inline void check_finite(const std::string& path, double value) {
+  if (!std::isfinite(value)) fail(path, "must be a finite number, got " + format_number(value));
+}
+
+inline void check_positive(const std::string& path, double value) {
+  check_finite(path, value);
+  if (!(value > 0)) fail(path, "must be > 0, got " + format_number(value));
+}
+
+inline void check_nonnegative(const std::string& path, double value) {
+  check_finite(path, value);
+  if (!(value >= 0)) fail(path, "must be ≥ 0, got " + format_number(value));
+}
+
+inline void check_probability(const std::string& path, double value) {
+  check_finite(path, value);
+  if (!(value >= 0 && value <= 1)) fail(path, "must be in [0, 1], got " + format_number(value));
+}
+
+}  // namespace trnmodel

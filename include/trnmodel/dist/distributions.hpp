@@ -1,0 +1,354 @@
+#pragma once
+// The distribution families of DESIGN §3, one small value type each. Every family offers
+//   ppf(u)    the quantile function, used for all sampling (x = F^-1(u)), so Sobol designs,
+//             Latin hypercubes and common random numbers work for every family;
+//   cdf(x)    the distribution function (tests and calibration);
+//   mean()    the exact mean of the distribution that ppf samples;
+//   support() the closed hull of the values ppf can return.
+// Parameters are checked by the make_* factories (one place per rule, messages naming the
+// path); the structs assume valid parameters.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/math/special_functions/beta.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/detail/math_policy.hpp"
+#include "trnmodel/detail/quantile_table.hpp"
+#include "trnmodel/errors.hpp"
+
+namespace trnmodel::dist {
+
+using support_t = std::pair<double, double>;
+inline constexpr double infinity = std::numeric_limits<double>::infinity();
+
+namespace detail {
+using trnmodel::detail::fast_policy;
+inline constexpr double sqrt2 = 1.41421356237309504880;
+
+// Standard normal distribution and quantile, through erfc so both tails keep full
+// relative accuracy.
+inline double normal_cdf(double z) { return 0.5 * boost::math::erfc(-z / sqrt2, fast_policy()); }
+inline double normal_sf(double z) { return 0.5 * boost::math::erfc(z / sqrt2, fast_policy()); }
+inline double normal_ppf(double p) { return -sqrt2 * boost::math::erfc_inv(2 * p, fast_policy()); }
+// The z with upper-tail probability q, accurate for tiny q.
+inline double normal_isf(double q) { return sqrt2 * boost::math::erfc_inv(2 * q, fast_policy()); }
+
+// A table built on first use and shared by copies of the distribution (thread-safe).
+class lazy_table {
+ public:
+  template <class Build>
+  const trnmodel::detail::quantile_table& get(Build&& build) const {
+    std::call_once(state_->once, [&] { state_->table = std::make_unique<trnmodel::detail::quantile_table>(build()); });
+    return *state_->table;
+  }
+
+ private:
+  struct state {
+    std::once_flag once;
+    std::unique_ptr<trnmodel::detail::quantile_table> table;
+  };
+  std::shared_ptr<state> state_ = std::make_shared<state>();
+};
+
+// Beta(a, b) quantile on [0, 1]: table in logit coordinates, exact Boost in the far tails.
+class beta_quantile {
+ public:
+  beta_quantile(double a, double b) : a_(a), b_(b) {}
+
+  double operator()(double u) const {
+    const double y = table_.get([this] { return build(); })(u);
+    if (std::isnan(y)) return exact(u);
+    return 1 / (1 + std::exp(-y));
+  }
+
+  double exact(double u) const {
+    if (u <= 0) return 0;
+    if (u >= 1) return 1;
+    return u < 0.5 ? boost::math::ibeta_inv(a_, b_, u, fast_policy())
+                   : boost::math::ibetac_inv(a_, b_, 1 - u, fast_policy());
+  }
+
+ private:
+  trnmodel::detail::quantile_table build() const {
+    return trnmodel::detail::quantile_table([this](double u, double one_minus_u) {
+      double x = 0, y = 0;  // y = 1 - x, returned accurately by Boost
+      if (u < 0.5) {
+        x = boost::math::ibeta_inv(a_, b_, u, &y, fast_policy());
+      } else {
+        x = boost::math::ibetac_inv(a_, b_, one_minus_u, &y, fast_policy());
+      }
+      const double density_x_y = boost::math::ibeta_derivative(a_, b_, x, fast_policy()) * x * y;
+      return trnmodel::detail::knot{std::log(x) - std::log(y), u * one_minus_u / density_x_y};
+    });
+  }
+
+  double a_, b_;
+  lazy_table table_;
+};
+
+// Gamma(shape, 1) quantile: table in (logit u, log x) coordinates, exact Boost in the far
+// tails.
+class gamma_quantile {
+ public:
+  explicit gamma_quantile(double shape) : shape_(shape) {}
+
+  double operator()(double u) const {
+    const double y = table_.get([this] { return build(); })(u);
+    if (std::isnan(y)) return exact(u);
+    return std::exp(y);
+  }
+
+  double exact(double u) const {
+    if (u <= 0) return 0;
+    if (u >= 1) return infinity;
+    return u < 0.5 ? boost::math::gamma_p_inv(shape_, u, fast_policy())
+                   : boost::math::gamma_q_inv(shape_, 1 - u, fast_policy());
+  }
+
+ private:
+  trnmodel::detail::quantile_table build() const {
+    return trnmodel::detail::quantile_table([this](double u, double one_minus_u) {
+      const double x = u < 0.5 ? boost::math::gamma_p_inv(shape_, u, fast_policy())
+                               : boost::math::gamma_q_inv(shape_, one_minus_u, fast_policy());
+      // x * pdf(x) = x^shape e^-x / Gamma(shape)
+      const double x_density = boost::math::gamma_p_derivative(shape_, x, fast_policy()) * x;
+      return trnmodel::detail::knot{std::log(x), u * one_minus_u / x_density};
+    });
+  }
+
+  double shape_;
+  lazy_table table_;
+};
+}  // namespace detail
+
+struct fixed {
+  static constexpr const char* name = "fixed";
+  double value;
+  double ppf(double) const { return value; }
+  double cdf(double x) const { return x < value ? 0.0 : 1.0; }
+  double mean() const { return value; }
+  support_t support() const { return {value, value}; }
+};
+
+struct uniform {
+  static constexpr const char* name = "uniform";
+  double lo, hi;
+  double ppf(double u) const { return lo + (hi - lo) * u; }
+  double cdf(double x) const { return std::clamp((x - lo) / (hi - lo), 0.0, 1.0); }
+  double mean() const { return 0.5 * (lo + hi); }
+  support_t support() const { return {lo, hi}; }
+};
+
+// Normal, optionally truncated to [lo, hi] (±infinity when absent).
+struct normal {
+  static constexpr const char* name = "normal";
+  double mean_value, sd;
+  double lo = -infinity, hi = infinity;
+
+  bool truncated() const { return std::isfinite(lo) || std::isfinite(hi); }
+  double z_lo() const { return (lo - mean_value) / sd; }
+  double z_hi() const { return (hi - mean_value) / sd; }
+
+  double ppf(double u) const {
+    if (!truncated()) return mean_value + sd * detail::normal_ppf(u);
+    const double a = z_lo(), b = z_hi();
+    double z;
+    if (a > 0) {
+      // Both bounds in the upper tail: interpolate upper-tail probabilities, which keep
+      // their relative accuracy there (Φ(a) would round to 1).
+      const double qa = detail::normal_sf(a), qb = detail::normal_sf(b);
+      z = detail::normal_isf(qa - u * (qa - qb));
+    } else {
+      const double pa = detail::normal_cdf(a), pb = detail::normal_cdf(b);
+      z = detail::normal_ppf(pa + u * (pb - pa));
+    }
+    return std::clamp(mean_value + sd * z, lo, hi);
+  }
+  double cdf(double x) const {
+    if (x <= lo) return 0;
+    if (x >= hi) return 1;
+    const double z = (x - mean_value) / sd;
+    if (!truncated()) return detail::normal_cdf(z);
+    const double a = z_lo(), b = z_hi();
+    if (a > 0) {
+      const double qa = detail::normal_sf(a), qb = detail::normal_sf(b);
+      return (qa - detail::normal_sf(z)) / (qa - qb);
+    }
+    const double pa = detail::normal_cdf(a), pb = detail::normal_cdf(b);
+    return (detail::normal_cdf(z) - pa) / (pb - pa);
+  }
+  double mean() const {
+    if (!truncated()) return mean_value;
+    // E[X] = mean + sd (φ(a) - φ(b)) / (Φ(b) - Φ(a)), with the mass in the accurate tail.
+    const double a = z_lo(), b = z_hi();
+    const auto phi = [](double z) { return std::isfinite(z) ? std::exp(-0.5 * z * z) / 2.5066282746310002 : 0.0; };
+    const double mass = a > 0 ? detail::normal_sf(a) - detail::normal_sf(b)
+                              : detail::normal_cdf(b) - detail::normal_cdf(a);
+    return std::clamp(mean_value + sd * (phi(a) - phi(b)) / mass, lo, hi);
+  }
+  support_t support() const { return {lo, hi}; }
+};
+
+struct lognormal {
+  static constexpr const char* name = "lognormal";
+  double mu, sigma;
+  // Written as p50/p90: kept as given, so that saving writes back the user's numbers.
+  bool from_quantiles = false;
+  double p50_given = 0, p90_given = 0;
+  static constexpr double z90 = 1.2815515655446004;  // Φ^-1(0.9)
+
+  double ppf(double u) const { return std::exp(mu + sigma * detail::normal_ppf(u)); }
+  double cdf(double x) const { return x <= 0 ? 0.0 : detail::normal_cdf((std::log(x) - mu) / sigma); }
+  double mean() const { return std::exp(mu + 0.5 * sigma * sigma); }
+  support_t support() const { return {0.0, infinity}; }
+  double p50() const { return from_quantiles ? p50_given : std::exp(mu); }
+  double p90() const { return from_quantiles ? p90_given : std::exp(mu + sigma * z90); }
+};
+
+struct triangular {
+  static constexpr const char* name = "triangular";
+  double lo, mode, hi;
+  double ppf(double u) const {
+    const double width = hi - lo;
+    const double at_mode = (mode - lo) / width;
+    return u < at_mode ? lo + std::sqrt(u * width * (mode - lo))
+                       : hi - std::sqrt((1 - u) * width * (hi - mode));
+  }
+  double cdf(double x) const {
+    if (x <= lo) return 0;
+    if (x >= hi) return 1;
+    const double width = hi - lo;
+    return x <= mode ? (x - lo) * (x - lo) / (width * (mode - lo))
+                     : 1 - (hi - x) * (hi - x) / (width * (hi - mode));
+  }
+  double mean() const { return (lo + mode + hi) / 3; }
+  support_t support() const { return {lo, hi}; }
+};
+
+// Beta(a, b) rescaled to [lo, hi].
+struct beta {
+  static constexpr const char* name = "beta";
+  double a, b;
+  double lo = 0, hi = 1;
+  detail::beta_quantile quantile{a, b};
+
+  beta(double a_, double b_, double lo_ = 0, double hi_ = 1) : a(a_), b(b_), lo(lo_), hi(hi_), quantile(a_, b_) {}
+  double ppf(double u) const { return lo + (hi - lo) * quantile(u); }
+  double cdf(double x) const {
+    if (x <= lo) return 0;
+    if (x >= hi) return 1;
+    return boost::math::ibeta(a, b, (x - lo) / (hi - lo), detail::fast_policy());
+  }
+  double mean() const { return lo + (hi - lo) * a / (a + b); }
+  support_t support() const { return {lo, hi}; }
+};
+
+// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (DESIGN §3).
+struct pert {
+  static constexpr const char* name = "pert";
+  double lo, mode, hi;
+  beta shape;
+  pert(double lo_, double mode_, double hi_)
+      : lo(lo_), mode(mode_), hi(hi_),
+        shape(1 + 4 * (mode_ - lo_) / (hi_ - lo_), 1 + 4 * (hi_ - mode_) / (hi_ - lo_), lo_, hi_) {}
+  double ppf(double u) const { return shape.ppf(u); }
+  double cdf(double x) const { return shape.cdf(x); }
+  double mean() const { return (lo + 4 * mode + hi) / 6; }
+  support_t support() const { return {lo, hi}; }
+};
+
+struct gamma {
+  static constexpr const char* name = "gamma";
+  double shape, scale;
+  detail::gamma_quantile quantile{shape};
+  gamma(double shape_, double scale_) : shape(shape_), scale(scale_), quantile(shape_) {}
+  double ppf(double u) const { return scale * quantile(u); }
+  double cdf(double x) const { return x <= 0 ? 0.0 : boost::math::gamma_p(shape, x / scale, detail::fast_policy()); }
+  double mean() const { return shape * scale; }
+  support_t support() const { return {0.0, infinity}; }
+};
+
+struct weibull {
+  static constexpr const char* name = "weibull";
+  double shape, scale;
+  double ppf(double u) const { return scale * std::pow(-std::log1p(-u), 1 / shape); }
+  double cdf(double x) const { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x / scale, shape)); }
+  double mean() const { return scale * std::tgamma(1 + 1 / shape); }
+  support_t support() const { return {0.0, infinity}; }
+};
+
+struct exponential {
+  static constexpr const char* name = "exponential";
+  double mean_value;
+  double ppf(double u) const { return -mean_value * std::log1p(-u); }
+  double cdf(double x) const { return x <= 0 ? 0.0 : -std::expm1(-x / mean_value); }
+  double mean() const { return mean_value; }
+  support_t support() const { return {0.0, infinity}; }
+};
+
+// Bernoulli(p) as the monotone inverse CDF: 1 when u > 1 - p.
+struct bernoulli {
+  static constexpr const char* name = "bernoulli";
+  double p;
+  double ppf(double u) const { return u > 1 - p ? 1.0 : 0.0; }
+  double cdf(double x) const { return x < 0 ? 0.0 : (x < 1 ? 1 - p : 1.0); }
+  double mean() const { return p; }
+  support_t support() const { return {p == 1 ? 1.0 : 0.0, p == 0 ? 0.0 : 1.0}; }
+};
+
+// Measured values. The quantile interpolates linearly between order statistics
+// (Hyndman & Fan type 7, NumPy's default): h = (n-1) u, x = x_(floor h) + frac(h) (...).
+// mean() is the mean of that piecewise-linear distribution (the trapezoid rule over the
+// order statistics), which can differ slightly from the plain sample mean.
+struct empirical {
+  static constexpr const char* name = "empirical";
+  std::shared_ptr<const std::vector<double>> sorted;  // shared: copies are cheap
+
+  double ppf(double u) const {
+    const auto& s = *sorted;
+    const std::size_t n = s.size();
+    if (n == 1) return s[0];
+    const double h = static_cast<double>(n - 1) * u;
+    const auto i = std::min(static_cast<std::size_t>(h), n - 2);
+    return s[i] + (h - static_cast<double>(i)) * (s[i + 1] - s[i]);
+  }
+  double cdf(double x) const {
+    const auto& s = *sorted;
+    if (x < s.front()) return 0;
+    if (x >= s.back()) return 1;
+    const auto i = static_cast<std::size_t>(std::upper_bound(s.begin(), s.end(), x) - s.begin()) - 1;
+    return (static_cast<double>(i) + (x - s[i]) / (s[i + 1] - s[i])) / static_cast<double>(s.size() - 1);
+  }
+  double mean() const {
+    const auto& s = *sorted;
+    if (s.size() == 1) return s[0];
+    double sum = 0;
+    for (const double v : s) sum += v;
+    return (sum - 0.5 * (s.front() + s.back())) / static_cast<double>(s.size() - 1);
+  }
+  support_t support() const { return {sorted->front(), sorted->back()}; }
+};
+
+// An input nobody knows yet. Anything that needs its value raises unknown_input_error.
+struct unknown {
+  static constexpr const char* name = "unknown";
+  std::string reason;
+  [[noreturn]] void raise() const {
+    throw unknown_input_error("input is unknown (" + reason + ")", {});
+  }
+  double ppf(double) const { raise(); }
+  double cdf(double) const { raise(); }
+  double mean() const { raise(); }
+  support_t support() const { raise(); }
+};
+
+}  // namespace trnmodel::dist

@@ -1,0 +1,253 @@
+#pragma once
+// Quantities in JSON (DESIGN §3): a plain number, {"dist": ..., params, provenance} or
+// {"unknown": "why"}. Loading checks every key and value and names the JSON path in its
+// errors; saving writes the same form back (a lognormal given by p50/p90 stays so).
+#include <cmath>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/detail/did_you_mean.hpp"
+#include "trnmodel/detail/json.hpp"
+#include "trnmodel/dist/quantity.hpp"
+
+namespace trnmodel {
+
+namespace detail {
+
+inline std::string describe_json(const json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+inline double json_number(const json& value, const std::string& path) {
+  if (!value.is_number()) fail(path, "must be a number, got " + describe_json(value));
+  const double x = value.get<double>();
+  check_finite(path, x);
+  return x;
+}
+
+inline std::string json_string(const json& value, const std::string& path) {
+  if (!value.is_string()) fail(path, "must be a string, got " + describe_json(value));
+  return value.get<std::string>();
+}
+
+inline const std::vector<std::string>& provenance_keys() {
+  static const std::vector<std::string> keys{"source", "note", "date", "region"};
+  return keys;
+}
+
+inline const std::vector<std::string>& known_sources() {
+  static const std::vector<std::string> sources{"measured", "vendor", "quote", "assumption", "model"};
+  return sources;
+}
+
+inline provenance provenance_from_json(const json& object, const std::string& path) {
+  provenance p;
+  if (auto it = object.find("source"); it != object.end()) {
+    p.source = json_string(*it, path + ".source");
+    const auto& sources = known_sources();
+    if (std::find(sources.begin(), sources.end(), p.source) == sources.end())
+      fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source +
+                                 "\"" + did_you_mean(p.source, sources));
+  }
+  if (auto it = object.find("note"); it != object.end()) p.note = json_string(*it, path + ".note");
+  if (auto it = object.find("region"); it != object.end()) p.region = json_string(*it, path + ".region");
+  if (auto it = object.find("date"); it != object.end()) {
+    p.date = json_string(*it, path + ".date");
+    static const std::regex iso_date(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))");
+    if (!std::regex_match(p.date, iso_date))
+      fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
+  }
+  return p;
+}
+
+inline void provenance_to_json(const provenance& p, json& object) {
+  if (!p.source.empty()) object["source"] = p.source;
+  if (!p.note.empty()) object["note"] = p.note;
+  if (!p.date.empty()) object["date"] = p.date;
+  if (!p.region.empty()) object["region"] = p.region;
+}
+
+// Parameter keys of each family: required first, then optional.
+struct family_keys {
+  std::vector<std::string> required;
+  std::vector<std::string> optional;
+};
+
+inline const std::map<std::string, family_keys>& families() {
+  static const std::map<std::string, family_keys> table{
+      {"fixed", {{"value"}, {}}},
+      {"uniform", {{"lo", "hi"}, {}}},
+      {"normal", {{"mean", "sd"}, {"lo", "hi"}}},
+      {"lognormal", {{}, {"mu", "sigma", "p50", "p90"}}},
+      {"triangular", {{"lo", "mode", "hi"}, {}}},
+      {"pert", {{"lo", "mode", "hi"}, {}}},
+      {"gamma", {{"shape", "scale"}, {}}},
+      {"weibull", {{"shape", "scale"}, {}}},
+      {"exponential", {{"mean"}, {}}},
+      {"beta", {{"a", "b"}, {"lo", "hi"}}},
+      {"bernoulli", {{"p"}, {}}},
+      {"empirical", {{"samples"}, {}}},
+  };
+  return table;
+}
+
+inline std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, keys] : families()) names.push_back(name);
+  return names;
+}
+
+}  // namespace detail
+
+// Parses one quantity at `path`. Errors name the path, the value and the rule.
+inline quantity quantity_from_json(const json& j, const std::string& path) {
+  using namespace detail;
+  if (j.is_number()) return make_fixed(json_number(j, path), path);
+  if (!j.is_object())
+    fail(path, "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " +
+                   describe_json(j));
+
+  if (j.contains("unknown")) {
+    for (const auto& [key, value] : j.items())
+      if (key != "unknown" && key != "note" && key != "source")
+        fail(path + "." + key, "unknown key next to \"unknown\" (allowed: note, source)");
+    quantity q = make_unknown(json_string(j.at("unknown"), path + ".unknown"), path);
+    q.prov() = provenance_from_json(j, path);
+    return q;
+  }
+  if (!j.contains("dist")) {
+    fail(path, "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
+               "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
+                   describe_json(j));
+  }
+  const std::string family = json_string(j.at("dist"), path + ".dist");
+  const auto found = families().find(family);
+  if (found == families().end())
+    fail(path + ".dist", "unknown distribution \"" + family + "\"" + did_you_mean(family, family_names()));
+  const family_keys& keys = found->second;
+
+  std::vector<std::string> allowed{"dist"};
+  for (const auto* list : {&keys.required, &keys.optional, &provenance_keys()})
+    allowed.insert(allowed.end(), list->begin(), list->end());
+  for (const auto& [key, value] : j.items())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      fail(path + "." + key, "unknown key for a " + family + " distribution" + did_you_mean(key, allowed));
+  for (const auto& key : keys.required)
+    if (!j.contains(key)) fail(path, family + " needs \"" + key + "\"");
+
+  const auto number = [&](const char* key) { return json_number(j.at(key), path + "." + key); };
+  const auto number_or = [&](const char* key, double fallback) {
+    return j.contains(key) ? number(key) : fallback;
+  };
+
+  quantity q;
+  if (family == "fixed") {
+    q = make_fixed(number("value"), path);
+  } else if (family == "uniform") {
+    q = make_uniform(number("lo"), number("hi"), path);
+  } else if (family == "normal") {
+    q = make_normal(number("mean"), number("sd"), number_or("lo", -dist::infinity), number_or("hi", dist::infinity), path);
+  } else if (family == "lognormal") {
+    const bool by_moments = j.contains("mu") || j.contains("sigma");
+    const bool by_quantiles = j.contains("p50") || j.contains("p90");
+    if (by_moments == by_quantiles)
+      fail(path, "lognormal needs either mu and sigma or p50 and p90, got " + describe_json(j));
+    if (by_moments) {
+      if (!j.contains("mu") || !j.contains("sigma")) fail(path, "lognormal needs both mu and sigma");
+      q = make_lognormal(number("mu"), number("sigma"), path);
+    } else {
+      if (!j.contains("p50") || !j.contains("p90")) fail(path, "lognormal needs both p50 and p90");
+      q = make_lognormal_from_quantiles(number("p50"), number("p90"), path);
+    }
+  } else if (family == "triangular") {
+    q = make_triangular(number("lo"), number("mode"), number("hi"), path);
+  } else if (family == "pert") {
+    q = make_pert(number("lo"), number("mode"), number("hi"), path);
+  } else if (family == "gamma") {
+    q = make_gamma(number("shape"), number("scale"), path);
+  } else if (family == "weibull") {
+    q = make_weibull(number("shape"), number("scale"), path);
+  } else if (family == "exponential") {
+    q = make_exponential(number("mean"), path);
+  } else if (family == "beta") {
+    q = make_beta(number("a"), number("b"), number_or("lo", 0), number_or("hi", 1), path);
+  } else if (family == "bernoulli") {
+    q = make_bernoulli(number("p"), path);
+  } else {  // empirical
+    const auto& samples = j.at("samples");
+    if (!samples.is_array()) fail(path + ".samples", "must be an array of numbers, got " + describe_json(samples));
+    std::vector<double> values;
+    values.reserve(samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      values.push_back(json_number(samples[i], path + ".samples[" + std::to_string(i) + "]"));
+    q = make_empirical(std::move(values), path);
+  }
+  q.prov() = provenance_from_json(j, path);
+  return q;
+}
+
+// The JSON form: a plain number for a fixed value without provenance, else an object.
+inline json quantity_to_json(const quantity& q) {
+  json j = json::object();
+  std::visit(
+      [&](const auto& d) {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, dist::unknown>) {
+          j["unknown"] = d.reason;
+          return;
+        } else {
+          j["dist"] = T::name;
+        }
+        if constexpr (std::is_same_v<T, dist::fixed>) {
+          j["value"] = d.value;
+        } else if constexpr (std::is_same_v<T, dist::uniform>) {
+          j["lo"] = d.lo;
+          j["hi"] = d.hi;
+        } else if constexpr (std::is_same_v<T, dist::normal>) {
+          j["mean"] = d.mean_value;
+          j["sd"] = d.sd;
+          if (std::isfinite(d.lo)) j["lo"] = d.lo;
+          if (std::isfinite(d.hi)) j["hi"] = d.hi;
+        } else if constexpr (std::is_same_v<T, dist::lognormal>) {
+          if (d.from_quantiles) {
+            j["p50"] = d.p50();
+            j["p90"] = d.p90();
+          } else {
+            j["mu"] = d.mu;
+            j["sigma"] = d.sigma;
+          }
+        } else if constexpr (std::is_same_v<T, dist::triangular> || std::is_same_v<T, dist::pert>) {
+          j["lo"] = d.lo;
+          j["mode"] = d.mode;
+          j["hi"] = d.hi;
+        } else if constexpr (std::is_same_v<T, dist::gamma> || std::is_same_v<T, dist::weibull>) {
+          j["shape"] = d.shape;
+          j["scale"] = d.scale;
+        } else if constexpr (std::is_same_v<T, dist::exponential>) {
+          j["mean"] = d.mean_value;
+        } else if constexpr (std::is_same_v<T, dist::beta>) {
+          j["a"] = d.a;
+          j["b"] = d.b;
+          if (d.lo != 0 || d.hi != 1) {
+            j["lo"] = d.lo;
+            j["hi"] = d.hi;
+          }
+        } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
+          j["p"] = d.p;
+        } else if constexpr (std::is_same_v<T, dist::empirical>) {
+          j["samples"] = *d.sorted;
+        }
+      },
+      q.dist());
+  detail::provenance_to_json(q.prov(), j);
+  if (q.is_fixed() && q.prov().empty()) return j["value"];
+  return j;
+}
+
+}  // namespace trnmodel

@@ -1,0 +1,89 @@
+#pragma once
+// Monte Carlo of a user function of named uncertain inputs: the engine draws each input on
+// its own stream (named after the input, so the same name draws the same uniforms in every
+// run: common random numbers), turns uniforms into values by inverse CDF, and hands the
+// function a block of inputs (rows = samples, columns = inputs in the given order).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "trnmodel/dist/quantity.hpp"
+#include "trnmodel/errors.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/random/stream_id.hpp"
+
+namespace trnmodel {
+
+struct named_quantity {
+  std::string name;
+  quantity value;
+};
+
+class input_set {
+ public:
+  explicit input_set(std::vector<named_quantity> inputs) : inputs_(std::move(inputs)) {
+    if (inputs_.empty()) fail("inputs", "need at least one input");
+    std::map<std::uint32_t, std::string> streams;
+    std::vector<std::string> unknown;
+    for (const auto& input : inputs_) {
+      if (input.name.empty()) fail("inputs", "an input name must not be empty");
+      const std::uint32_t stream = stream_id(input.name);
+      const auto [it, inserted] = streams.emplace(stream, input.name);
+      if (!inserted) {
+        if (it->second == input.name) fail(input.name, "input named twice");
+        fail(input.name, "its random stream collides with that of \"" + it->second + "\"; rename one of them");
+      }
+      streams_.push_back(stream);
+      if (input.value.is_unknown()) unknown.push_back(input.name);
+    }
+    if (!unknown.empty()) {
+      std::string list;
+      for (const auto& name : unknown) list += (list.empty() ? "" : ", ") + name;
+      throw unknown_input_error("unknown inputs are needed: " + list, unknown);
+    }
+  }
+
+  std::size_t size() const { return inputs_.size(); }
+  const std::vector<named_quantity>& inputs() const { return inputs_; }
+  std::vector<std::string> names() const {
+    std::vector<std::string> names;
+    for (const auto& input : inputs_) names.push_back(input.name);
+    return names;
+  }
+
+  // Fills x (block.size rows x size() columns) with the block's input values.
+  void draw(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> x) const {
+    for (std::size_t j = 0; j < inputs_.size(); ++j) {
+      double* column = x.col(static_cast<Eigen::Index>(j)).data();
+      const quantity& q = inputs_[j].value;
+      if (q.is_constant()) {
+        x.col(static_cast<Eigen::Index>(j)).setConstant(q.ppf(0.5));
+        continue;
+      }
+      block.uniforms(streams_[j], column);
+      q.ppf(column, column, static_cast<std::size_t>(block.size));
+    }
+  }
+
+ private:
+  std::vector<named_quantity> inputs_;
+  std::vector<std::uint32_t> streams_;
+};
+
+// f(const Eigen::ArrayXXd& inputs, Eigen::Ref<Eigen::ArrayXXd> outputs) evaluates one block.
+template <class Function>
+run_result monte_carlo(const input_set& inputs, const Function& f, std::vector<std::string> output_names,
+                       const run_options& options) {
+  const auto model = [&](const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) {
+    Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(inputs.size()));
+    inputs.draw(block, x);
+    f(static_cast<const Eigen::ArrayXXd&>(x), out);
+  };
+  return run(model, std::move(output_names), options);
+}
+
+}  // namespace trnmodel

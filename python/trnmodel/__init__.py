@@ -1,0 +1,23 @@
+"""trnmodel: the wall time and cost of a training job over its whole lifecycle, with every
+input uncertain, on AWS Trainium or GPUs.
+
+    import trnmodel as tm
+    d = tm.LogNormal.from_quantiles(p50=2, p90=3)
+    r = tm.monte_carlo(lambda x: x[:, 0] * x[:, 1], {"steps": 1000, "step_s": d})
+    r.summary()
+"""
+from . import _core
+from ._distributions import (
+    PERT, Bernoulli, Beta, Distribution, Empirical, Exponential, Fixed, Gamma, LogNormal,
+    Normal, Triangular, Uniform, Unknown, Weibull,
+)
+from ._errors import ScenarioError, UnknownInputError
+from ._montecarlo import MonteCarloResult, monte_carlo
+
+__version__ = _core.__version__
+
+__all__ = [
+    "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
+    "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
+    "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
+]

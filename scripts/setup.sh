@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what trnmodel needs on a fresh Debian 12/13 machine: the C++ libraries from
+# Debian packages (only those missing) and a virtual environment with the Python packages.
+# Safe to run again: it does nothing that is already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++ make libeigen3-dev libboost-dev libtbb-dev nlohmann-json3-dev catch2)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+venv=${VENV:-.venv}
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating $venv"
+  python3 -m venv "$venv"
+fi
+stamp="$venv/.requirements-installed"
+if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
+  echo "setup: installing Python packages"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q -r requirements-dev.txt
+  cp requirements-dev.txt "$stamp"
+fi

@@ -1,0 +1,10 @@
+#include "register.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "trnmodel's compiled core; use the Python package trnmodel instead.";
+  m.attr("__version__") = TRNMODEL_VERSION_INFO;
+  trnmodel::python::register_errors(m);
+  trnmodel::python::register_random(m);
+  trnmodel::python::register_dist(m);
+  trnmodel::python::register_montecarlo(m);
+}

@@ -1,0 +1,9 @@
+#pragma once
+#include <pybind11/pybind11.h>
+
+namespace trnmodel::python {
+void register_errors(pybind11::module_& m);
+void register_random(pybind11::module_& m);
+void register_dist(pybind11::module_& m);
+void register_montecarlo(pybind11::module_& m);
+}  // namespace trnmodel::python

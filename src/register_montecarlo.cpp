@@ -1,0 +1,159 @@
+// The Monte Carlo engine for Python callables: the engine draws each block's inputs in
+// parallel without the GIL, then takes the GIL to call f on the block (NumPy releases it
+// again inside its kernels). Between waves, on the calling thread, it checks for signals
+// (Ctrl-C stops the run promptly) and reports progress.
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "register.hpp"
+#include "trnmodel/montecarlo/function_model.hpp"
+
+namespace py = pybind11;
+
+namespace trnmodel::python {
+
+namespace {
+
+using f_array = py::array_t<double, py::array::f_style>;
+
+run_result run_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
+                               std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed,
+                               int threads, bool keep_samples, Eigen::Index block_size, py::object progress) {
+  std::vector<named_quantity> inputs;
+  for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
+  const input_set set(std::move(inputs));
+  const auto n_inputs = static_cast<py::ssize_t>(set.size());
+  const auto n_outputs = static_cast<Eigen::Index>(outputs.size());
+
+  const auto model = [&](const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) {
+    // Declared first, released last: every Python object below dies with the GIL held.
+    py::gil_scoped_acquire gil;
+    f_array x({static_cast<py::ssize_t>(block.size), n_inputs});
+    {
+      py::gil_scoped_release no_gil;
+      set.draw(block, Eigen::Map<Eigen::ArrayXXd>(x.mutable_data(), block.size, n_inputs));
+    }
+    const py::object returned = f(x);
+    const auto y = py::array_t<double, py::array::forcecast>::ensure(returned);
+    if (!y) fail("f", "must return an array of numbers, got " + py::repr(py::type::of(returned)).cast<std::string>());
+    const bool one_output = n_outputs == 1 && y.ndim() == 1;
+    const bool matrix = y.ndim() == 2 && y.shape(1) == n_outputs;
+    if (!(one_output || matrix) || y.shape(0) != block.size) {
+      std::string shape;
+      for (py::ssize_t d = 0; d < y.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(y.shape(d));
+      fail("f", "must return one value per row of its input (shape (" + std::to_string(block.size) +
+                    (n_outputs == 1 ? ",)" : ", " + std::to_string(n_outputs) + ")") + "), got shape (" + shape + ")");
+    }
+    const auto r = y.unchecked();
+    for (Eigen::Index k = 0; k < n_outputs; ++k)
+      for (Eigen::Index i = 0; i < block.size; ++i)
+        out(i, k) = one_output ? r(i) : r(i, k);
+  };
+
+  run_options options;
+  options.samples = samples;
+  options.seed = seed;
+  options.threads = threads;
+  options.keep_samples = keep_samples;
+  options.block_size = block_size;
+  bool interrupted = false;
+  options.cancelled = [&] {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      return true;
+    }
+    return false;
+  };
+  if (!progress.is_none()) {
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+      py::gil_scoped_acquire gil;
+      progress(done, total);
+    };
+  }
+  try {
+    py::gil_scoped_release release;
+    return run(model, std::move(outputs), options);
+  } catch (const cancelled_error&) {
+    if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt set by the signal
+    throw;
+  }
+}
+
+}  // namespace
+
+void register_montecarlo(py::module_& m) {
+  py::class_<run_result>(m, "RunResult")
+      .def_property_readonly("names", &run_result::names)
+      .def_property_readonly("samples", &run_result::samples)
+      .def_property_readonly("kept", &run_result::kept)
+      .def(
+          "values",
+          [](py::object self, const std::string& name) {
+            const auto& r = self.cast<const run_result&>();
+            const std::size_t k = r.index(name);
+            if (!r.kept()) fail(name, "samples were not kept (run with keep_samples=True)");
+            const double* data = r.values().data() + k * static_cast<std::size_t>(r.values().rows());
+            // A read-only view that keeps the result alive.
+            py::array_t<double> view({static_cast<py::ssize_t>(r.values().rows())}, {sizeof(double)}, data, self);
+            py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+            return view;
+          },
+          py::arg("name"))
+      .def("moments",
+           [](const run_result& r, const std::string& name) {
+             const moments& m = r.stats(r.index(name));
+             py::dict d;
+             d["count"] = m.count;
+             d["nan_count"] = m.nan_count;
+             d["mean"] = m.count ? m.mean : std::nan("");
+             d["sd"] = m.sd();
+             d["min"] = m.count ? m.min : std::nan("");
+             d["max"] = m.count ? m.max : std::nan("");
+             return d;
+           })
+      .def("quantiles",
+           [](const run_result& r, const std::string& name, const std::vector<double>& p) {
+             for (const double v : p)
+               if (!(v >= 0 && v <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(v));
+             py::gil_scoped_release release;
+             return r.quantiles(r.index(name), p);
+           })
+      .def("summary", [](const run_result& r) {
+        std::vector<summary_row> rows;
+        {
+          py::gil_scoped_release release;
+          rows = r.summary();
+        }
+        py::dict columns;
+        const auto column = [&](const char* key, auto member) {
+          py::list values;
+          for (const auto& row : rows) values.append(row.*member);
+          columns[key] = values;
+        };
+        column("name", &summary_row::name);
+        column("mean", &summary_row::mean);
+        column("sd", &summary_row::sd);
+        column("p10", &summary_row::p10);
+        column("p50", &summary_row::p50);
+        column("p80", &summary_row::p80);
+        column("p90", &summary_row::p90);
+        column("p99", &summary_row::p99);
+        column("min", &summary_row::min);
+        column("max", &summary_row::max);
+        column("nan_count", &summary_row::nan_count);
+        return columns;
+      });
+
+  m.def("run_function", &run_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"),
+        py::arg("outputs"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
+        py::arg("block_size"), py::arg("progress"));
+  m.def("default_threads", &default_threads);
+}
+
+}  // namespace trnmodel::python

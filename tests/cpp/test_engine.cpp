@@ -1,0 +1,126 @@
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "catch.hpp"
+#include "trnmodel/montecarlo/function_model.hpp"
+
+using namespace trnmodel;
+
+namespace {
+
+// Ishigami's function, a = 7, b = 0.1, on three U(-pi, pi) inputs: mean a/2, variance
+// a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2 (Ishigami & Homma 1990).
+input_set ishigami_inputs() {
+  const double pi = 3.14159265358979323846;
+  return input_set({{"x1", make_uniform(-pi, pi)}, {"x2", make_uniform(-pi, pi)}, {"x3", make_uniform(-pi, pi)}});
+}
+void ishigami(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) {
+  y.col(0) = x.col(0).sin() + 7 * x.col(1).sin().square() + 0.1 * x.col(2).pow(4) * x.col(0).sin();
+  y.col(1) = x.col(0);
+}
+
+bool bitwise_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST_CASE("the engine reproduces Ishigami's mean and variance", "[engine]") {
+  run_options options;
+  options.samples = 400'000;
+  options.seed = 11;
+  const auto result = monte_carlo(ishigami_inputs(), ishigami, {"y", "x1"}, options);
+  const double pi = 3.14159265358979323846;
+  const double mean = 3.5, variance = 49.0 / 8 + 0.1 * std::pow(pi, 4) / 5 + 0.01 * std::pow(pi, 8) / 18 + 0.5;
+  const auto& m = result.stats(0);
+  CHECK(m.count == options.samples);
+  CHECK(std::abs(m.mean - mean) < 5 * std::sqrt(variance / options.samples));
+  CHECK_THAT(m.variance(), Catch::Matchers::WithinRel(variance, 0.02));
+  // x1 is uniform on (-pi, pi): its median is 0 within 5 standard errors of a quantile.
+  const double median = result.quantiles(1, {0.5})[0];
+  CHECK(std::abs(median) < 5 * pi / std::sqrt(options.samples));
+}
+
+TEST_CASE("results are bitwise identical for any thread count", "[engine]") {
+  for (const bool keep : {true, false}) {
+    std::vector<run_result> results;
+    for (const int threads : {1, 2, 3, 8}) {
+      run_options options;
+      options.samples = 100'003;  // a partial last block
+      options.seed = 5;
+      options.threads = threads;
+      options.keep_samples = keep;
+      options.block_size = 1000;
+      results.push_back(monte_carlo(ishigami_inputs(), ishigami, {"y", "x1"}, options));
+    }
+    for (const auto& r : results) {
+      INFO("keep " << keep);
+      CHECK(bitwise_equal(r.stats(0).mean, results[0].stats(0).mean));
+      CHECK(bitwise_equal(r.stats(0).m2, results[0].stats(0).m2));
+      const auto q = r.quantiles(0, {0.1, 0.5, 0.9});
+      const auto q0 = results[0].quantiles(0, {0.1, 0.5, 0.9});
+      for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(q[k], q0[k]));
+      if (keep) CHECK((r.values() == results[0].values()).all());
+    }
+  }
+}
+
+TEST_CASE("kept samples are the inputs' inverse CDFs of the counter uniforms", "[engine]") {
+  // Independent recomputation of sample 1234's x1 from its definition.
+  run_options options;
+  options.samples = 5000;
+  options.seed = 3;
+  const auto result = monte_carlo(ishigami_inputs(), ishigami, {"y", "x1"}, options);
+  const double pi = 3.14159265358979323846;
+  const double u = uniform(3, 1234, stream_id("x1"));
+  CHECK(result.values()(1234, 1) == -pi + 2 * pi * u);
+}
+
+TEST_CASE("histogram quantiles track exact quantiles when samples are not kept", "[engine]") {
+  run_options options;
+  options.samples = 200'000;
+  options.seed = 2;
+  options.relative_accuracy = 1e-3;
+  const input_set inputs({{"t", make_lognormal(1, 0.5)}});
+  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) { y.col(0) = x.col(0); };
+  const auto exact = monte_carlo(inputs, f, {"t"}, options);
+  options.keep_samples = false;
+  const auto streamed = monte_carlo(inputs, f, {"t"}, options);
+  CHECK(streamed.values().size() == 0);
+  CHECK(streamed.stats(0).mean == exact.stats(0).mean);
+  const auto qe = exact.quantiles(0, summary_probabilities());
+  const auto qs = streamed.quantiles(0, summary_probabilities());
+  for (std::size_t k = 0; k < qe.size(); ++k) CHECK(std::abs(qs[k] / qe[k] - 1) <= 1e-3 + 1e-6);
+}
+
+TEST_CASE("progress, cancellation and bad options", "[engine]") {
+  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) { y.col(0) = x.col(0); };
+  const input_set inputs({{"t", make_uniform(0, 1)}});
+  run_options options;
+  options.samples = 100'000;
+  options.block_size = 1000;
+  options.threads = 2;
+  std::vector<std::uint64_t> reported;
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    CHECK(total == 100'000);
+    reported.push_back(done);
+  };
+  monte_carlo(inputs, f, {"t"}, options);
+  REQUIRE(!reported.empty());
+  CHECK(reported.back() == 100'000);
+  CHECK(std::is_sorted(reported.begin(), reported.end()));
+
+  int polls = 0;
+  options.progress = nullptr;
+  options.cancelled = [&] { return ++polls > 2; };
+  CHECK_THROWS_AS(monte_carlo(inputs, f, {"t"}, options), cancelled_error);
+  CHECK(polls == 3);
+
+  run_options bad;
+  bad.samples = 0;
+  CHECK_THROWS_WITH(monte_carlo(inputs, f, {"t"}, bad), test::contains("samples: must be ≥ 1, got 0"));
+  bad.samples = 10;
+  bad.threads = -1;
+  CHECK_THROWS_WITH(monte_carlo(inputs, f, {"t"}, bad), test::contains("threads: must be ≥ 0"));
+  CHECK_THROWS_AS(input_set({{"a", make_unknown("no trial yet")}, {"b", make_unknown("no quote")}}), unknown_input_error);
+  CHECK_THROWS_WITH(input_set({{"a", 1.0}, {"a", 2.0}}), test::contains("a: input named twice"));
+}

@@ -1,0 +1,76 @@
+#include <string>
+
+#include "catch.hpp"
+#include "trnmodel/dist/quantity_json.hpp"
+
+using namespace trnmodel;
+
+namespace {
+std::string error_of(const json& j, const std::string& path = "x") {
+  try {
+    quantity_from_json(j, path);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("every distribution survives a JSON round trip", "[json]") {
+  const json cases = json::parse(R"([
+    3.5,
+    {"dist": "fixed", "value": 2, "source": "vendor", "note": "datasheet"},
+    {"dist": "uniform", "lo": 1, "hi": 2},
+    {"dist": "normal", "mean": 5, "sd": 0.5},
+    {"dist": "normal", "mean": 5, "sd": 0.5, "lo": 4},
+    {"dist": "lognormal", "mu": 0.1, "sigma": 0.2},
+    {"dist": "lognormal", "p50": 2.1, "p90": 3.3, "source": "measured"},
+    {"dist": "triangular", "lo": 1, "mode": 2, "hi": 5},
+    {"dist": "pert", "lo": 1, "mode": 2, "hi": 5, "source": "assumption"},
+    {"dist": "gamma", "shape": 2, "scale": 3},
+    {"dist": "weibull", "shape": 0.8, "scale": 100},
+    {"dist": "exponential", "mean": 7},
+    {"dist": "beta", "a": 2, "b": 3},
+    {"dist": "beta", "a": 2, "b": 3, "lo": 10, "hi": 20},
+    {"dist": "bernoulli", "p": 0.25},
+    {"dist": "empirical", "samples": [1, 2, 3.5]},
+    {"dist": "uniform", "lo": 30, "hi": 36, "source": "quote", "date": "2026-11-02", "region": "us-east-2"},
+    {"unknown": "no trial run yet"},
+    {"unknown": "no quote", "note": "ask the account team"}
+  ])");
+  for (const auto& j : cases) {
+    INFO(j.dump());
+    const quantity q = quantity_from_json(j, "x");
+    CHECK(quantity_to_json(q) == j);
+    const quantity again = quantity_from_json(quantity_to_json(q), "x");
+    if (!q.is_unknown()) {
+      CHECK(again.ppf(0.37) == q.ppf(0.37));
+    }
+  }
+}
+
+TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule", "[json]") {
+  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "p90": 2})"), "throughput.step_time_s"),
+             test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "mu": 2})")), test::contains("either mu and sigma or p50 and p90"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3})")), test::contains("lognormal needs both p50 and p90"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "unifrom", "lo": 1, "hi": 2})")),
+             test::contains("x.dist: unknown distribution \"unifrom\" (did you mean uniform?)"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1, "hgh": 2})")),
+             test::contains("x.hgh: unknown key for a uniform distribution (did you mean hi?)"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1})")), test::contains("uniform needs \"hi\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": "1", "hi": 2})")), test::contains("x.lo: must be a number, got \"1\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": true, "hi": 2})")), test::contains("x.lo: must be a number, got true"));
+  CHECK_THAT(error_of(json::parse(R"({"lo": 1, "hi": 2})")), test::contains("needs \"dist\""));
+  CHECK_THAT(error_of(json::parse(R"("3")")), test::contains("x: must be a number, a distribution object"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "source": "guess"})")),
+             test::contains("x.source: must be one of measured, vendor, quote, assumption, model, got \"guess\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "date": "30/11/2026"})")),
+             test::contains("x.date: must be an ISO date YYYY-MM-DD, got \"30/11/2026\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")), test::contains("x.samples[1]: must be a number"));
+  CHECK_THAT(error_of(json::parse(R"({"unknown": "why", "lo": 1})")), test::contains("x.lo: unknown key next to \"unknown\""));
+  // NaN and infinity cannot be written in JSON text, but can arrive from a dict.
+  CHECK_THAT(error_of(json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
+  json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
+  CHECK_THAT(error_of(infinite), test::contains("x.hi: must be a finite number, got inf"));
+}

@@ -1,0 +1,142 @@
+"""Uncertain quantities from Python: the contract of DESIGN §3 and §11."""
+import math
+
+import numpy as np
+import pytest
+
+import trnmodel as tm
+from trnmodel import _core
+
+EXAMPLES = [
+    tm.Fixed(3.5),
+    tm.Uniform(1, 2),
+    tm.Normal(5, 0.5),
+    tm.Normal(5, 0.5, lo=4),
+    tm.LogNormal(0.1, 0.2),
+    tm.LogNormal.from_quantiles(p50=2, p90=3, source="measured", note="trial run 7"),
+    tm.Triangular(1, 2, 5),
+    tm.PERT(1, 2, 5, source="assumption"),
+    tm.Gamma(2, 3),
+    tm.Weibull(0.8, 100),
+    tm.Exponential(7),
+    tm.Beta(2, 3),
+    tm.Beta(2, 3, lo=10, hi=20),
+    tm.Bernoulli(0.25),
+    tm.Empirical([1, 2, 3.5, 2.2]),
+    tm.Uniform(30, 36, source="quote", date="2026-11-02", region="us-east-2"),
+]
+
+
+def test_lognormal_from_quantiles_hits_its_quantiles():
+    d = tm.LogNormal.from_quantiles(p50=2, p90=3)
+    np.testing.assert_allclose(d.ppf([0.5, 0.9]), [2, 3], rtol=1e-14)
+    assert d.to_dict() == {"dist": "lognormal", "p50": 2.0, "p90": 3.0}
+
+
+@pytest.mark.parametrize("d", EXAMPLES, ids=repr)
+def test_dict_round_trip(d):
+    again = tm.Distribution.from_dict(d.to_dict())
+    assert again == d
+    assert type(again) is type(d)
+    u = np.linspace(0.01, 0.99, 17)
+    np.testing.assert_array_equal(again.ppf(u), d.ppf(u))
+
+
+@pytest.mark.parametrize("d", EXAMPLES, ids=repr)
+def test_sample_is_ppf_of_the_counter_uniforms(d):
+    x = d.sample(1000, seed=42)
+    u = _core.uniforms(42, 0, 1000, 0)
+    np.testing.assert_array_equal(x, d.ppf(u))
+    np.testing.assert_array_equal(x, d.sample(1000, seed=42))
+    assert not np.array_equal(x, d.sample(1000, seed=43)) or d.support()[0] == d.support()[1] or isinstance(d, tm.Bernoulli)
+
+
+@pytest.mark.parametrize("d", [e for e in EXAMPLES if not isinstance(e, (tm.Fixed, tm.Bernoulli))], ids=repr)
+def test_quantile_round_trip(d):
+    u = np.array([1e-9, 1e-4, 0.1, 0.5, 0.9, 1 - 1e-4])
+    if isinstance(d, tm.Empirical):
+        u = u[1:-1]
+    np.testing.assert_allclose(d.cdf(d.ppf(u)), u, rtol=1e-8, atol=1e-14)
+
+
+def test_empirical_quantiles_are_numpys_linear_quantiles():
+    samples = [3.1, 2.7, 3.4, 2.9, 3.0, 3.8, 2.95]
+    q = np.linspace(0, 1, 41)
+    np.testing.assert_allclose(tm.Empirical(samples).ppf(q), np.quantile(samples, q), rtol=0, atol=1e-15)
+
+
+def test_means_against_closed_forms():
+    assert tm.PERT(10, 12, 30).mean() == pytest.approx((10 + 48 + 30) / 6, rel=1e-15)
+    assert tm.Weibull(2, 3).mean() == pytest.approx(3 * math.gamma(1.5), rel=1e-14)
+    assert tm.LogNormal(0.1, 0.2).mean() == pytest.approx(math.exp(0.1 + 0.02), rel=1e-15)
+    assert tm.Beta(2, 3, lo=10, hi=20).mean() == pytest.approx(14.0, rel=1e-15)
+    # Truncated normal: E = mu + sd * phi(a) / (1 - Phi(a)) for a lower bound only.
+    a = (4 - 5) / 0.5
+    phi = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    big_phi = 0.5 * math.erfc(-a / math.sqrt(2))
+    assert tm.Normal(5, 0.5, lo=4).mean() == pytest.approx(5 + 0.5 * phi / (1 - big_phi), rel=1e-12)
+
+
+def test_monte_carlo_means_agree_with_mean():
+    for d in EXAMPLES:
+        x = d.sample(200_000, seed=3)
+        se = x.std(ddof=1) / math.sqrt(x.size)
+        assert abs(x.mean() - d.mean()) <= 6 * se + 1e-12, repr(d)
+
+
+def test_scalar_and_array_shapes():
+    d = tm.Uniform(0, 10)
+    assert isinstance(d.ppf(0.5), float) and d.ppf(0.5) == 5.0
+    assert d.ppf(np.full((2, 3), 0.5)).shape == (2, 3)
+    assert d.cdf(2.5) == 0.25
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: tm.Uniform(3, 1), "tm.Uniform: uniform needs lo < hi, got lo=3, hi=1"),
+        (lambda: tm.Normal(0, -1), "tm.Normal.sd: must be > 0, got -1"),
+        (lambda: tm.Normal(0, 1, lo=2, hi=1), "normal needs lo < hi"),
+        (lambda: tm.LogNormal(0, 0), "tm.LogNormal.sigma: must be > 0, got 0"),
+        (lambda: tm.LogNormal.from_quantiles(p50=3, p90=2), "lognormal needs 0 < p50 < p90, got p50=3, p90=2"),
+        (lambda: tm.Triangular(0, 5, 4), "triangular needs lo ≤ mode ≤ hi and lo < hi, got lo=0, mode=5, hi=4"),
+        (lambda: tm.PERT(0, -1, 4), "pert needs lo ≤ mode ≤ hi"),
+        (lambda: tm.Gamma(0, 1), "tm.Gamma.shape: must be > 0, got 0"),
+        (lambda: tm.Weibull(1, -3), "tm.Weibull.scale: must be > 0, got -3"),
+        (lambda: tm.Exponential(0), "tm.Exponential.mean: must be > 0, got 0"),
+        (lambda: tm.Beta(1, 0), "tm.Beta.b: must be > 0, got 0"),
+        (lambda: tm.Bernoulli(1.5), "tm.Bernoulli.p: must be in [0, 1], got 1.5"),
+        (lambda: tm.Empirical([]), "must hold at least one value"),
+        (lambda: tm.Empirical([1, float("nan")]), "tm.Empirical.samples[1]: must be a finite number, got nan"),
+        (lambda: tm.Fixed(float("inf")), "tm.Fixed.value: must be a finite number, got inf"),
+        (lambda: tm.Uniform(float("nan"), 1), "tm.Uniform.lo: must be a finite number, got nan"),
+        (lambda: tm.Uniform(0, 1, source="guess"), "must be one of measured, vendor, quote, assumption, model"),
+        (lambda: tm.Uniform(0, 1, date="yesterday"), "must be an ISO date YYYY-MM-DD"),
+        (lambda: tm.Unknown(""), "unknown needs a reason"),
+        (lambda: tm.Distribution.from_dict({"dist": "lognormal", "p50": 2, "p9": 3}), "quantity.p9: unknown key for a lognormal distribution (did you mean p90?)"),
+        (lambda: tm.Distribution.from_dict({"dist": "gama", "shape": 2, "scale": 1}), 'unknown distribution "gama" (did you mean gamma?)'),
+        (lambda: tm.Uniform(0, 1).ppf(1.5), "u: probabilities must lie in [0, 1], got 1.5"),
+        (lambda: tm.Uniform(0, 1).sample(-1), "n: must be a whole number ≥ 0, got -1"),
+    ],
+)
+def test_invalid_parameters_raise_value_errors_naming_rule_and_value(make, message):
+    with pytest.raises(tm.ScenarioError) as info:
+        make()
+    assert message in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_unknown_blocks_what_needs_it():
+    d = tm.Unknown("no quote yet")
+    assert d.is_unknown and d.reason == "no quote yet"
+    assert d.to_dict() == {"unknown": "no quote yet"}
+    with pytest.raises(tm.UnknownInputError, match="no quote yet"):
+        d.ppf(0.5)
+    with pytest.raises(tm.UnknownInputError):
+        d.mean()
+    assert issubclass(tm.UnknownInputError, tm.ScenarioError)
+
+
+def test_numpy_scalars_are_accepted():
+    d = tm.Uniform(np.float32(1), np.int64(3))
+    assert d.to_dict() == {"dist": "uniform", "lo": 1.0, "hi": 3}
