@@ -18,9 +18,25 @@ namespace trnmodel {
 
 namespace detail {
 
+// Compact JSON for messages, numbers as the user wrote them (2, not 2.0).
+inline std::string compact_json(const json& value) {
+  if (value.is_number_float()) return format_number(value.get<double>());
+  if (value.is_object()) {
+    std::string text = "{";
+    for (const auto& [key, item] : value.items()) text += (text.size() > 1 ? "," : "") + json(key).dump() + ":" + compact_json(item);
+    return text + "}";
+  }
+  if (value.is_array()) {
+    std::string text = "[";
+    for (const auto& item : value) text += (text.size() > 1 ? "," : "") + compact_json(item);
+    return text + "]";
+  }
+  return value.dump();
+}
+
 inline std::string describe_json(const json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  std::string text = compact_json(value);
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
   return text;
 }
 

@@ -1,0 +1,141 @@
+#pragma once
+// simulate(scenario): the lifecycle simulator on the Monte Carlo engine. Each uncertain input
+// is drawn on its own stream, named by its JSON path (common random numbers across
+// scenarios); failures, cache draws and the quality gate use the "chance.*" streams.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "trnmodel/errors.hpp"
+#include "trnmodel/lifecycle/metrics.hpp"
+#include "trnmodel/lifecycle/simulator.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel {
+
+class lifecycle_model {
+ public:
+  explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& [path, member] : lifecycle_input_fields()) {
+      const quantity* q = s.find(path);
+      if (q == nullptr) {
+        // Absent without default: no failures (MTBF), or costs unknown (price).
+        if (path == "prices.node_hour_usd") {
+          unknown_.push_back(path);
+          unknown_reasons_.push_back("absent");
+        }
+        continue;  // failures.node_mtbf_h keeps +inf: no failures
+      }
+      if (q->is_unknown()) {
+        base_.*member = nan;
+        unknown_.push_back(path);
+        unknown_reasons_.push_back(q->unknown_reason());
+      } else if (q->is_constant()) {
+        base_.*member = q->ppf(0.5);
+      } else {
+        drawn_.push_back({member, *q, stream_id(path), path});
+      }
+    }
+    const auto& time = time_inputs();
+    for (const auto& path : unknown_)
+      if (std::find(time.begin(), time.end(), path) != time.end()) time_known_ = false;
+  }
+
+  const lifecycle_config& config() const { return config_; }
+  // Inputs marked unknown (and the price when absent), with their reasons.
+  const std::vector<std::string>& unknown_inputs() const { return unknown_; }
+  const std::vector<std::string>& unknown_reasons() const { return unknown_reasons_; }
+  // Paths of the inputs that are drawn (non-constant, known).
+  std::vector<std::string> uncertain_inputs() const {
+    std::vector<std::string> paths;
+    for (const auto& d : drawn_) paths.push_back(d.path);
+    return paths;
+  }
+
+  // The unknown inputs that metric m needs.
+  std::vector<std::string> unknowns_needed_by(metric::id m) const {
+    const metric_dependencies deps = dependencies_of(m);
+    std::vector<std::string> needed;
+    for (const auto& path : unknown_) {
+      const bool in_time = std::find(time_inputs().begin(), time_inputs().end(), path) != time_inputs().end();
+      const bool listed = std::find(deps.inputs.begin(), deps.inputs.end(), path) != deps.inputs.end();
+      if ((deps.needs_time && in_time) || listed) needed.push_back(path);
+    }
+    return needed;
+  }
+
+  // Names of the metrics that cannot be computed (they come out NaN).
+  std::vector<std::string> unknown_metrics() const {
+    std::vector<std::string> names;
+    for (std::size_t m = 0; m < metric::count; ++m)
+      if (!unknowns_needed_by(static_cast<metric::id>(m)).empty()) names.push_back(metric_names()[m]);
+    return names;
+  }
+
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(drawn_.size()));
+    for (std::size_t j = 0; j < drawn_.size(); ++j) {
+      double* column = x.col(static_cast<Eigen::Index>(j)).data();
+      block.uniforms(drawn_[j].stream, column);
+      drawn_[j].value.ppf(column, column, static_cast<std::size_t>(block.size));
+    }
+    double row_out[metric::count];
+    for (Eigen::Index i = 0; i < block.size; ++i) {
+      lifecycle_inputs in = base_;
+      for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+      if (time_known_) {
+        chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
+        simulate_sample(in, config_, chance, row_out);
+      } else {
+        std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
+        fill_costs(in, config_, row_out);
+      }
+      for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
+    }
+  }
+
+ private:
+  struct drawn_input {
+    double lifecycle_inputs::*member;
+    quantity value;
+    std::uint32_t stream;
+    std::string path;
+  };
+  lifecycle_config config_;
+  lifecycle_inputs base_;
+  std::vector<drawn_input> drawn_;
+  std::vector<std::string> unknown_, unknown_reasons_;
+  bool time_known_ = true;
+};
+
+inline std::vector<std::string> metric_name_list() {
+  return {metric_names().begin(), metric_names().end()};
+}
+
+// Simulates the scenario. Unless `allow_unknown`, refuses (unknown_input_error listing every
+// unknown input) when any metric would need an unknown input; with it, those metrics are NaN.
+inline run_result simulate(const scenario& s, const run_options& options, bool allow_unknown = false) {
+  const lifecycle_model model(s);
+  if (!allow_unknown && !model.unknown_inputs().empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < model.unknown_inputs().size(); ++k)
+      list += (k ? ", " : "") + model.unknown_inputs()[k] + " (" + model.unknown_reasons()[k] + ")";
+    std::string metrics;
+    for (const auto& m : model.unknown_metrics()) metrics += (metrics.empty() ? "" : ", ") + m;
+    throw unknown_input_error("unknown inputs are needed: " + list + "; they block " + metrics +
+                                  ". Give them values, or allow unknowns to get NaN for those metrics",
+                              model.unknown_inputs());
+  }
+  return run(model, metric_name_list(), options);
+}
+
+}  // namespace trnmodel

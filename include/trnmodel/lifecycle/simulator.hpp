@@ -1,0 +1,314 @@
+#pragma once
+// The lifecycle simulator: DESIGN §5, rule by rule, for one Monte Carlo sample, and the
+// block model that runs it on the engine.
+//
+// Cost per sample grows with the number of failures, never with the number of steps or
+// segments: the time to the next failure is drawn once per failure (a renewal process:
+// exponential or Weibull times between failures, renewed at each failure), and every run of
+// failure-free segments is skipped in one step (floor(time to failure / segment duration)
+// segments complete). With exponential times this is exactly the memoryless process of
+// DESIGN §5; with Weibull times it is the renewal process DESIGN §5 asks for.
+//
+// Accounting: a wall clock advances with every interval; each interval is also attributed
+// to exactly one phase. The clock is reported as wall_h, so "the phases sum to wall_h" is a
+// check of the attribution (tested), not a definition.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/errors.hpp"
+#include "trnmodel/lifecycle/metrics.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/random/philox.hpp"
+#include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel {
+
+// One sample's drawn inputs, in the scenario's units (seconds, hours, GB, USD).
+struct lifecycle_inputs {
+  double effective_steps = 1, step_time_s = 0, data_stall_fraction = 0;
+  double queue_wait_s = 0, env_prep_s = 0, data_load_s = 0;
+  double initial_s = 0, recompile_s = 0, cache_load_s = 0, cache_hit_prob = 1, planned_changes = 0;
+  double every_steps = 0, save_s = 0, verify_s = 0, load_s = 0, size_gb = 0;
+  double eval_every_steps = 0, eval_time_s = 0, eval_final_s = 0;
+  double node_mtbf_h = std::numeric_limits<double>::infinity(), weibull_shape = 1, restart_s = 0, warmup_s = 0;
+  double rerun_prob = 0, rerun_fraction = 0;
+  double node_hour_usd = std::numeric_limits<double>::quiet_NaN(), storage_gb_month_usd = 0, transfer_gb_usd = 0,
+         logs_gb_usd = 0;
+  double dataset_gb = 0, transfer_gb = 0, logs_gb_per_hour = 0;
+  double adaptation_h = 0, rate_usd_per_h = 0;
+};
+
+// Where each scenario path lands in lifecycle_inputs.
+inline const std::vector<std::pair<std::string, double lifecycle_inputs::*>>& lifecycle_input_fields() {
+  using in = lifecycle_inputs;
+  static const std::vector<std::pair<std::string, double in::*>> fields{
+      {"job.effective_steps", &in::effective_steps},
+      {"throughput.step_time_s", &in::step_time_s},
+      {"throughput.data_stall_fraction", &in::data_stall_fraction},
+      {"startup.queue_wait_s", &in::queue_wait_s},
+      {"startup.env_prep_s", &in::env_prep_s},
+      {"startup.data_load_s", &in::data_load_s},
+      {"compile.initial_s", &in::initial_s},
+      {"compile.recompile_s", &in::recompile_s},
+      {"compile.cache_load_s", &in::cache_load_s},
+      {"compile.cache_hit_prob", &in::cache_hit_prob},
+      {"compile.planned_changes", &in::planned_changes},
+      {"checkpoint.every_steps", &in::every_steps},
+      {"checkpoint.save_s", &in::save_s},
+      {"checkpoint.verify_s", &in::verify_s},
+      {"checkpoint.load_s", &in::load_s},
+      {"checkpoint.size_gb", &in::size_gb},
+      {"eval.every_steps", &in::eval_every_steps},
+      {"eval.time_s", &in::eval_time_s},
+      {"eval.final_s", &in::eval_final_s},
+      {"failures.node_mtbf_h", &in::node_mtbf_h},
+      {"failures.weibull_shape", &in::weibull_shape},
+      {"failures.restart_s", &in::restart_s},
+      {"failures.warmup_s", &in::warmup_s},
+      {"quality.rerun_prob", &in::rerun_prob},
+      {"quality.rerun_fraction", &in::rerun_fraction},
+      {"prices.node_hour_usd", &in::node_hour_usd},
+      {"prices.storage_gb_month_usd", &in::storage_gb_month_usd},
+      {"prices.transfer_gb_usd", &in::transfer_gb_usd},
+      {"prices.logs_gb_usd", &in::logs_gb_usd},
+      {"data.dataset_gb", &in::dataset_gb},
+      {"data.transfer_gb", &in::transfer_gb},
+      {"data.logs_gb_per_hour", &in::logs_gb_per_hour},
+      {"engineering.adaptation_h", &in::adaptation_h},
+      {"engineering.rate_usd_per_h", &in::rate_usd_per_h},
+  };
+  return fields;
+}
+
+// The settings of a scenario that are not uncertain.
+struct lifecycle_config {
+  long long nodes = 1;
+  long long keep_last = 1;
+  bool queue_billed = false;
+  bool final_save = true;
+  bool during_recovery = true;
+  bool weibull = false;
+
+  static lifecycle_config of(const scenario& s) {
+    lifecycle_config c;
+    c.nodes = s.integer("cluster.nodes");
+    c.keep_last = s.integer("checkpoint.keep_last");
+    c.queue_billed = s.flag("startup.queue_billed");
+    c.final_save = s.flag("checkpoint.final");
+    c.during_recovery = s.flag("failures.during_recovery");
+    c.weibull = s.text("failures.distribution") == "weibull";
+    return c;
+  }
+};
+
+// Aleatory randomness of one sample: failures, cache draws and the quality gate, each on its
+// own stream, draws numbered per sample. `chance_index` is normally the sample index; a
+// sensitivity design may remap it to resample luck independently of the inputs.
+struct chance_draws {
+  std::uint64_t seed;
+  std::uint64_t chance_index;
+  std::uint32_t failure_draws = 0, cache_draws = 0;
+
+  static constexpr std::uint32_t failure_stream = stream_id("chance.failures");
+  static constexpr std::uint32_t cache_stream = stream_id("chance.cache");
+  static constexpr std::uint32_t quality_stream = stream_id("chance.quality");
+
+  double failure() { return uniform(seed, chance_index, failure_stream, failure_draws++); }
+  double cache() { return uniform(seed, chance_index, cache_stream, cache_draws++); }
+  double quality() const { return uniform(seed, chance_index, quality_stream, 0); }
+};
+
+// Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
+// instead of an endless loop), saying why and what to change.
+inline constexpr double max_expected_failures_per_attempt = 1e4;
+
+// The cost ledger of DESIGN §6 from a sample's inputs and its time metrics. NaN inputs
+// (unknown) propagate to exactly the costs that need them.
+inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out) {
+  const double wall = out[metric::wall_h];
+  const double nodes = static_cast<double>(config.nodes);
+  out[metric::cost_compute_usd] = out[metric::node_h] * in.node_hour_usd;
+  out[metric::cost_storage_usd] =
+      (in.dataset_gb + in.size_gb * static_cast<double>(config.keep_last)) * in.storage_gb_month_usd * wall / 730;
+  out[metric::cost_transfer_usd] = in.transfer_gb * in.transfer_gb_usd;
+  out[metric::cost_logs_usd] = in.logs_gb_per_hour * wall * in.logs_gb_usd;
+  out[metric::run_cost_usd] = out[metric::cost_compute_usd] + out[metric::cost_storage_usd] +
+                              out[metric::cost_transfer_usd] + out[metric::cost_logs_usd];
+  out[metric::adaptation_usd] = in.adaptation_h * in.rate_usd_per_h;
+  out[metric::total_cost_usd] = out[metric::run_cost_usd] + out[metric::adaptation_usd];
+  out[metric::useful_step_cost_usd] = nodes * in.step_time_s * in.node_hour_usd / 3600;
+  out[metric::lifecycle_cost_per_step_usd] = out[metric::run_cost_usd] / std::max(1.0, std::ceil(in.effective_steps));
+}
+
+namespace detail {
+
+class lifecycle_sample {
+ public:
+  lifecycle_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance)
+      : in_(in), config_(config), chance_(chance) {
+    steps_ = std::max(1.0, std::ceil(in.effective_steps));
+    t_eff_ = in.step_time_s / (1 - in.data_stall_fraction);
+    eval_per_step_ = in.eval_every_steps > 0 ? in.eval_time_s / in.eval_every_steps : 0.0;
+    every_ = std::round(in.every_steps);
+    save_ = in.save_s + in.verify_s;
+    rate_per_s_ = std::isfinite(in.node_mtbf_h) ? static_cast<double>(config.nodes) / (in.node_mtbf_h * 3600) : 0.0;
+    if (rate_per_s_ > 0 && config.weibull) {
+      // Weibull with the given shape and mean 1/rate.
+      weibull_scale_s_ = 1 / (rate_per_s_ * std::tgamma(1 + 1 / in.weibull_shape));
+    }
+  }
+
+  void run(double* out) {
+    double phase[metric::count] = {};
+    phase_ = phase;
+    // 1. Start (not exposed to failures).
+    spend(metric::queue_h, in_.queue_wait_s);
+    spend(metric::setup_h, in_.env_prep_s);
+    spend(metric::compile_h, in_.initial_s);
+    spend(metric::warmup_h, in_.data_load_s);
+    // 2-5. Segments, failures, recoveries.
+    time_to_failure_s_ = draw_time_to_failure();
+    run_steps(steps_, false);
+    // 6. Planned graph changes: one full recompile each (not exposed).
+    const double changes = std::round(in_.planned_changes);
+    spend(metric::compile_h, changes * in_.recompile_s);
+    recompiles_ += changes;
+    // 7. Quality gate: one check; a failed check redoes part of the steps, whose result is accepted.
+    if (chance_.quality() < in_.rerun_prob) {
+      const double redo = std::ceil(in_.rerun_fraction * steps_);
+      if (redo >= 1) run_steps(redo, true);
+    }
+    // 8. End.
+    spend(metric::eval_h, in_.eval_final_s);
+
+    for (const metric::id m : phase_metrics) out[m] = phase[m] / 3600;
+    const double wall = clock_s_ / 3600;
+    out[metric::wall_h] = wall;
+    out[metric::billed_h] = config_.queue_billed ? wall : wall - phase[metric::queue_h] / 3600;
+    out[metric::node_h] = static_cast<double>(config_.nodes) * out[metric::billed_h];
+    out[metric::goodput] = wall > 0 ? out[metric::useful_h] / wall : 0.0;
+    out[metric::failures] = failures_;
+    out[metric::recompiles] = recompiles_;
+    fill_costs(in_, config_, out);
+  }
+
+ private:
+  void spend(metric::id phase, double seconds) {
+    phase_[phase] += seconds;
+    clock_s_ += seconds;
+  }
+
+  double draw_time_to_failure() {
+    if (rate_per_s_ <= 0) return std::numeric_limits<double>::infinity();
+    const double e = -std::log1p(-chance_.failure());  // standard exponential
+    return config_.weibull ? weibull_scale_s_ * std::pow(e, 1 / in_.weibull_shape) : e / rate_per_s_;
+  }
+
+  void check_finishable(double attempt_s, const char* what) const {
+    const double expected = std::expm1(rate_per_s_ * attempt_s);
+    if (expected > max_expected_failures_per_attempt) {
+      fail("failures.node_mtbf_h",
+           "with " + std::to_string(config_.nodes) + " nodes and a node MTBF of " + format_number(in_.node_mtbf_h) +
+               " h, the job fails every " + format_number(1 / rate_per_s_ / 3600) + " h, but a " + what + " takes " +
+               format_number(attempt_s / 3600) + " h: about " + format_number(std::round(expected)) +
+               " failures are expected before one completes, so the job would never finish; "
+               "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF");
+    }
+  }
+
+  // Rules 2-5 for `steps` steps cut into segments of `every_` steps.
+  void run_steps(double steps, bool rerun) {
+    const double per_step = t_eff_ + eval_per_step_;
+    double full = 0, last_steps = steps;  // `full` segments of every_ steps, then the last one
+    if (every_ > 0 && every_ < steps) {
+      full = std::ceil(steps / every_) - 1;
+      last_steps = steps - full * every_;
+    }
+    if (full > 0) run_segments(full, every_, every_ * per_step + save_, rerun, save_);
+    const double last_save = config_.final_save ? save_ : 0.0;
+    run_segments(1, last_steps, last_steps * per_step + last_save, rerun, last_save);
+  }
+
+  // `count` identical segments of `steps` steps and duration `duration_s` (save included).
+  void run_segments(double count, double steps, double duration_s, bool rerun, double save_s) {
+    if (rate_per_s_ > 0) check_finishable(duration_s, "checkpoint segment");
+    while (count > 0) {
+      // Segments that end before the next failure complete in one step.
+      double done = time_to_failure_s_ >= count * duration_s ? count : std::floor(time_to_failure_s_ / duration_s);
+      done = std::min(done, count);
+      if (done < count) done = std::min(done, count - 1);
+      complete(done, steps, duration_s, rerun, save_s);
+      count -= done;
+      time_to_failure_s_ -= done * duration_s;
+      if (count == 0) break;
+      // A failure in the next attempt: everything since the segment began is lost.
+      spend(metric::lost_h, std::max(0.0, time_to_failure_s_));
+      ++failures_;
+      recover();
+    }
+  }
+
+  void complete(double segments, double steps, double duration_s, bool rerun, double save_s) {
+    if (segments <= 0) return;
+    const double n_steps = segments * steps;
+    if (rerun) {
+      phase_[metric::rerun_h] += n_steps * (t_eff_ + eval_per_step_);
+    } else {
+      phase_[metric::useful_h] += n_steps * in_.step_time_s;
+      phase_[metric::stall_h] += n_steps * (t_eff_ - in_.step_time_s);
+      phase_[metric::eval_h] += n_steps * eval_per_step_;
+    }
+    phase_[metric::checkpoint_h] += segments * save_s;
+    clock_s_ += segments * duration_s;
+  }
+
+  // Rule 5: restart, compile (cache hit or miss, drawn per attempt), checkpoint load,
+  // warm-up. An interrupted recovery is lost and starts again from scratch.
+  void recover() {
+    for (;;) {
+      time_to_failure_s_ = draw_time_to_failure();  // renewal at the failure
+      const bool hit = chance_.cache() < in_.cache_hit_prob;
+      const double compile_s = hit ? in_.cache_load_s : in_.recompile_s;
+      const double duration_s = in_.restart_s + compile_s + in_.load_s + in_.warmup_s;
+      if (config_.during_recovery) {
+        check_finishable(duration_s, "recovery");
+        if (time_to_failure_s_ < duration_s) {
+          spend(metric::lost_h, time_to_failure_s_);
+          ++failures_;
+          continue;
+        }
+        time_to_failure_s_ -= duration_s;
+      }
+      spend(metric::recovery_h, in_.restart_s + in_.load_s);
+      spend(metric::compile_h, compile_s);
+      spend(metric::warmup_h, in_.warmup_s);
+      if (!hit) ++recompiles_;
+      return;
+    }
+  }
+
+  const lifecycle_inputs& in_;
+  const lifecycle_config& config_;
+  chance_draws& chance_;
+  double* phase_ = nullptr;
+  double steps_, t_eff_, eval_per_step_, every_, save_, rate_per_s_, weibull_scale_s_ = 0;
+  double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0;
+};
+
+}  // namespace detail
+
+// Runs one sample: fills out[0 .. metric::count).
+inline void simulate_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance,
+                            double* out) {
+  detail::lifecycle_sample(in, config, chance).run(out);
+}
+
+}  // namespace trnmodel

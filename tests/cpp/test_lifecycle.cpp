@@ -1,0 +1,248 @@
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/lifecycle/theory.hpp"
+
+using namespace trnmodel;
+
+namespace {
+
+scenario make(const std::string& text) { return scenario::from_text(text); }
+
+run_result run_scenario(const scenario& s, std::uint64_t samples, std::uint64_t seed = 1, int threads = 0) {
+  run_options options;
+  options.samples = samples;
+  options.seed = seed;
+  options.threads = threads;
+  return simulate(s, options, true);
+}
+
+double col_mean(const run_result& r, metric::id m) { return r.stats(m).mean; }
+double col_se(const run_result& r, metric::id m) { return r.stats(m).sd() / std::sqrt(double(r.samples())); }
+
+// Daly's setting: one node, constant inputs, exponential failures; segments of one step of
+// tau seconds plus a save of delta seconds; recovery R = restart.
+scenario daly_scenario(double mtbf_h, double delta_s, double restart_s, double solve_h, double tau_s, bool interruptible) {
+  const double steps = solve_h * 3600 / tau_s;
+  return make(R"({"schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": )" + format_number(steps) + R"(},
+    "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": )" + format_number(tau_s) + R"(},
+    "checkpoint": {"every_steps": 1, "save_s": )" + format_number(delta_s) + R"(},
+    "failures": {"node_mtbf_h": )" + format_number(mtbf_h) + R"(, "restart_s": )" + format_number(restart_s) +
+              R"(, "during_recovery": )" + (interruptible ? "true" : "false") + R"(},
+    "prices": {"node_hour_usd": 1}})");
+}
+
+}  // namespace
+
+TEST_CASE("Daly's Fig. 3 case: mean wall time matches the closed form", "[lifecycle][daly]") {
+  // M = 24 h, delta = 5 min, R = 10 min (interruptible), T_s = 500 h, tau = 120 min -> 547.90 h.
+  const auto s = daly_scenario(24, 300, 600, 500, 7200, true);
+  const auto r = run_scenario(s, 40'000, 7);
+  const double expected_h = theory::daly_wall_time_s(500 * 3600, 7200, 300, 600, 24 * 3600) / 3600;
+  CHECK_THAT(expected_h, Catch::Matchers::WithinAbs(547.90, 0.01));
+  INFO("MC mean " << col_mean(r, metric::wall_h) << " +- " << col_se(r, metric::wall_h));
+  CHECK(std::abs(col_mean(r, metric::wall_h) - expected_h) < 4 * col_se(r, metric::wall_h));
+}
+
+TEST_CASE("other parameter sets, both recovery variants, match Daly", "[lifecycle][daly]") {
+  struct params { double mtbf_h, delta_s, restart_s, solve_h, tau_s; };
+  for (const params p : {params{5, 120, 900, 100, 3600}, params{2, 60, 300, 20, 1800}, params{50, 600, 1200, 300, 10800}}) {
+    for (const bool interruptible : {true, false}) {
+      const auto s = daly_scenario(p.mtbf_h, p.delta_s, p.restart_s, p.solve_h, p.tau_s, interruptible);
+      const auto r = run_scenario(s, 30'000, 3);
+      const double expected_h =
+          theory::daly_wall_time_s(p.solve_h * 3600, p.tau_s, p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible) / 3600;
+      INFO("M " << p.mtbf_h << " interruptible " << interruptible << ": MC " << col_mean(r, metric::wall_h) << " +- "
+                << col_se(r, metric::wall_h) << " vs " << expected_h);
+      CHECK(std::abs(col_mean(r, metric::wall_h) - expected_h) < 4 * col_se(r, metric::wall_h));
+      // Failures per segment: e^{lambda D} - 1, times e^{lambda R} when recoveries can fail.
+      const double segments = p.solve_h * 3600 / p.tau_s;
+      const double expected_failures =
+          segments * theory::expected_failures_per_segment(p.tau_s + p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible);
+      CHECK(std::abs(col_mean(r, metric::failures) - expected_failures) < 4 * col_se(r, metric::failures));
+    }
+  }
+}
+
+TEST_CASE("lost time per failure and recompile counts match their expectations", "[lifecycle]") {
+  // Recoveries cannot fail, so every failure happens in a segment attempt and is followed by
+  // exactly one completed recovery, which misses the cache with probability 1 - p.
+  const auto s = make(R"({"schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": 400}, "cluster": {"nodes": 4},
+    "throughput": {"step_time_s": 60},
+    "compile": {"recompile_s": 1800, "cache_load_s": 60, "cache_hit_prob": 0.7, "planned_changes": 2},
+    "checkpoint": {"every_steps": 20, "save_s": 30},
+    "failures": {"node_mtbf_h": 10, "restart_s": 300, "during_recovery": false},
+    "prices": {"node_hour_usd": 1}})");
+  const auto r = run_scenario(s, 40'000, 11);
+  const double lambda = 4 / (10.0 * 3600), segment_s = 20 * 60 + 30;
+  const double failures = 20 * std::expm1(lambda * segment_s);
+  CHECK(std::abs(col_mean(r, metric::failures) - failures) < 4 * col_se(r, metric::failures));
+  // lost_h / failures over all samples: ratio of means, compared with its delta-method error.
+  const double lost_per_failure_h = theory::expected_lost_per_failure_s(segment_s, 1 / lambda) / 3600;
+  CHECK(std::abs(col_mean(r, metric::lost_h) - failures * lost_per_failure_h) < 4 * col_se(r, metric::lost_h));
+  const double recompiles = failures * 0.3 + 2;
+  CHECK(std::abs(col_mean(r, metric::recompiles) - recompiles) < 4 * col_se(r, metric::recompiles));
+  // Compile time: planned recompiles + a hit or a miss per recovery.
+  const double compile_h = (2 * 1800 + failures * (0.7 * 60 + 0.3 * 1800)) / 3600;
+  CHECK(std::abs(col_mean(r, metric::compile_h) - compile_h) < 4 * col_se(r, metric::compile_h));
+  CHECK_THAT(col_mean(r, metric::recovery_h), Catch::Matchers::WithinRel(col_mean(r, metric::failures) * 300 / 3600, 1e-9));
+}
+
+TEST_CASE("phase times sum to wall_h for every sample", "[lifecycle][invariant]") {
+  const auto s = make(R"({"schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": {"dist": "triangular", "lo": 500, "mode": 800, "hi": 1500}},
+    "cluster": {"nodes": 8},
+    "throughput": {"step_time_s": {"dist": "lognormal", "p50": 20, "p90": 30},
+                   "data_stall_fraction": {"dist": "beta", "a": 2, "b": 20, "hi": 0.5}},
+    "startup": {"queue_wait_s": {"dist": "exponential", "mean": 600}, "env_prep_s": 300, "data_load_s": 120},
+    "compile": {"initial_s": 1800, "recompile_s": {"dist": "pert", "lo": 900, "mode": 1800, "hi": 3600},
+                "cache_load_s": 60, "cache_hit_prob": {"dist": "uniform", "lo": 0.5, "hi": 0.9}, "planned_changes": 1.4},
+    "checkpoint": {"every_steps": {"dist": "uniform", "lo": 30, "hi": 120}, "save_s": 45, "verify_s": 10, "load_s": 90,
+                   "final": false},
+    "eval": {"every_steps": 100, "time_s": 60, "final_s": 600},
+    "failures": {"node_mtbf_h": {"dist": "gamma", "shape": 4, "scale": 20}, "distribution": "weibull",
+                 "weibull_shape": 0.8, "restart_s": 400, "warmup_s": 120},
+    "quality": {"rerun_prob": 0.3, "rerun_fraction": 0.25},
+    "prices": {"node_hour_usd": 35.76}})");
+  const auto r = run_scenario(s, 20'000, 5);
+  const auto& v = r.values();
+  double worst = 0;
+  for (Eigen::Index i = 0; i < v.rows(); ++i) {
+    double sum = 0;
+    for (const auto m : phase_metrics) sum += v(i, m);
+    worst = std::max(worst, std::abs(sum - v(i, metric::wall_h)) / v(i, metric::wall_h));
+  }
+  INFO("worst relative gap " << worst);
+  CHECK(worst < 1e-12);
+  CHECK(r.stats(metric::failures).max > 0);     // the case exercises failures
+  CHECK(r.stats(metric::rerun_h).max > 0);      // and reruns
+  CHECK(r.stats(metric::queue_h).mean > 0);
+  CHECK(r.stats(metric::wall_h).nan_count == 0);
+}
+
+TEST_CASE("without failures the lifecycle is exact", "[lifecycle]") {
+  // 1000 steps of 10 s with 20% stall, checkpoint every 300 steps (4 segments, the last of
+  // 100 steps, final save), eval every 250 steps of 50 s, quality rerun of 10% for sure.
+  const auto s = make(R"({"schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": 999.2}, "cluster": {"nodes": 2},
+    "throughput": {"step_time_s": 8, "data_stall_fraction": 0.2},
+    "startup": {"queue_wait_s": 3600, "env_prep_s": 600, "data_load_s": 300},
+    "compile": {"initial_s": 1200, "recompile_s": 900, "planned_changes": 1},
+    "checkpoint": {"every_steps": 300, "save_s": 20, "verify_s": 10, "size_gb": 100, "keep_last": 2},
+    "eval": {"every_steps": 250, "time_s": 50, "final_s": 400},
+    "quality": {"rerun_prob": 1, "rerun_fraction": 0.1},
+    "prices": {"node_hour_usd": 30, "storage_gb_month_usd": 0.023, "transfer_gb_usd": 0.09, "logs_gb_usd": 0.5},
+    "data": {"dataset_gb": 50, "transfer_gb": 10, "logs_gb_per_hour": 0.1},
+    "engineering": {"adaptation_h": 40, "rate_usd_per_h": 150}})");
+  const auto r = run_scenario(s, 10, 1);
+  const auto row = [&](metric::id m) { return r.values()(3, m); };
+  const double t_eff = 10, e = 0.2;  // 8 / (1 - 0.2); 50 / 250
+  CHECK_THAT(row(metric::useful_h), Catch::Matchers::WithinRel(1000 * 8 / 3600.0, 1e-14));
+  CHECK_THAT(row(metric::stall_h), Catch::Matchers::WithinRel(1000 * 2 / 3600.0, 1e-14));
+  CHECK_THAT(row(metric::eval_h), Catch::Matchers::WithinRel((1000 * e + 400) / 3600.0, 1e-14));
+  // Main run: 4 segments with saves; rerun of 100 steps: 1 segment with a save.
+  CHECK_THAT(row(metric::checkpoint_h), Catch::Matchers::WithinRel(5 * 30 / 3600.0, 1e-14));
+  CHECK_THAT(row(metric::rerun_h), Catch::Matchers::WithinRel(100 * (t_eff + e) / 3600.0, 1e-14));
+  CHECK_THAT(row(metric::compile_h), Catch::Matchers::WithinRel((1200 + 900) / 3600.0, 1e-14));
+  CHECK(row(metric::recompiles) == 1);
+  CHECK(row(metric::failures) == 0);
+  CHECK(row(metric::lost_h) == 0);
+  const double wall_s = 3600 + 600 + 1200 + 300 + 1000 * (t_eff + e) + 5 * 30 + 900 + 100 * (t_eff + e) + 400;
+  CHECK_THAT(row(metric::wall_h), Catch::Matchers::WithinRel(wall_s / 3600, 1e-14));
+  const double billed_h = (wall_s - 3600) / 3600;
+  CHECK_THAT(row(metric::billed_h), Catch::Matchers::WithinRel(billed_h, 1e-14));
+  CHECK_THAT(row(metric::node_h), Catch::Matchers::WithinRel(2 * billed_h, 1e-14));
+  CHECK_THAT(row(metric::cost_compute_usd), Catch::Matchers::WithinRel(2 * billed_h * 30, 1e-14));
+  CHECK_THAT(row(metric::cost_storage_usd), Catch::Matchers::WithinRel((50 + 100 * 2) * 0.023 * wall_s / 3600 / 730, 1e-14));
+  CHECK_THAT(row(metric::cost_transfer_usd), Catch::Matchers::WithinRel(0.9, 1e-14));
+  CHECK_THAT(row(metric::cost_logs_usd), Catch::Matchers::WithinRel(0.1 * wall_s / 3600 * 0.5, 1e-14));
+  const double run_cost = row(metric::cost_compute_usd) + row(metric::cost_storage_usd) + 0.9 + row(metric::cost_logs_usd);
+  CHECK_THAT(row(metric::run_cost_usd), Catch::Matchers::WithinRel(run_cost, 1e-14));
+  CHECK(row(metric::adaptation_usd) == 6000);
+  CHECK_THAT(row(metric::total_cost_usd), Catch::Matchers::WithinRel(run_cost + 6000, 1e-14));
+  CHECK_THAT(row(metric::useful_step_cost_usd), Catch::Matchers::WithinRel(2 * 8 * 30 / 3600.0, 1e-14));
+  CHECK_THAT(row(metric::lifecycle_cost_per_step_usd), Catch::Matchers::WithinRel(run_cost / 1000, 1e-14));
+  CHECK_THAT(row(metric::goodput), Catch::Matchers::WithinRel(8000 / wall_s, 1e-14));
+}
+
+TEST_CASE("Weibull with shape 1 is the exponential case", "[lifecycle]") {
+  const auto text = [](const char* distribution) {
+    return std::string(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 200}, "cluster": {"nodes": 16},
+      "throughput": {"step_time_s": 90}, "checkpoint": {"every_steps": 25, "save_s": 60},
+      "failures": {"node_mtbf_h": 50, "restart_s": 600, "distribution": ")") + distribution + R"(", "weibull_shape": 1},
+      "prices": {"node_hour_usd": 1}})";
+  };
+  const auto a = run_scenario(make(text("exponential")), 20'000, 2);
+  const auto b = run_scenario(make(text("weibull")), 20'000, 2);
+  CHECK(a.stats(metric::failures).mean > 0.5);
+  // Same uniforms, same times to failure up to rounding: the same results.
+  CHECK_THAT(b.stats(metric::wall_h).mean, Catch::Matchers::WithinRel(a.stats(metric::wall_h).mean, 1e-12));
+  CHECK(b.stats(metric::failures).mean == a.stats(metric::failures).mean);
+}
+
+TEST_CASE("Weibull renewal: mean time between failures is 1/lambda for any shape", "[lifecycle]") {
+  // One long segment with no checkpoint and recoveries that take no time: failures over
+  // exposed time t follow the renewal process, whose rate tends to 1/mean.
+  for (const double shape : {0.6, 1.0, 2.5}) {
+    const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
+      "throughput": {"step_time_s": 3.6}, "checkpoint": {"every_steps": 1},
+      "failures": {"node_mtbf_h": 0.05, "distribution": "weibull", "weibull_shape": )" + format_number(shape) + R"(},
+      "prices": {"node_hour_usd": 1}})");
+    const auto r = run_scenario(s, 4000, 9);
+    // Exposed time = 1 h of steps + lost time; failures per exposed hour ~ 20 for long runs.
+    const double exposed_h = col_mean(r, metric::useful_h) + col_mean(r, metric::lost_h);
+    const double rate = col_mean(r, metric::failures) / exposed_h;
+    INFO("shape " << shape << " rate " << rate);
+    CHECK_THAT(rate, Catch::Matchers::WithinRel(20.0, 0.1));
+  }
+}
+
+TEST_CASE("lifecycle results are bitwise identical for any thread count", "[lifecycle]") {
+  const auto s = daly_scenario(5, 120, 900, 100, 3600, true);
+  std::vector<run_result> results;
+  for (const int threads : {1, 2, 3, 8}) results.push_back(run_scenario(s, 20'001, 4, threads));
+  for (const auto& r : results) CHECK((r.values() == results[0].values()).all());
+}
+
+TEST_CASE("unknown inputs block exactly the metrics that need them", "[lifecycle][unknown]") {
+  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 100}, "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": 10}, "data": {"dataset_gb": {"unknown": "data not collected yet"}}})");
+  run_options options;
+  options.samples = 100;
+  try {
+    simulate(s, options);
+    FAIL("no error");
+  } catch (const unknown_input_error& e) {
+    CHECK(e.paths() == std::vector<std::string>{"prices.node_hour_usd", "data.dataset_gb"});
+    CHECK_THAT(std::string(e.what()), test::contains("prices.node_hour_usd (absent)"));
+    CHECK_THAT(std::string(e.what()), test::contains("data.dataset_gb (data not collected yet)"));
+  }
+  const auto r = simulate(s, options, true);
+  const lifecycle_model model(s);
+  const auto blocked = model.unknown_metrics();
+  for (std::size_t m = 0; m < metric::count; ++m) {
+    const bool is_blocked = std::find(blocked.begin(), blocked.end(), metric_names()[m]) != blocked.end();
+    INFO(metric_names()[m]);
+    CHECK(std::isnan(r.values()(0, static_cast<Eigen::Index>(m))) == is_blocked);
+  }
+  CHECK(std::find(blocked.begin(), blocked.end(), "wall_h") == blocked.end());
+  CHECK(std::find(blocked.begin(), blocked.end(), "cost_transfer_usd") == blocked.end());
+  CHECK(std::find(blocked.begin(), blocked.end(), "cost_storage_usd") != blocked.end());
+  CHECK(std::find(blocked.begin(), blocked.end(), "run_cost_usd") != blocked.end());
+}
+
+TEST_CASE("a job that could never finish is refused with the reason", "[lifecycle]") {
+  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1000},
+    "throughput": {"step_time_s": 60}, "failures": {"node_mtbf_h": 100}, "prices": {"node_hour_usd": 1}})");
+  run_options options;
+  options.samples = 10;
+  CHECK_THROWS_WITH(simulate(s, options), test::contains("would never finish"));
+  CHECK_THROWS_WITH(simulate(s, options), test::contains("checkpoint more often"));
+}
