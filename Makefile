@@ -1,5 +1,5 @@
 # trnmodel: two commands on a fresh machine.
-#   make run    set up, build, and run the main job (writes its report under out/)
+#   make run    set up, build, and run the main job: the budget study of a bundled example (out/)
 #   make test   set up, build, and run every test: C++, Python, notebooks, the embedding consumer
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
@@ -8,8 +8,9 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: run test setup install test-cpp test-python test-consumer bench clean
 
+# The main job: the budget study of the bundled Llama-3-8B LoRA on Trn2 example.
 run: install
-	$(PY) examples/montecarlo_demo.py
+	$(VENV)/bin/trnmodel estimate examples/llama3-8b-lora-trn2.json -o out/budget-llama3-8b-lora-trn2.md
 
 test: test-cpp test-python test-consumer
 

@@ -7,4 +7,6 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_random(m);
   trnmodel::python::register_dist(m);
   trnmodel::python::register_montecarlo(m);
+  trnmodel::python::register_scenario(m);
+  trnmodel::python::register_lifecycle(m);
 }

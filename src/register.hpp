@@ -6,4 +6,6 @@ void register_errors(pybind11::module_& m);
 void register_random(pybind11::module_& m);
 void register_dist(pybind11::module_& m);
 void register_montecarlo(pybind11::module_& m);
+void register_scenario(pybind11::module_& m);
+void register_lifecycle(pybind11::module_& m);
 }  // namespace trnmodel::python

@@ -10,6 +10,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "python_run.hpp"
 #include "register.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
 
@@ -61,28 +62,7 @@ run_result run_python_function(py::function f, std::vector<std::string> names, s
   options.threads = threads;
   options.keep_samples = keep_samples;
   options.block_size = block_size;
-  bool interrupted = false;
-  options.cancelled = [&] {
-    py::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) {
-      interrupted = true;
-      return true;
-    }
-    return false;
-  };
-  if (!progress.is_none()) {
-    options.progress = [&](std::uint64_t done, std::uint64_t total) {
-      py::gil_scoped_acquire gil;
-      progress(done, total);
-    };
-  }
-  try {
-    py::gil_scoped_release release;
-    return run(model, std::move(outputs), options);
-  } catch (const cancelled_error&) {
-    if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt set by the signal
-    throw;
-  }
+  return run_from_python(model, std::move(outputs), options, progress);
 }
 
 }  // namespace

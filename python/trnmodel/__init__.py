@@ -13,6 +13,9 @@ from ._distributions import (
 )
 from ._errors import ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
+from ._scenario import Scenario, json_schema
+from ._simulate import METRICS, PHASES, SimulationResult, simulate
+from . import theory
 
 __version__ = _core.__version__
 
@@ -20,4 +23,5 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
+    "Scenario", "json_schema", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
 ]

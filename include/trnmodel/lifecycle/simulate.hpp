@@ -121,20 +121,24 @@ inline std::vector<std::string> metric_name_list() {
   return {metric_names().begin(), metric_names().end()};
 }
 
+// Throws unknown_input_error listing every unknown input (and what it blocks), if any.
+inline void require_known(const lifecycle_model& model) {
+  if (model.unknown_inputs().empty()) return;
+  std::string list;
+  for (std::size_t k = 0; k < model.unknown_inputs().size(); ++k)
+    list += (k ? ", " : "") + model.unknown_inputs()[k] + " (" + model.unknown_reasons()[k] + ")";
+  std::string metrics;
+  for (const auto& m : model.unknown_metrics()) metrics += (metrics.empty() ? "" : ", ") + m;
+  throw unknown_input_error("unknown inputs are needed: " + list + "; they block " + metrics +
+                                ". Give them values, or allow unknowns to get NaN for those metrics",
+                            model.unknown_inputs());
+}
+
 // Simulates the scenario. Unless `allow_unknown`, refuses (unknown_input_error listing every
 // unknown input) when any metric would need an unknown input; with it, those metrics are NaN.
 inline run_result simulate(const scenario& s, const run_options& options, bool allow_unknown = false) {
   const lifecycle_model model(s);
-  if (!allow_unknown && !model.unknown_inputs().empty()) {
-    std::string list;
-    for (std::size_t k = 0; k < model.unknown_inputs().size(); ++k)
-      list += (k ? ", " : "") + model.unknown_inputs()[k] + " (" + model.unknown_reasons()[k] + ")";
-    std::string metrics;
-    for (const auto& m : model.unknown_metrics()) metrics += (metrics.empty() ? "" : ", ") + m;
-    throw unknown_input_error("unknown inputs are needed: " + list + "; they block " + metrics +
-                                  ". Give them values, or allow unknowns to get NaN for those metrics",
-                              model.unknown_inputs());
-  }
+  if (!allow_unknown) require_known(model);
   return run(model, metric_name_list(), options);
 }
 

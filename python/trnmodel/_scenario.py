@@ -1,0 +1,203 @@
+"""Scenarios (job cards): DESIGN §4. Loading, validation and saving happen in C++; this
+class owns the Python experience."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from typing import Any, Iterator, Mapping, Optional, Union
+
+from . import _core
+from ._distributions import Distribution, as_distribution
+
+PathLike = Union[str, os.PathLike]
+
+
+def _plain(value: Any) -> Any:
+    """A value as it goes into JSON: distributions become their dicts."""
+    if isinstance(value, Distribution):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class Scenario:
+    """A training job card: every input with its uncertainty and provenance.
+
+    Build with :meth:`from_json` (a file path or JSON text) or :meth:`from_dict`. Bad input
+    raises :class:`tm.ScenarioError` naming the JSON path, the value and the rule.
+    """
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: "_core.Scenario") -> None:
+        self._core = core
+
+    # -- loading and saving ---------------------------------------------------------
+    @classmethod
+    def from_json(cls, source: Union[PathLike, str]) -> "Scenario":
+        """From a JSON file path or from JSON text (anything starting with '{')."""
+        text = os.fspath(source) if isinstance(source, os.PathLike) else source
+        if isinstance(source, os.PathLike) or not str(text).lstrip().startswith("{"):
+            path = pathlib.Path(text)
+            if not path.is_file():
+                raise _core.ScenarioError(f"{text}: no such scenario file")
+            raw = path.read_bytes()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+        return cls(_core.Scenario.from_text(text))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        """From a dict shaped like the JSON form (distributions may be tm objects)."""
+        return cls(_core.Scenario.from_obj(_plain(data)))
+
+    def to_dict(self) -> dict:
+        """The scenario as given (defaults are not written out)."""
+        return self._core.to_obj()
+
+    def to_json(self, path: Optional[PathLike] = None, indent: int = 2) -> str:
+        """JSON text; also written to ``path`` when given."""
+        text = self._core.to_text(indent)
+        if path is not None:
+            pathlib.Path(path).write_text(text + "\n", encoding="utf-8")
+        return text
+
+    def updated(self, changes: Mapping[str, Any]) -> "Scenario":
+        """A copy with changes at dotted paths, e.g. ``{"checkpoint.every_steps": 500}``.
+        A value of None restores the field's default. The copy is validated again."""
+        return Scenario(self._core.updated({str(k): _plain(v) for k, v in changes.items()}))
+
+    # -- reading ----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._core.name
+
+    def __getitem__(self, path: str) -> Any:
+        """The value at a dotted path: a Distribution for quantities (their defaults when
+        not given), else the plain value; None when absent without default."""
+        field = _FIELDS.get(path)
+        if field is None:
+            raise KeyError(path)
+        if field["kind"] == "quantity":
+            q = self._core.quantity(path)
+            return None if q is None else _wrap(q)
+        section, _, key = path.partition(".")
+        data = self.to_dict()
+        value = data.get(section, {}).get(key) if key else data.get(section)
+        return field["default"] if value is None else value
+
+    def inputs(self) -> Iterator[tuple]:
+        """(path, Distribution or None, given) for every quantity field, in format order."""
+        for path, field in _FIELDS.items():
+            if field["kind"] == "quantity":
+                yield path, self[path], self._core.has(path)
+
+    def assumptions(self) -> list:
+        """Paths of the given inputs whose source is 'assumption' or that carry no source."""
+        out = []
+        for path, d, given in self.inputs():
+            if given and d is not None and not d.is_unknown:
+                source = d.to_dict().get("source") if isinstance(d.to_dict(), dict) else None
+                if source in (None, "assumption"):
+                    out.append(path)
+        return out
+
+    def unknowns(self) -> dict:
+        """{path: reason} of inputs marked unknown (and of an absent node price)."""
+        info = _core.lifecycle_info(self._core)
+        return dict(zip(info["unknown_inputs"], info["unknown_reasons"]))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        lines = [f"Scenario {self.name or '(unnamed)'}"]
+        for path, d, given in self.inputs():
+            if given:
+                lines.append(f"  {path} = {d!r}")
+        return "\n".join(lines)
+
+
+def _wrap(q: "_core.Quantity") -> Distribution:
+    return as_distribution(q.to_obj())
+
+
+_FIELDS = {f["path"]: f for f in _core.scenario_fields()}
+
+
+def json_schema() -> dict:
+    """A JSON Schema (draft 2020-12) of scenario format v1, for editors and validators."""
+    quantity = {"$ref": "#/$defs/quantity"}
+    sections: dict = {}
+    top: dict = {"schema": {"const": _core.SCENARIO_SCHEMA_V1}}
+    required_by_section: dict = {}
+    for f in _core.scenario_fields():
+        if f["kind"] == "quantity":
+            prop = dict(quantity)
+        elif f["kind"] == "boolean":
+            prop = {"type": "boolean"}
+        elif f["kind"] == "integer":
+            prop = {"type": "integer", "minimum": 1}
+        elif f["kind"] == "choice":
+            prop = {"enum": f["choices"]}
+        else:
+            prop = {"type": "string"}
+        prop = {**prop, "description": f["doc"]}
+        if f["default"] is not None:
+            prop["default"] = f["default"]
+        section, _, key = f["path"].partition(".")
+        if not key:
+            top[section] = prop
+            continue
+        sections.setdefault(section, {})[key] = prop
+        if f["required"]:
+            required_by_section.setdefault(section, []).append(key)
+    for section, props in sections.items():
+        top[section] = {"type": "object", "additionalProperties": False, "properties": props}
+        if section in required_by_section:
+            top[section]["required"] = required_by_section[section]
+    provenance = {
+        "source": {"enum": ["measured", "vendor", "quote", "assumption", "model"]},
+        "note": {"type": "string"},
+        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        "region": {"type": "string"},
+    }
+    families = {
+        "fixed": (["value"], []), "uniform": (["lo", "hi"], []), "normal": (["mean", "sd"], ["lo", "hi"]),
+        "triangular": (["lo", "mode", "hi"], []), "pert": (["lo", "mode", "hi"], []),
+        "gamma": (["shape", "scale"], []), "weibull": (["shape", "scale"], []), "exponential": (["mean"], []),
+        "beta": (["a", "b"], ["lo", "hi"]), "bernoulli": (["p"], []),
+    }
+    variants = []
+    for family, (required, optional) in families.items():
+        props = {"dist": {"const": family}, **{k: {"type": "number"} for k in required + optional}, **provenance}
+        variants.append({"type": "object", "required": ["dist", *required], "properties": props,
+                         "additionalProperties": False})
+    for params in (["mu", "sigma"], ["p50", "p90"]):
+        props = {"dist": {"const": "lognormal"}, **{k: {"type": "number"} for k in params}, **provenance}
+        variants.append({"type": "object", "required": ["dist", *params], "properties": props,
+                         "additionalProperties": False})
+    variants.append({"type": "object", "required": ["dist", "samples"], "additionalProperties": False,
+                     "properties": {"dist": {"const": "empirical"},
+                                    "samples": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+                                    **provenance}})
+    variants.append({"type": "object", "required": ["unknown"], "additionalProperties": False,
+                     "properties": {"unknown": {"type": "string", "minLength": 1}, "note": {"type": "string"},
+                                    "source": provenance["source"]}})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:trnmodel:scenario:1",
+        "title": "trnmodel scenario, format v1",
+        "type": "object",
+        "required": ["schema", *required_by_section.keys()],
+        "additionalProperties": False,
+        "properties": top,
+        "$defs": {"quantity": {"oneOf": [{"type": "number"}, *variants]}},
+    }
+
+
+__all__ = ["Scenario", "json_schema"]

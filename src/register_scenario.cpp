@@ -1,0 +1,76 @@
+// Scenarios: loading (text or dict), saving, dotted-path updates, and the field table that
+// the Python layer turns into a JSON Schema and documentation.
+#include <pybind11/stl.h>
+
+#include "json_convert.hpp"
+#include "register.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace py = pybind11;
+
+namespace trnmodel::python {
+
+namespace {
+const char* kind_name(field_kind kind) {
+  switch (kind) {
+    case field_kind::quantity: return "quantity";
+    case field_kind::boolean: return "boolean";
+    case field_kind::integer: return "integer";
+    case field_kind::text: return "text";
+    case field_kind::choice: return "choice";
+  }
+  return "";
+}
+const char* rule_name(field_rule rule) {
+  switch (rule) {
+    case field_rule::any: return "any";
+    case field_rule::nonnegative: return "nonnegative";
+    case field_rule::probability: return "probability";
+    case field_rule::fraction_below_one: return "fraction_below_one";
+    case field_rule::at_least_one: return "at_least_one";
+  }
+  return "";
+}
+}  // namespace
+
+void register_scenario(py::module_& m) {
+  py::class_<scenario>(m, "Scenario")
+      .def_static("from_text", &scenario::from_text, py::arg("text"))
+      .def_static("from_obj", [](py::handle obj) { return scenario::from_json(to_json(obj, "")); }, py::arg("obj"))
+      .def("to_obj", [](const scenario& s) { return from_json(s.to_json()); })
+      .def("to_text", [](const scenario& s, int indent) { return s.to_json().dump(indent); }, py::arg("indent") = 2)
+      .def("updated",
+           [](const scenario& s, const py::dict& changes) {
+             std::vector<std::pair<std::string, json>> list;
+             for (const auto& [key, value] : changes) {
+               const auto path = py::str(key).cast<std::string>();
+               list.emplace_back(path, to_json(value, path));
+             }
+             return s.updated(list);
+           })
+      .def("quantity", [](const scenario& s, const std::string& path) -> py::object {
+        if (const quantity* q = s.find(path)) return py::cast(*q);
+        return py::none();
+      })
+      .def("has", &scenario::has)
+      .def_property_readonly("name", &scenario::name);
+
+  m.def("scenario_fields", [] {
+    py::list fields;
+    for (const auto& f : scenario_fields()) {
+      py::dict d;
+      d["path"] = f.path;
+      d["kind"] = kind_name(f.kind);
+      d["rule"] = rule_name(f.rule);
+      d["default"] = f.default_value.empty() ? py::none() : from_json(json::parse(f.default_value));
+      d["required"] = f.required;
+      d["doc"] = f.doc;
+      d["choices"] = f.choices;
+      fields.append(d);
+    }
+    return fields;
+  });
+  m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;
+}
+
+}  // namespace trnmodel::python
