@@ -34,6 +34,11 @@ inline std::string did_you_mean(std::string_view key, const std::vector<std::str
       best = &candidate;
     }
   }
+  if (best == nullptr && key.size() >= 3) {
+    // An abbreviation of a longer name ("trn2.48xl" for "trn2.48xlarge").
+    for (const auto& candidate : candidates)
+      if (candidate.size() > key.size() && candidate.compare(0, key.size(), key) == 0) return " (did you mean " + candidate + "?)";
+  }
   return best ? " (did you mean " + *best + "?)" : "";
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The per-sample metrics of DESIGN §6, their order and names, and which inputs each needs
 // (so that a metric depending on an unknown input is reported as such, never invented).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
@@ -15,6 +16,8 @@ enum id : std::size_t {
   wall_h, billed_h, node_h, goodput, failures, recompiles,
   cost_compute_usd, cost_storage_usd, cost_transfer_usd, cost_logs_usd, run_cost_usd, adaptation_usd,
   total_cost_usd, useful_step_cost_usd, lifecycle_cost_per_step_usd,
+  // The step time of the sample and, when derived from the platform, its parts (seconds).
+  step_time_s, compute_s, tp_comm_s, pp_bubble_s, pp_p2p_s, dp_comm_s,
   count
 };
 }  // namespace metric
@@ -24,7 +27,8 @@ inline const std::array<const char*, metric::count>& metric_names() {
       "queue_h", "setup_h", "compile_h", "warmup_h", "useful_h", "stall_h", "eval_h", "checkpoint_h", "lost_h",
       "recovery_h", "rerun_h", "wall_h", "billed_h", "node_h", "goodput", "failures", "recompiles",
       "cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd", "run_cost_usd",
-      "adaptation_usd", "total_cost_usd", "useful_step_cost_usd", "lifecycle_cost_per_step_usd"};
+      "adaptation_usd", "total_cost_usd", "useful_step_cost_usd", "lifecycle_cost_per_step_usd",
+      "step_time_s", "compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s"};
   return names;
 }
 
@@ -40,8 +44,16 @@ inline const std::vector<std::string>& time_inputs() {
       "compile.cache_load_s", "compile.cache_hit_prob", "compile.planned_changes", "checkpoint.every_steps",
       "checkpoint.save_s", "checkpoint.verify_s", "checkpoint.load_s", "eval.every_steps", "eval.time_s",
       "eval.final_s", "failures.node_mtbf_h", "failures.weibull_shape", "failures.restart_s",
-      "failures.warmup_s", "quality.rerun_prob", "quality.rerun_fraction"};
+      "failures.warmup_s", "quality.rerun_prob", "quality.rerun_fraction", "job.tokens", "model.parameters",
+      "throughput.achieved_tflops_per_chip", "throughput.model_flops_utilization", "throughput.compute_efficiency",
+      "parallelism.dp_overlap", "reference.step_time_s"};
   return paths;
+}
+
+// Whether an input path feeds the time metrics (hardware profile figures all do).
+inline bool is_time_input(const std::string& path) {
+  return path.rfind("platform.", 0) == 0 ||
+         std::find(time_inputs().begin(), time_inputs().end(), path) != time_inputs().end();
 }
 
 // The inputs a metric needs (beyond the time inputs when `needs_time`).

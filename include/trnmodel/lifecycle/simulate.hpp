@@ -15,6 +15,7 @@
 #include "trnmodel/errors.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulator.hpp"
+#include "trnmodel/lifecycle/throughput_model.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/random/stream_id.hpp"
 #include "trnmodel/scenario/scenario.hpp"
@@ -23,7 +24,7 @@ namespace trnmodel {
 
 class lifecycle_model {
  public:
-  explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)) {
+  explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)), throughput_(s) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const auto& [path, member] : lifecycle_input_fields()) {
       const quantity* q = s.find(path);
@@ -45,9 +46,9 @@ class lifecycle_model {
         drawn_.push_back({member, *q, stream_id(path), path});
       }
     }
-    const auto& time = time_inputs();
+    if (s.mode() != "measured") add_platform_inputs(s);
     for (const auto& path : unknown_)
-      if (std::find(time.begin(), time.end(), path) != time.end()) time_known_ = false;
+      if (is_time_input(path)) time_known_ = false;
   }
 
   const lifecycle_config& config() const { return config_; }
@@ -66,7 +67,7 @@ class lifecycle_model {
     const metric_dependencies deps = dependencies_of(m);
     std::vector<std::string> needed;
     for (const auto& path : unknown_) {
-      const bool in_time = std::find(time_inputs().begin(), time_inputs().end(), path) != time_inputs().end();
+      const bool in_time = is_time_input(path);
       const bool listed = std::find(deps.inputs.begin(), deps.inputs.end(), path) != deps.inputs.end();
       if ((deps.needs_time && in_time) || listed) needed.push_back(path);
     }
@@ -93,8 +94,17 @@ class lifecycle_model {
       lifecycle_inputs in = base_;
       for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
       if (time_known_) {
+        step_parts parts;
+        const bool derived = throughput_.derive(in, parts);
         chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
         simulate_sample(in, config_, chance, row_out);
+        row_out[metric::step_time_s] = in.step_time_s;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        row_out[metric::compute_s] = derived ? parts.compute_s : nan;
+        row_out[metric::tp_comm_s] = derived ? parts.tp_s : nan;
+        row_out[metric::pp_bubble_s] = derived ? parts.bubble_s : nan;
+        row_out[metric::pp_p2p_s] = derived ? parts.pp_p2p_s : nan;
+        row_out[metric::dp_comm_s] = derived ? parts.dp_s : nan;
       } else {
         std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
         fill_costs(in, config_, row_out);
@@ -104,6 +114,32 @@ class lifecycle_model {
   }
 
  private:
+  // Hardware-profile figures become inputs named "platform.<key>", drawn like any other.
+  void add_platform_inputs(const scenario& s) {
+    const platform_profile* profile = s.profile();
+    if (profile == nullptr) return;  // flops mode from achieved TFLOPS needs no profile
+    const std::string precision = s.text("throughput.precision");
+    const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::*member) {
+      if (q.is_unknown()) {
+        base_.*member = std::numeric_limits<double>::quiet_NaN();
+        unknown_.push_back(path);
+        unknown_reasons_.push_back(q.unknown_reason());
+      } else if (q.is_constant()) {
+        base_.*member = q.ppf(0.5);
+      } else {
+        drawn_.push_back({member, q, stream_id(path), path});
+      }
+    };
+    using in = lifecycle_inputs;
+    add("platform.peak_tflops_per_chip." + precision, profile->peak_tflops_per_chip.at(precision), &in::peak_tflops);
+    add("platform.intra_node_gb_s_per_chip", profile->figure("intra_node_gb_s_per_chip"), &in::intra_gb_s);
+    add("platform.intra_node_latency_us", profile->figure("intra_node_latency_us"), &in::intra_latency_us);
+    add("platform.intra_node_efficiency", profile->figure("intra_node_efficiency"), &in::intra_efficiency);
+    add("platform.inter_node_gb_s_per_chip", profile->figure("inter_node_gb_s_per_chip"), &in::inter_gb_s);
+    add("platform.inter_node_latency_us", profile->figure("inter_node_latency_us"), &in::inter_latency_us);
+    add("platform.inter_node_efficiency", profile->figure("inter_node_efficiency"), &in::inter_efficiency);
+  }
+
   struct drawn_input {
     double lifecycle_inputs::*member;
     quantity value;
@@ -111,6 +147,7 @@ class lifecycle_model {
     std::string path;
   };
   lifecycle_config config_;
+  throughput_model throughput_;
   lifecycle_inputs base_;
   std::vector<drawn_input> drawn_;
   std::vector<std::string> unknown_, unknown_reasons_;

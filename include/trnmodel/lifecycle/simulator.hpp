@@ -44,6 +44,11 @@ struct lifecycle_inputs {
          logs_gb_usd = 0;
   double dataset_gb = 0, transfer_gb = 0, logs_gb_per_hour = 0;
   double adaptation_h = 0, rate_usd_per_h = 0;
+  // Step time from the platform (throughput modes other than measured).
+  double tokens = std::numeric_limits<double>::quiet_NaN(), parameters = 0;
+  double achieved_tflops = 0, mfu = 0, compute_efficiency = 0, dp_overlap = 0, reference_step_time_s = 0;
+  double peak_tflops = 0, intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1, inter_gb_s = 0,
+         inter_latency_us = 0, inter_efficiency = 1;
 };
 
 // Where each scenario path lands in lifecycle_inputs.
@@ -84,6 +89,13 @@ inline const std::vector<std::pair<std::string, double lifecycle_inputs::*>>& li
       {"data.logs_gb_per_hour", &in::logs_gb_per_hour},
       {"engineering.adaptation_h", &in::adaptation_h},
       {"engineering.rate_usd_per_h", &in::rate_usd_per_h},
+      {"job.tokens", &in::tokens},
+      {"model.parameters", &in::parameters},
+      {"throughput.achieved_tflops_per_chip", &in::achieved_tflops},
+      {"throughput.model_flops_utilization", &in::mfu},
+      {"throughput.compute_efficiency", &in::compute_efficiency},
+      {"parallelism.dp_overlap", &in::dp_overlap},
+      {"reference.step_time_s", &in::reference_step_time_s},
   };
   return fields;
 }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -18,6 +20,8 @@
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/scenario/fields.hpp"
+#include "trnmodel/throughput/flops.hpp"
+#include "trnmodel/throughput/profile.hpp"
 
 namespace trnmodel {
 
@@ -97,22 +101,28 @@ inline void check_quantity_range(const std::string& path, field_rule rule, const
 class scenario {
  public:
   // From a parsed JSON value (a dict from Python arrives this way).
-  static scenario from_json(const json& doc) {
+  // `profiles` are the hardware profiles that cluster.platform may name (name -> JSON).
+  static scenario from_json(const json& doc, profile_library profiles = {}) {
     scenario s;
     s.doc_ = doc;
+    s.profiles_ = std::make_shared<const profile_library>(std::move(profiles));
     s.load();
+    s.load_profile();
+    s.check_consistency();
     return s;
   }
 
   // From JSON text: syntax errors with line and column, duplicate keys refused.
-  static scenario from_text(const std::string& text) { return from_json(parse_strict(text)); }
+  static scenario from_text(const std::string& text, profile_library profiles = {}) {
+    return from_json(parse_strict(text), std::move(profiles));
+  }
 
-  static scenario from_file(const std::string& file) {
+  static scenario from_file(const std::string& file, profile_library profiles = {}) {
     std::ifstream in(file, std::ios::binary);
     if (!in) fail(file, "cannot open the scenario file");
     std::ostringstream text;
     text << in.rdbuf();
-    return from_text(text.str());
+    return from_text(text.str(), std::move(profiles));
   }
 
   // Parses JSON text, refusing duplicate keys and reporting syntax errors by line/column.
@@ -171,7 +181,7 @@ class scenario {
       if (!doc.contains(section) || !doc[section].is_object()) doc[section] = json::object();
       doc[section][key] = value;
     }
-    return from_json(doc);
+    return from_json(doc, *profiles_);
   }
 
   // Whether the scenario gives the field itself (rather than taking its default).
@@ -193,6 +203,53 @@ class scenario {
   const std::map<std::string, quantity>& quantities() const { return quantities_; }
 
   std::string name() const { return texts_.count("name") ? texts_.at("name") : std::string(); }
+  bool has_integer(const std::string& path) const { return integers_.count(path) > 0; }
+  bool has_text(const std::string& path) const { return texts_.count(path) > 0; }
+  // The hardware profile named by cluster.platform, when the library has it.
+  const platform_profile* profile() const { return profile_ ? &*profile_ : nullptr; }
+  const std::string& mode() const { return texts_.at("throughput.mode"); }
+
+  // The model's shape (parameters at their median when uncertain; from the architecture when
+  // not given: 12·L·h² + 2·V·h, or 4·L·h² + 3·L·h·ffn + 2·V·h with a gated MLP of size ffn).
+  transformer_shape shape() const {
+    transformer_shape m{};
+    const auto get = [&](const char* path) { return has_integer(path) ? static_cast<double>(integer(path)) : 0.0; };
+    m.layers = get("model.layers");
+    m.hidden_size = get("model.hidden_size");
+    m.heads = get("model.heads");
+    m.sequence_length = get("model.sequence_length");
+    m.ffn_size = get("model.ffn_size");
+    const double h = m.hidden_size, vocab = get("model.vocab_size");
+    if (const quantity* n = find("model.parameters"); n && !n->is_unknown()) {
+      m.parameters = n->ppf(0.5);
+    } else {
+      m.parameters = (m.ffn_size > 0 ? m.layers * (4 * h * h + 3 * h * m.ffn_size) : 12 * m.layers * h * h) + 2 * vocab * h;
+    }
+    return m;
+  }
+  training_kind kind() const {
+    training_kind k;
+    k.lora = text("job.kind") == "lora";
+    k.lora_rank = static_cast<double>(integer("job.lora_rank"));
+    const std::string& r = text("job.recompute");
+    k.recompute = r == "full" ? recompute_kind::full : r == "selective" ? recompute_kind::selective : recompute_kind::none;
+    return k;
+  }
+  parallel_layout layout(const std::string& section = "parallelism") const {
+    const auto get = [&](const std::string& key, const std::string& fallback) {
+      const std::string path = section + "." + key;
+      return static_cast<double>(has_integer(path) ? integer(path) : integer(fallback));
+    };
+    parallel_layout p;
+    p.tp = get("tp", "parallelism.tp");
+    p.pp = get("pp", "parallelism.pp");
+    p.dp = get("dp", "parallelism.dp");
+    p.micro_batch = get("micro_batch", "parallelism.micro_batch");
+    p.global_batch = get("global_batch", "parallelism.global_batch");
+    p.virtual_stages = static_cast<double>(integer("parallelism.virtual_stages"));
+    p.zero_stage = static_cast<int>(integer("parallelism.zero_stage"));
+    return p;
+  }
 
  private:
   void load() {
@@ -250,6 +307,8 @@ class scenario {
         check_finite(path, x);
         if (x != std::floor(x) || std::abs(x) > 9.0e15) fail(path, "must be a whole number, got " + format_number(x));
         if (field.rule == field_rule::at_least_one && x < 1) fail(path, "must be ≥ 1, got " + format_number(x));
+        if (field.rule == field_rule::zero_to_three && (x < 0 || x > 3))
+          fail(path, "must be 0, 1, 2 or 3, got " + format_number(x));
         integers_[path] = static_cast<long long>(x);
         break;
       }
@@ -271,7 +330,115 @@ class scenario {
     }
   }
 
+  void load_profile() {
+    if (!has_text("cluster.platform")) return;
+    const std::string& name = text("cluster.platform");
+    const auto it = profiles_->find(name);
+    if (it == profiles_->end()) return;  // a free-text platform name; modes that need it say so
+    profile_ = platform_profile::from_json(it->second, "profile " + name);
+  }
+
+  [[noreturn]] void need(const std::string& path, const std::string& why) const {
+    fail(path, "required " + why);
+  }
+
+  // Rules that involve several fields: what each throughput mode needs, the batch and chip
+  // arithmetic of the parallel layout, and that the layout fits in device memory.
+  void check_consistency() const {
+    if (!has("job.effective_steps") && !has("job.tokens"))
+      fail("job.effective_steps", "required (optimizer steps to the quality bar), or give job.tokens");
+    if (has("job.effective_steps") && has("job.tokens"))
+      fail("job.tokens", "give either job.effective_steps or job.tokens, not both");
+    const std::string& m = mode();
+    if (m == "measured") {
+      if (!has("throughput.step_time_s")) need("throughput.step_time_s", "when throughput.mode is measured (seconds per effective step)");
+    } else if (has("throughput.step_time_s")) {
+      fail("throughput.step_time_s", "is not used when throughput.mode is " + m + "; remove it or use mode measured");
+    }
+    const bool derived = m != "measured";
+    if (derived || has("job.tokens")) {
+      if (!has_integer("model.sequence_length")) need("model.sequence_length", "to derive steps or step time");
+      if (!has_integer("parallelism.global_batch")) need("parallelism.global_batch", "to derive steps or step time");
+    }
+    if (!derived) return;
+    if (!has("model.parameters") && !(has_integer("model.layers") && has_integer("model.hidden_size")))
+      need("model.parameters", "(or model.layers and model.hidden_size) when throughput.mode is " + m);
+    if (m != "flops" || has("throughput.model_flops_utilization")) {
+      if (!has_text("cluster.platform")) need("cluster.platform", "(a hardware profile) when throughput.mode is " + m);
+      if (!profile_) {
+        std::string known;
+        for (const auto& [name, doc] : *profiles_) known += (known.empty() ? "" : ", ") + name;
+        fail("cluster.platform", "no hardware profile named \"" + text("cluster.platform") + "\"" +
+                                     detail::did_you_mean(text("cluster.platform"), [&] {
+                                       std::vector<std::string> names;
+                                       for (const auto& [name, doc] : *profiles_) names.push_back(name);
+                                       return names;
+                                     }()) + (known.empty() ? "" : " (known: " + known + ")"));
+      }
+      if (!profile_->peak_tflops_per_chip.count(text("throughput.precision")))
+        fail("throughput.precision", "profile " + profile_->name + " gives no " + text("throughput.precision") + " peak");
+    }
+    if (m == "flops") {
+      const bool achieved = has("throughput.achieved_tflops_per_chip"), mfu = has("throughput.model_flops_utilization");
+      if (achieved == mfu)
+        fail("throughput", "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
+    } else if (!has("throughput.compute_efficiency")) {
+      need("throughput.compute_efficiency", "(achieved / peak FLOPS of the compute) when throughput.mode is " + m);
+    }
+    if (m == "analytic" || m == "extrapolated") {
+      for (const char* path : {"model.layers", "model.hidden_size", "model.heads"})
+        if (!has_integer(path)) need(path, "when throughput.mode is " + m);
+    }
+    if (m == "extrapolated") {
+      for (const char* path : {"reference.step_time_s"})
+        if (!has(path)) need(path, "(the measured step time) when throughput.mode is extrapolated");
+      for (const char* path : {"reference.nodes", "reference.tp", "reference.pp", "reference.dp", "reference.micro_batch",
+                               "reference.global_batch", "reference.sequence_length"})
+        if (!has_integer(path)) need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
+    }
+    check_layout("parallelism", integer("cluster.nodes"), integer("parallelism.tp"), integer("parallelism.pp"),
+                 integer("parallelism.dp"), integer("parallelism.micro_batch"), integer("parallelism.global_batch"));
+    if (profile_ && has_integer("model.layers") && has_integer("model.hidden_size") && has_integer("model.heads"))
+      check_memory_fit();
+    if (m == "extrapolated")
+      check_layout("reference", integer("reference.nodes"), integer("reference.tp"), integer("reference.pp"),
+                   integer("reference.dp"), integer("reference.micro_batch"), integer("reference.global_batch"));
+  }
+
+  // A layout that cannot fit in a device's memory is an error that says by how much.
+  void check_memory_fit() const {
+    const transformer_shape m = shape();
+    const parallel_layout p = layout();
+    if (std::fmod(m.layers, p.pp) != 0)
+      fail("parallelism.pp", "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
+    const device_memory mem = memory_per_device(m, kind(), p);
+    const double capacity = profile_->figure("hbm_gib_per_chip").ppf(0.5) * 1073741824.0;
+    if (mem.total() > capacity) {
+      const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
+      fail("parallelism", "this layout needs " + gib(mem.total()) + " GiB per chip (weights " + gib(mem.weights_bytes) +
+                              ", gradients " + gib(mem.gradients_bytes) + ", optimizer " + gib(mem.optimizer_bytes) +
+                              ", activations " + gib(mem.activations_bytes) + ") but " + profile_->name + " has " +
+                              gib(capacity) + " GiB: " + gib(mem.total() - capacity) +
+                              " GiB over; raise tp or pp, use a higher zero_stage, recompute activations, or a smaller micro_batch");
+    }
+  }
+
+  void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp, long long micro,
+                    long long global) const {
+    if (global % (dp * micro) != 0)
+      fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) + ", got " +
+                                        std::to_string(global));
+    if (profile_) {
+      const long long chips = nodes * profile_->chips_per_node;
+      if (tp * pp * dp != chips)
+        fail(where, "tp x pp x dp = " + std::to_string(tp * pp * dp) + " must equal the chips of " + std::to_string(nodes) +
+                        " x " + profile_->name + " = " + std::to_string(chips));
+    }
+  }
+
   json doc_;
+  std::shared_ptr<const profile_library> profiles_;
+  std::optional<platform_profile> profile_;
   std::set<std::string> given_;
   std::map<std::string, quantity> quantities_;
   std::map<std::string, bool> flags_;

@@ -1,0 +1,89 @@
+#pragma once
+// Per-sample step time and step count from the platform (DESIGN §9), for the lifecycle
+// simulator: the scenario's static layout is read once; each sample's drawn figures (MFU,
+// efficiencies, bandwidths, a reference step time) give that sample's step time, so the
+// uncertainty of a derived step time flows through the whole lifecycle.
+#include <string>
+
+#include "trnmodel/lifecycle/simulator.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+#include "trnmodel/throughput/step_time.hpp"
+
+namespace trnmodel {
+
+class throughput_model {
+ public:
+  explicit throughput_model(const scenario& s) {
+    const std::string& m = s.mode();
+    mode_ = m == "flops" ? mode::flops : m == "analytic" ? mode::analytic : m == "extrapolated" ? mode::extrapolated : mode::measured;
+    steps_from_tokens_ = s.has("job.tokens");
+    if (mode_ == mode::measured && !steps_from_tokens_) return;
+    shape_ = s.shape();
+    layout_ = s.layout();
+    if (mode_ == mode::measured) return;
+    kind_ = s.kind();
+    by_mfu_ = s.has("throughput.model_flops_utilization");
+    chips_ = static_cast<double>(s.integer("cluster.nodes")) * (s.profile() ? static_cast<double>(s.profile()->chips_per_node) : 1.0);
+    if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
+    parameters_given_ = s.has("model.parameters");
+    if (mode_ == mode::extrapolated) {
+      reference_layout_ = s.layout("reference");
+      reference_shape_ = shape_;
+      reference_shape_.sequence_length = static_cast<double>(s.integer("reference.sequence_length"));
+    }
+  }
+
+  // Sets in.effective_steps (from job.tokens) and in.step_time_s (derived modes); returns
+  // whether the step time was derived, with its parts.
+  bool derive(lifecycle_inputs& in, step_parts& parts) const {
+    if (steps_from_tokens_) in.effective_steps = in.tokens / (layout_.global_batch * shape_.sequence_length);
+    if (mode_ == mode::measured) return false;
+    transformer_shape shape = shape_;
+    if (parameters_given_) shape.parameters = in.parameters;
+    if (mode_ == mode::flops) {
+      parts = step_parts{};
+      parts.compute_s = by_mfu_ ? step_time_from_mfu_s(shape, kind_, layout_, chips_, in.peak_tflops * 1e12, in.mfu)
+                                : step_time_from_achieved_s(shape, kind_, layout_, chips_, in.achieved_tflops);
+      in.step_time_s = parts.compute_s;
+      return true;
+    }
+    const platform_numbers hw = platform(in);
+    parts = analytic_step_time(shape, kind_, layout_, hw, in.compute_efficiency, in.dp_overlap);
+    if (mode_ == mode::extrapolated) {
+      // Measurement is the anchor: the model only scales it to the target configuration.
+      transformer_shape reference = reference_shape_;
+      reference.parameters = shape.parameters;
+      const double modelled_reference_s =
+          analytic_step_time(reference, kind_, reference_layout_, hw, in.compute_efficiency, in.dp_overlap).total();
+      const double scale = in.reference_step_time_s / modelled_reference_s;
+      parts.compute_s *= scale;
+      parts.tp_s *= scale;
+      parts.bubble_s *= scale;
+      parts.pp_p2p_s *= scale;
+      parts.dp_s *= scale;
+    }
+    in.step_time_s = parts.total();
+    return true;
+  }
+
+ private:
+  enum class mode { measured, flops, analytic, extrapolated };
+
+  platform_numbers platform(const lifecycle_inputs& in) const {
+    platform_numbers hw;
+    hw.peak_flops_per_chip = in.peak_tflops * 1e12;
+    hw.intra = {in.intra_latency_us * 1e-6, in.intra_gb_s * 1e9, in.intra_efficiency};
+    hw.inter = {in.inter_latency_us * 1e-6, in.inter_gb_s * 1e9, in.inter_efficiency};
+    hw.chips_per_domain = chips_per_domain_;
+    return hw;
+  }
+
+  mode mode_ = mode::measured;
+  bool steps_from_tokens_ = false, by_mfu_ = false, parameters_given_ = false;
+  transformer_shape shape_{}, reference_shape_{};
+  training_kind kind_{};
+  parallel_layout layout_{}, reference_layout_{};
+  double chips_ = 1, chips_per_domain_ = 1;
+};
+
+}  // namespace trnmodel

@@ -1,0 +1,108 @@
+#pragma once
+// FLOPs and memory of a transformer training step (DESIGN §9).
+//
+// FLOPs per token (Chowdhery et al., PaLM, appendix B): a forward pass costs 2N for the
+// weight matmuls plus 4·L·H·Q·T for attention (QKᵀ and AV, T the sequence length); the
+// backward pass costs twice the forward. Hence
+//   full training:  6N + 12·L·H·Q·T
+//   LoRA:          ~4N + 12·L·H·Q·T   (no weight gradients for the frozen weights; the
+//                  adapter's own FLOPs, 6·N_lora, are added)
+//   recomputation:  full adds one forward pass (2N + 4LHQT); selective (Korthikanti et al.
+//                  2022, "Reducing activation recomputation") adds the attention core's
+//                  forward only (4LHQT).
+// "Model FLOPs" exclude recomputation (what MFU counts); "hardware FLOPs" include it (what
+// the chips execute).
+//
+// Memory per device (Rajbhandari et al. 2020, ZeRO; Korthikanti et al. 2022): weights,
+// gradients and Adam state (fp32 master, m, v: 12 bytes/parameter) of the device's share of
+// the model, divided by dp where the ZeRO stage shards them; activations per layer per
+// micro-batch s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes without recomputation, s·b·h·34/t with
+// selective recomputation, 2·s·b·h with full recomputation, times the layers of a stage and
+// the micro-batches a 1F1B pipeline keeps in flight on its first stage (p).
+#include <cmath>
+#include <string>
+
+#include "trnmodel/check.hpp"
+
+namespace trnmodel {
+
+enum class recompute_kind { none, selective, full };
+
+struct transformer_shape {
+  double parameters;       // N (all parameters)
+  double layers;           // L
+  double hidden_size;      // h = H·Q
+  double heads;            // a
+  double sequence_length;  // T
+  double ffn_size = 0;     // MLP inner size; 0: 4h (GPT)
+  double ffn() const { return ffn_size > 0 ? ffn_size : 4 * hidden_size; }
+};
+
+struct training_kind {
+  bool lora = false;
+  double lora_rank = 0;  // adapter rank r (LoRA on the attention and MLP projections)
+  recompute_kind recompute = recompute_kind::none;
+};
+
+// Trainable adapter parameters of LoRA with rank r on the four attention projections (h×h)
+// and three MLP projections (h×ffn, gated MLP) of every layer: r·(in + out) each.
+inline double lora_parameters(const transformer_shape& m, double rank) {
+  const double h = m.hidden_size;
+  return m.layers * rank * (4 * (h + h) + 3 * (h + m.ffn()));
+}
+
+inline double attention_flops_per_token(const transformer_shape& m) {
+  return 4 * m.layers * m.hidden_size * m.sequence_length;  // forward QKᵀ and AV
+}
+
+// Model FLOPs per token of one training step (what MFU counts).
+inline double model_flops_per_token(const transformer_shape& m, const training_kind& k) {
+  const double attention_forward = attention_flops_per_token(m);
+  if (!k.lora) return 6 * m.parameters + 3 * attention_forward;
+  return 4 * m.parameters + 3 * attention_forward + 6 * lora_parameters(m, k.lora_rank);
+}
+
+// Hardware FLOPs per token: model FLOPs plus recomputation.
+inline double hardware_flops_per_token(const transformer_shape& m, const training_kind& k) {
+  const double attention_forward = attention_flops_per_token(m);
+  switch (k.recompute) {
+    case recompute_kind::full: return model_flops_per_token(m, k) + 2 * m.parameters + attention_forward;
+    case recompute_kind::selective: return model_flops_per_token(m, k) + attention_forward;
+    default: return model_flops_per_token(m, k);
+  }
+}
+
+struct parallel_layout {
+  double tp = 1, pp = 1, dp = 1;
+  double micro_batch = 1, global_batch = 1;
+  double virtual_stages = 1;  // interleaved schedule: model chunks per pipeline rank
+  int zero_stage = 0;         // 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
+};
+
+struct device_memory {
+  double weights_bytes, gradients_bytes, optimizer_bytes, activations_bytes;
+  double total() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
+};
+
+// Bytes per device for a bf16 model trained with Adam in mixed precision.
+inline device_memory memory_per_device(const transformer_shape& m, const training_kind& k, const parallel_layout& p) {
+  const double share = m.parameters / (p.tp * p.pp);  // parameters held by one model-parallel rank
+  const double trainable = k.lora ? lora_parameters(m, k.lora_rank) / (p.tp * p.pp) : share;
+  device_memory mem{};
+  mem.weights_bytes = 2 * share / (p.zero_stage >= 3 ? p.dp : 1) + (k.lora ? 2 * trainable : 0);
+  mem.gradients_bytes = 2 * trainable / (p.zero_stage >= 2 ? p.dp : 1);
+  mem.optimizer_bytes = 12 * trainable / (p.zero_stage >= 1 ? p.dp : 1);
+  const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, a = m.heads, t = p.tp;
+  double per_layer = 0;
+  switch (k.recompute) {
+    case recompute_kind::none: per_layer = s * b * h * (10 + 24 / t + 5 * a * s / (h * t)); break;
+    case recompute_kind::selective: per_layer = s * b * h * 34 / t; break;
+    case recompute_kind::full: per_layer = 2 * s * b * h; break;
+  }
+  const double layers_per_stage = m.layers / p.pp;
+  const double in_flight = std::min(p.pp, p.global_batch / (p.dp * p.micro_batch));
+  mem.activations_bytes = per_layer * layers_per_stage * in_flight;
+  return mem;
+}
+
+}  // namespace trnmodel

@@ -1,0 +1,90 @@
+#pragma once
+// Hardware profiles ("schema": "trnmodel.profile/1"): what a node of a platform offers, each
+// figure an uncertain quantity with its source (docs/profiles.md). The package ships
+// profiles as JSON; users pass their own files of the same format to override them.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/detail/did_you_mean.hpp"
+#include "trnmodel/detail/json.hpp"
+#include "trnmodel/dist/quantity_json.hpp"
+
+namespace trnmodel {
+
+inline constexpr const char* profile_schema_v1 = "trnmodel.profile/1";
+
+struct platform_profile {
+  std::string name, description, accelerator, node;
+  long long chips_per_node = 1;
+  long long nodes_per_domain = 1;  // nodes sharing the fast intra-node fabric (UltraServer)
+  std::map<std::string, quantity> peak_tflops_per_chip;  // by precision: bf16, fp8, fp32
+  // Every other figure, by key (hbm_gib_per_chip, intra_node_gb_s_per_chip, ...).
+  std::map<std::string, quantity> figures;
+
+  long long chips_per_domain() const { return chips_per_node * nodes_per_domain; }
+  const quantity& figure(const std::string& key) const { return figures.at(key); }
+
+  // Parses and checks a profile; `path` prefixes messages (e.g. "profiles/trn2.48xlarge").
+  static platform_profile from_json(const json& doc, const std::string& path) {
+    if (!doc.is_object()) fail(path, "a profile must be a JSON object");
+    static const std::vector<std::string> figure_keys{
+        "hbm_gib_per_chip",     "hbm_tb_s_per_chip",     "intra_node_gb_s_per_chip", "inter_node_gb_s_per_chip",
+        "intra_node_latency_us", "inter_node_latency_us", "intra_node_efficiency",    "inter_node_efficiency"};
+    static const std::vector<std::string> keys = [] {
+      std::vector<std::string> k{"schema", "name", "description", "accelerator", "node", "chips_per_node",
+                                 "nodes_per_domain", "peak_tflops_per_chip", "price_node_hour_usd", "conflicts"};
+      k.insert(k.end(), figure_keys.begin(), figure_keys.end());
+      return k;
+    }();
+    for (const auto& [key, value] : doc.items())
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        fail(path + "." + key, "unknown key" + detail::did_you_mean(key, keys));
+    if (doc.value("schema", std::string()) != profile_schema_v1)
+      fail(path + ".schema", std::string("must be \"") + profile_schema_v1 + "\"");
+    platform_profile p;
+    const auto text = [&](const char* key) {
+      return doc.contains(key) ? detail::json_string(doc[key], path + "." + key) : std::string();
+    };
+    p.name = text("name");
+    p.description = text("description");
+    p.accelerator = text("accelerator");
+    p.node = text("node");
+    const auto whole = [&](const char* key) {
+      if (!doc.contains(key)) fail(path + "." + key, "required");
+      const double x = detail::json_number(doc[key], path + "." + key);
+      if (x < 1 || x != std::floor(x)) fail(path + "." + key, "must be a whole number ≥ 1, got " + format_number(x));
+      return static_cast<long long>(x);
+    };
+    p.chips_per_node = whole("chips_per_node");
+    p.nodes_per_domain = whole("nodes_per_domain");
+    if (!doc.contains("peak_tflops_per_chip") || !doc["peak_tflops_per_chip"].is_object())
+      fail(path + ".peak_tflops_per_chip", "required: an object of precision -> TFLOPS");
+    for (const auto& [precision, value] : doc["peak_tflops_per_chip"].items()) {
+      const std::string at = path + ".peak_tflops_per_chip." + precision;
+      quantity q = quantity_from_json(value, at);
+      if (!q.is_unknown() && !(q.support().first > 0)) fail(at, "must be > 0");
+      p.peak_tflops_per_chip.emplace(precision, std::move(q));
+    }
+    for (const auto& key : figure_keys) {
+      if (!doc.contains(key)) fail(path + "." + key, "required");
+      quantity q = quantity_from_json(doc[key], path + "." + key);
+      if (!q.is_unknown()) {
+        const auto [lo, hi] = q.support();
+        const bool efficiency = key.find("efficiency") != std::string::npos;
+        if (!(lo > 0) || (efficiency && hi > 1))
+          fail(path + "." + key, efficiency ? "must lie in (0, 1]" : "must be > 0");
+      }
+      p.figures.emplace(key, std::move(q));
+    }
+    if (doc.contains("price_node_hour_usd"))
+      p.figures.emplace("price_node_hour_usd", quantity_from_json(doc["price_node_hour_usd"], path + ".price_node_hour_usd"));
+    return p;
+  }
+};
+
+// The profiles a scenario may name in cluster.platform: name -> JSON document.
+using profile_library = std::map<std::string, json>;
+
+}  // namespace trnmodel
