@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_montecarlo(m);
   trnmodel::python::register_scenario(m);
   trnmodel::python::register_lifecycle(m);
+  trnmodel::python::register_throughput(m);
 }

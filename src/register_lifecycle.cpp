@@ -24,6 +24,8 @@ void register_lifecycle(py::module_& m) {
     d["unknown_reasons"] = model.unknown_reasons();
     d["unknown_metrics"] = model.unknown_metrics();
     d["uncertain_inputs"] = model.uncertain_inputs();
+    d["mode"] = s.mode();
+    d["profile"] = s.profile() ? py::object(py::str(s.profile()->name)) : py::object(py::none());
     return d;
   });
   m.def(

@@ -28,15 +28,36 @@ const char* rule_name(field_rule rule) {
     case field_rule::probability: return "probability";
     case field_rule::fraction_below_one: return "fraction_below_one";
     case field_rule::at_least_one: return "at_least_one";
+    case field_rule::zero_to_three: return "zero_to_three";
   }
   return "";
+}
+// name -> profile document (a dict) from Python.
+profile_library library_of(const py::dict& profiles) {
+  profile_library library;
+  for (const auto& [name, doc] : profiles) {
+    const auto key = py::str(name).cast<std::string>();
+    library[key] = to_json(doc, "profiles." + key);
+  }
+  return library;
 }
 }  // namespace
 
 void register_scenario(py::module_& m) {
   py::class_<scenario>(m, "Scenario")
-      .def_static("from_text", &scenario::from_text, py::arg("text"))
-      .def_static("from_obj", [](py::handle obj) { return scenario::from_json(to_json(obj, "")); }, py::arg("obj"))
+      .def_static(
+          "from_text",
+          [](const std::string& text, const py::dict& profiles) { return scenario::from_text(text, library_of(profiles)); },
+          py::arg("text"), py::arg("profiles") = py::dict())
+      .def_static(
+          "from_obj",
+          [](py::handle obj, const py::dict& profiles) { return scenario::from_json(to_json(obj, ""), library_of(profiles)); },
+          py::arg("obj"), py::arg("profiles") = py::dict())
+      .def_property_readonly("mode", &scenario::mode)
+      .def_property_readonly("profile_name", [](const scenario& s) -> py::object {
+        if (const auto* p = s.profile()) return py::str(p->name);
+        return py::none();
+      })
       .def("to_obj", [](const scenario& s) { return from_json(s.to_json()); })
       .def("to_text", [](const scenario& s, int indent) { return s.to_json().dump(indent); }, py::arg("indent") = 2)
       .def("updated",

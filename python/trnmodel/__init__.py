@@ -13,7 +13,8 @@ from ._distributions import (
 )
 from ._errors import ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
-from ._scenario import Scenario, json_schema
+from ._scenario import Scenario, json_schema, load_profile, profiles
+from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
 from . import theory
 
@@ -23,5 +24,5 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
 ]

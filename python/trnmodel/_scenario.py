@@ -11,6 +11,39 @@ from . import _core
 from ._distributions import Distribution, as_distribution
 
 PathLike = Union[str, os.PathLike]
+ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
+
+_PROFILE_DIR = pathlib.Path(__file__).with_name("profiles")
+_SHIPPED: dict = {}
+
+
+def profiles() -> list:
+    """Names of the hardware profiles shipped with the package (docs/profiles.md)."""
+    return sorted(p.stem for p in _PROFILE_DIR.glob("*.json"))
+
+
+def load_profile(name_or_path: Union[PathLike, str]) -> dict:
+    """A hardware profile ("trnmodel.profile/1") as a dict: a shipped one by name, or a file."""
+    path = pathlib.Path(name_or_path)
+    if not path.is_file():
+        path = _PROFILE_DIR / f"{name_or_path}.json"
+    if not path.is_file():
+        raise _core.ScenarioError(f"profile: no shipped profile or file named {str(name_or_path)!r} "
+                                  f"(shipped: {', '.join(profiles())})")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    _core.check_profile(doc, f"profile {path.stem}")
+    return doc
+
+
+def _library(extra: ProfilesArg) -> dict:
+    """Shipped profiles, overridden by the user's (name -> dict or file path)."""
+    if not _SHIPPED:
+        for name in profiles():
+            _SHIPPED[name] = json.loads((_PROFILE_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    library = dict(_SHIPPED)
+    for name, value in (extra or {}).items():
+        library[str(name)] = dict(value) if isinstance(value, Mapping) else load_profile(value)
+    return library
 
 
 def _plain(value: Any) -> Any:
@@ -36,8 +69,11 @@ class Scenario:
 
     # -- loading and saving ---------------------------------------------------------
     @classmethod
-    def from_json(cls, source: Union[PathLike, str]) -> "Scenario":
-        """From a JSON file path or from JSON text (anything starting with '{')."""
+    def from_json(cls, source: Union[PathLike, str], profiles: ProfilesArg = None) -> "Scenario":
+        """From a JSON file path or from JSON text (anything starting with '{').
+
+        ``cluster.platform`` may name a shipped hardware profile (``tm.profiles()``) or one
+        given in ``profiles`` (name -> dict or profile file), which overrides a shipped one."""
         text = os.fspath(source) if isinstance(source, os.PathLike) else source
         if isinstance(source, os.PathLike) or not str(text).lstrip().startswith("{"):
             path = pathlib.Path(text)
@@ -48,12 +84,12 @@ class Scenario:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
-        return cls(_core.Scenario.from_text(text))
+        return cls(_core.Scenario.from_text(text, _library(profiles)))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+    def from_dict(cls, data: Mapping[str, Any], profiles: ProfilesArg = None) -> "Scenario":
         """From a dict shaped like the JSON form (distributions may be tm objects)."""
-        return cls(_core.Scenario.from_obj(_plain(data)))
+        return cls(_core.Scenario.from_obj(_plain(data), _library(profiles)))
 
     def to_dict(self) -> dict:
         """The scenario as given (defaults are not written out)."""
@@ -141,7 +177,7 @@ def json_schema() -> dict:
         elif f["kind"] == "boolean":
             prop = {"type": "boolean"}
         elif f["kind"] == "integer":
-            prop = {"type": "integer", "minimum": 1}
+            prop = {"type": "integer", "minimum": 0, "maximum": 3} if f["rule"] == "zero_to_three" else {"type": "integer", "minimum": 1}
         elif f["kind"] == "choice":
             prop = {"enum": f["choices"]}
         else:
@@ -200,4 +236,4 @@ def json_schema() -> dict:
     }
 
 
-__all__ = ["Scenario", "json_schema"]
+__all__ = ["Scenario", "json_schema", "profiles", "load_profile"]

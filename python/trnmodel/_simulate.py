@@ -13,6 +13,8 @@ from ._scenario import Scenario
 METRICS = list(_core.metric_names())
 #: The phase times; for every sample they sum to wall_h.
 PHASES = list(_core.phase_metric_names())
+#: The parts of a derived step time (NaN when the step time was measured).
+STEP_PARTS = ["compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s"]
 
 
 class SimulationResult(MonteCarloResult):
@@ -31,15 +33,21 @@ class SimulationResult(MonteCarloResult):
         self.unknown_metrics = list(info["unknown_metrics"])
         #: Inputs that were drawn (non-constant, known), by JSON path.
         self.uncertain_inputs = list(info["uncertain_inputs"])
+        #: Where the step time came from: "measured", or derived ("flops", "analytic",
+        #: "extrapolated") with the hardware profile used.
+        self.step_time_source = info["mode"] if info["mode"] == "measured" else (
+            f"derived ({info['mode']} mode" + (f", profile {info['profile']})" if info["profile"] else ")"))
 
     def summary(self):
         """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``
         column says which metrics are NaN and why."""
         frame = super().summary()
         frame.index.name = "metric"
-        if self.unknown_metrics:
-            unknown = ", ".join(self.unknown_inputs)
-            frame["note"] = ["unknown: " + unknown if m in self.unknown_metrics else "" for m in frame.index]
+        notes = {m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics}
+        notes["step_time_s"] = self.step_time_source
+        for part in STEP_PARTS:
+            notes[part] = "not modelled: step time measured" if self.step_time_source == "measured" else ""
+        frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame
 
     def to_pandas(self):

@@ -77,7 +77,8 @@ def test_updated_and_getitem():
     (with_(checkpoint={"save_s": float("inf")}), "checkpoint.save_s: must be a finite number, got inf"),
     (with_(cluster={"nodes": 0}), "cluster.nodes: must be ≥ 1, got 0"),
     (with_(failures={"distribution": "weibul"}), "(did you mean weibull?)"),
-    ({"schema": "trnmodel.scenario/1"}, "job.effective_steps: required"),
+    ({"schema": "trnmodel.scenario/1"}, "cluster.nodes: required"),
+    ({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 1}}, "job.effective_steps: required"),
 ])
 def test_every_mistake_gets_a_clear_message(data, message):
     with pytest.raises(tm.ScenarioError) as info:

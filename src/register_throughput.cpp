@@ -1,0 +1,102 @@
+// Step-time model pieces for Python: collectives (α–β), FLOPs per token, memory per device,
+// hardware profiles and the analytic step time.
+#include <pybind11/stl.h>
+
+#include "json_convert.hpp"
+#include "register.hpp"
+#include "trnmodel/throughput/collectives.hpp"
+#include "trnmodel/throughput/profile.hpp"
+#include "trnmodel/throughput/step_time.hpp"
+
+namespace py = pybind11;
+
+namespace trnmodel::python {
+
+namespace {
+transformer_shape shape_of(double parameters, double layers, double hidden_size, double heads, double sequence_length,
+                           double ffn_size) {
+  return {parameters, layers, hidden_size, heads, sequence_length, ffn_size};
+}
+training_kind kind_of(bool lora, double lora_rank, const std::string& recompute) {
+  if (recompute != "none" && recompute != "selective" && recompute != "full")
+    fail("recompute", "must be one of none, selective, full, got \"" + recompute + "\"");
+  return {lora, lora_rank,
+          recompute == "full" ? recompute_kind::full : recompute == "selective" ? recompute_kind::selective : recompute_kind::none};
+}
+}  // namespace
+
+void register_throughput(py::module_& m) {
+  namespace c = collectives;
+  py::module_ col = m.def_submodule("collectives", "α–β cost of collectives (seconds).");
+  col.def("ring_all_reduce_s", py::overload_cast<double, double, double, double>(&c::ring_all_reduce_s), py::arg("ranks"),
+          py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("halving_doubling_all_reduce_s", py::overload_cast<double, double, double, double>(&c::halving_doubling_all_reduce_s),
+          py::arg("ranks"), py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("ring_reduce_scatter_s", py::overload_cast<double, double, double, double>(&c::ring_reduce_scatter_s),
+          py::arg("ranks"), py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("ring_all_gather_s", py::overload_cast<double, double, double, double>(&c::ring_all_gather_s), py::arg("ranks"),
+          py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("point_to_point_s", py::overload_cast<double, double, double>(&c::point_to_point_s), py::arg("bytes"),
+          py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("hierarchical_all_reduce_s",
+          py::overload_cast<double, double, double, double, double, double, double>(&c::hierarchical_all_reduce_s),
+          py::arg("nodes"), py::arg("local_ranks"), py::arg("bytes"), py::arg("intra_latency_s"),
+          py::arg("intra_bandwidth_bytes_per_s"), py::arg("inter_latency_s"), py::arg("inter_bandwidth_bytes_per_s"));
+  col.def("all_reduce_busbw_bytes_per_s",
+          [](double ranks, double bytes, double time_s) {
+            return c::busbw_bytes_per_s(c::collective_kind::all_reduce, ranks, bytes, time_s);
+          },
+          py::arg("ranks"), py::arg("bytes"), py::arg("time_s"));
+
+  m.def(
+      "flops_per_token",
+      [](double parameters, double layers, double hidden_size, double heads, double sequence_length, double ffn_size,
+         bool lora, double lora_rank, const std::string& recompute, bool hardware) {
+        const auto shape = shape_of(parameters, layers, hidden_size, heads, sequence_length, ffn_size);
+        const auto kind = kind_of(lora, lora_rank, recompute);
+        return hardware ? hardware_flops_per_token(shape, kind) : model_flops_per_token(shape, kind);
+      },
+      py::arg("parameters"), py::arg("layers"), py::arg("hidden_size"), py::arg("heads"), py::arg("sequence_length"),
+      py::arg("ffn_size") = 0.0, py::arg("lora") = false, py::arg("lora_rank") = 0.0, py::arg("recompute") = "none",
+      py::arg("hardware") = false);
+
+  m.def(
+      "analytic_step_time",
+      [](double parameters, double layers, double hidden_size, double heads, double sequence_length, double ffn_size,
+         bool lora, double lora_rank, const std::string& recompute, double tp, double pp, double dp, double micro_batch,
+         double global_batch, double virtual_stages, int zero_stage, double peak_tflops, double intra_gb_s,
+         double intra_latency_us, double intra_efficiency, double inter_gb_s, double inter_latency_us,
+         double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap) {
+        const auto shape = shape_of(parameters, layers, hidden_size, heads, sequence_length, ffn_size);
+        const auto kind = kind_of(lora, lora_rank, recompute);
+        parallel_layout p{tp, pp, dp, micro_batch, global_batch, virtual_stages, zero_stage};
+        platform_numbers hw{peak_tflops * 1e12,
+                            {intra_latency_us * 1e-6, intra_gb_s * 1e9, intra_efficiency},
+                            {inter_latency_us * 1e-6, inter_gb_s * 1e9, inter_efficiency},
+                            chips_per_domain};
+        const step_parts parts = analytic_step_time(shape, kind, p, hw, compute_efficiency, dp_overlap);
+        const device_memory mem = memory_per_device(shape, kind, p);
+        py::dict d;
+        d["step_time_s"] = parts.total();
+        d["compute_s"] = parts.compute_s;
+        d["tp_comm_s"] = parts.tp_s;
+        d["pp_bubble_s"] = parts.bubble_s;
+        d["pp_p2p_s"] = parts.pp_p2p_s;
+        d["dp_comm_s"] = parts.dp_s;
+        d["memory_bytes"] = mem.total();
+        return d;
+      },
+      py::arg("parameters"), py::arg("layers"), py::arg("hidden_size"), py::arg("heads"), py::arg("sequence_length"),
+      py::arg("ffn_size"), py::arg("lora"), py::arg("lora_rank"), py::arg("recompute"), py::arg("tp"), py::arg("pp"),
+      py::arg("dp"), py::arg("micro_batch"), py::arg("global_batch"), py::arg("virtual_stages"), py::arg("zero_stage"),
+      py::arg("peak_tflops"), py::arg("intra_gb_s"), py::arg("intra_latency_us"), py::arg("intra_efficiency"),
+      py::arg("inter_gb_s"), py::arg("inter_latency_us"), py::arg("inter_efficiency"), py::arg("chips_per_domain"),
+      py::arg("compute_efficiency"), py::arg("dp_overlap"));
+
+  m.def("check_profile", [](py::handle doc, const std::string& path) {
+    const auto p = platform_profile::from_json(to_json(doc, path), path);
+    return p.name;
+  });
+}
+
+}  // namespace trnmodel::python
