@@ -17,6 +17,7 @@ from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
 from . import theory
+from ._search import search_parallelism
 
 __version__ = _core.__version__
 
@@ -24,5 +25,5 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
 ]

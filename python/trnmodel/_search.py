@@ -1,0 +1,81 @@
+"""Configuration search (DESIGN §9): for a scenario whose step time is derived from the
+platform, enumerate valid parallel layouts of its chips and rank them."""
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+from . import _core
+from ._scenario import Scenario
+from ._simulate import simulate
+
+
+def _divisors(n: int) -> list:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def search_parallelism(
+    scenario: Scenario,
+    micro_batches: Sequence[int] = (1, 2, 4, 8),
+    max_tp: Optional[int] = None,
+    samples: int = 2_000,
+    seed: int = 0,
+    rank_by: str = "run_cost_usd",
+):
+    """Rank the (tp, pp, dp, micro_batch) layouts of the scenario's chips.
+
+    Every layout with tp dividing the chips of one fast domain (a node or UltraServer), pp
+    dividing the layers, dp = chips / (tp·pp) and a global batch divisible by dp·micro_batch
+    is tried: layouts that do not fit in device memory are listed with the reason; the others
+    are simulated (``samples`` samples, common random numbers) and ranked by the median of
+    ``rank_by`` (``run_cost_usd`` or ``step_time_s``). Returns a pandas DataFrame.
+    """
+    import pandas as pd
+
+    if scenario._core.mode == "measured":
+        raise _core.ScenarioError("throughput.mode: the search needs a step time derived from the platform "
+                                  "(flops, analytic or extrapolated), got measured")
+    if rank_by not in ("run_cost_usd", "step_time_s", "wall_h"):
+        raise _core.ScenarioError(f"rank_by: must be run_cost_usd, step_time_s or wall_h, got {rank_by!r}")
+    profile = scenario._core.profile_name
+    doc = scenario.to_dict()
+    from ._scenario import _library
+    prof = _library(None).get(profile) if profile else None
+    if prof is None:
+        raise _core.ScenarioError("cluster.platform: the search needs a hardware profile")
+    chips = int(doc["cluster"]["nodes"]) * int(prof["chips_per_node"])
+    domain = int(prof["chips_per_node"]) * int(prof["nodes_per_domain"])
+    layers = int(doc["model"]["layers"])
+    global_batch = int(doc["parallelism"]["global_batch"])
+    rows = []
+    for tp in _divisors(domain):
+        if max_tp and tp > max_tp:
+            continue
+        for pp in _divisors(layers):
+            if chips % (tp * pp):
+                continue
+            dp = chips // (tp * pp)
+            for mb in micro_batches:
+                if global_batch % (dp * mb):
+                    continue
+                layout = {"parallelism.tp": tp, "parallelism.pp": pp, "parallelism.dp": dp, "parallelism.micro_batch": mb}
+                row = {"tp": tp, "pp": pp, "dp": dp, "micro_batch": mb}
+                try:
+                    candidate = scenario.updated(layout)
+                except _core.ScenarioError as e:
+                    row["fits"] = False
+                    row["reason"] = str(e)
+                    rows.append(row)
+                    continue
+                s = simulate(candidate, samples=samples, seed=seed, keep_samples=False, allow_unknown=True).summary()
+                row.update(fits=True, reason="", step_time_s=s.loc["step_time_s", "p50"],
+                           step_time_p90_s=s.loc["step_time_s", "p90"], wall_h=s.loc["wall_h", "p50"],
+                           run_cost_usd=s.loc["run_cost_usd", "p50"])
+                rows.append(row)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    fits = frame[frame["fits"]].sort_values(rank_by) if "step_time_s" in frame else frame.iloc[0:0]
+    return pd.concat([fits, frame[~frame["fits"]]], ignore_index=True)
+
+
+__all__ = ["search_parallelism"]
