@@ -109,13 +109,11 @@ inline double ring_reduce_scatter_s(double ranks, double bytes, double latency_s
 
 // Ring all-gather: (p − 1)·α + (p − 1)/p · n/B.
 // [TRG05] (ring all-gather: T = (p−1)α + ((p−1)/p)nβ); [NCCLT] "AllGather".
-// n is the full (output) buffer; each rank contributes n/p.
+// n is the full (output) buffer; each rank contributes n/p. One ring pass, like the
+// reduce-scatter (the same messages, without the additions).
 inline double ring_all_gather_s(double ranks, double bytes, double latency_s,
                                 double bandwidth_bytes_per_s) {
-  detail::check_ranks("ranks", ranks);
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("", latency_s, bandwidth_bytes_per_s);
-  return detail::ring_pass_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
+  return ring_reduce_scatter_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
 }
 
 // Ring all-reduce = ring reduce-scatter + ring all-gather:
