@@ -66,15 +66,17 @@ void register_throughput(py::module_& m) {
          bool lora, double lora_rank, const std::string& recompute, double tp, double pp, double dp, double micro_batch,
          double global_batch, double virtual_stages, int zero_stage, double peak_tflops, double intra_gb_s,
          double intra_latency_us, double intra_efficiency, double inter_gb_s, double inter_latency_us,
-         double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap) {
+         double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap,
+         double hbm_tb_s, double elementwise_traffic) {
         const auto shape = shape_of(parameters, layers, hidden_size, heads, sequence_length, ffn_size);
         const auto kind = kind_of(lora, lora_rank, recompute);
         parallel_layout p{tp, pp, dp, micro_batch, global_batch, virtual_stages, zero_stage};
-        platform_numbers hw{peak_tflops * 1e12,
+        if (elementwise_traffic > 0) check_positive("hbm_tb_s", hbm_tb_s);
+        platform_numbers hw{peak_tflops * 1e12, hbm_tb_s * 1e12,
                             {intra_latency_us * 1e-6, intra_gb_s * 1e9, intra_efficiency},
                             {inter_latency_us * 1e-6, inter_gb_s * 1e9, inter_efficiency},
                             chips_per_domain};
-        const step_parts parts = analytic_step_time(shape, kind, p, hw, compute_efficiency, dp_overlap);
+        const step_parts parts = analytic_step_time(shape, kind, p, hw, compute_efficiency, dp_overlap, elementwise_traffic);
         const device_memory mem = memory_per_device(shape, kind, p);
         py::dict d;
         d["step_time_s"] = parts.total();
@@ -91,7 +93,8 @@ void register_throughput(py::module_& m) {
       py::arg("dp"), py::arg("micro_batch"), py::arg("global_batch"), py::arg("virtual_stages"), py::arg("zero_stage"),
       py::arg("peak_tflops"), py::arg("intra_gb_s"), py::arg("intra_latency_us"), py::arg("intra_efficiency"),
       py::arg("inter_gb_s"), py::arg("inter_latency_us"), py::arg("inter_efficiency"), py::arg("chips_per_domain"),
-      py::arg("compute_efficiency"), py::arg("dp_overlap"));
+      py::arg("compute_efficiency"), py::arg("dp_overlap"), py::arg("hbm_tb_s") = 0.0,
+      py::arg("elementwise_traffic") = 0.0);
 
   m.def("check_profile", [](py::handle doc, const std::string& path) {
     const auto p = platform_profile::from_json(to_json(doc, path), path);

@@ -46,7 +46,7 @@ inline const std::vector<std::string>& time_inputs() {
       "eval.final_s", "failures.node_mtbf_h", "failures.weibull_shape", "failures.restart_s",
       "failures.warmup_s", "quality.rerun_prob", "quality.rerun_fraction", "job.tokens", "model.parameters",
       "throughput.achieved_tflops_per_chip", "throughput.model_flops_utilization", "throughput.compute_efficiency",
-      "parallelism.dp_overlap", "reference.step_time_s"};
+      "parallelism.dp_overlap", "reference.step_time_s", "throughput.elementwise_traffic"};
   return paths;
 }
 

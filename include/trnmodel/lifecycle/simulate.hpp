@@ -138,6 +138,7 @@ class lifecycle_model {
     add("platform.inter_node_gb_s_per_chip", profile->figure("inter_node_gb_s_per_chip"), &in::inter_gb_s);
     add("platform.inter_node_latency_us", profile->figure("inter_node_latency_us"), &in::inter_latency_us);
     add("platform.inter_node_efficiency", profile->figure("inter_node_efficiency"), &in::inter_efficiency);
+    add("platform.hbm_tb_s_per_chip", profile->figure("hbm_tb_s_per_chip"), &in::hbm_tb_s);
   }
 
   struct drawn_input {

@@ -47,6 +47,7 @@ struct lifecycle_inputs {
   // Step time from the platform (throughput modes other than measured).
   double tokens = std::numeric_limits<double>::quiet_NaN(), parameters = 0;
   double achieved_tflops = 0, mfu = 0, compute_efficiency = 0, dp_overlap = 0, reference_step_time_s = 0;
+  double elementwise_traffic = 0, hbm_tb_s = 0;
   double peak_tflops = 0, intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1, inter_gb_s = 0,
          inter_latency_us = 0, inter_efficiency = 1;
 };
@@ -96,6 +97,7 @@ inline const std::vector<std::pair<std::string, double lifecycle_inputs::*>>& li
       {"throughput.compute_efficiency", &in::compute_efficiency},
       {"parallelism.dp_overlap", &in::dp_overlap},
       {"reference.step_time_s", &in::reference_step_time_s},
+      {"throughput.elementwise_traffic", &in::elementwise_traffic},
   };
   return fields;
 }

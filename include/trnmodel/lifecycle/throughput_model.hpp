@@ -48,13 +48,14 @@ class throughput_model {
       return true;
     }
     const platform_numbers hw = platform(in);
-    parts = analytic_step_time(shape, kind_, layout_, hw, in.compute_efficiency, in.dp_overlap);
+    parts = analytic_step_time(shape, kind_, layout_, hw, in.compute_efficiency, in.dp_overlap, in.elementwise_traffic);
     if (mode_ == mode::extrapolated) {
       // Measurement is the anchor: the model only scales it to the target configuration.
       transformer_shape reference = reference_shape_;
       reference.parameters = shape.parameters;
       const double modelled_reference_s =
-          analytic_step_time(reference, kind_, reference_layout_, hw, in.compute_efficiency, in.dp_overlap).total();
+          analytic_step_time(reference, kind_, reference_layout_, hw, in.compute_efficiency, in.dp_overlap,
+                             in.elementwise_traffic).total();
       const double scale = in.reference_step_time_s / modelled_reference_s;
       parts.compute_s *= scale;
       parts.tp_s *= scale;
@@ -72,6 +73,7 @@ class throughput_model {
   platform_numbers platform(const lifecycle_inputs& in) const {
     platform_numbers hw;
     hw.peak_flops_per_chip = in.peak_tflops * 1e12;
+    hw.hbm_bytes_per_s = in.hbm_tb_s * 1e12;
     hw.intra = {in.intra_latency_us * 1e-6, in.intra_gb_s * 1e9, in.intra_efficiency};
     hw.inter = {in.inter_latency_us * 1e-6, in.inter_gb_s * 1e9, in.inter_efficiency};
     hw.chips_per_domain = chips_per_domain_;

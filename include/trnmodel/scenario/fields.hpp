@@ -56,6 +56,7 @@ inline const std::vector<field_spec>& scenario_fields() {
       {"throughput.achieved_tflops_per_chip", k::quantity, r::nonnegative, "", false, "flops mode: executed TFLOPS per chip, recomputation included"},
       {"throughput.model_flops_utilization", k::quantity, r::probability, "", false, "flops mode: model FLOPs / (chips x peak)"},
       {"throughput.compute_efficiency", k::quantity, r::probability, "", false, "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone"},
+      {"throughput.elementwise_traffic", k::quantity, r::nonnegative, "0", false, "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work (0: folded into compute_efficiency)"},
       {"throughput.data_stall_fraction", k::quantity, r::fraction_below_one, "0", false, "fraction of step time spent waiting for data"},
       {"model.parameters", k::quantity, r::nonnegative, "", false, "parameter count N (default: from the architecture)"},
       {"model.layers", k::integer, r::at_least_one, "", false, "transformer layers L"},
