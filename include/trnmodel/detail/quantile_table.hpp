@@ -71,4 +71,39 @@ class quantile_table {
   double t_lo_ = 0, t_hi_ = 0;
 };
 
+// The central part of a smooth quantile function, x(u) for u in [1/16, 15/16], as a cubic
+// Hermite interpolant directly in u: no logit or exp in the hot loop, for the seven in eight
+// draws that land there. Only for families whose quantile is smooth in x itself there (beta
+// with both shapes ≥ 1, which includes every PERT; gamma with shape ≥ 1): 4097 knots keep
+// the relative error below 1e-10 (tested with the tail tables against Boost.Math).
+class central_quantile_table {
+ public:
+  static constexpr double u_lo = 1.0 / 16, u_hi = 15.0 / 16;
+  static constexpr std::size_t knots = 4097;
+
+  struct point {
+    double x;      // the quantile at u
+    double dx_du;  // 1 / density(x)
+  };
+
+  explicit central_quantile_table(const std::function<point(double, double)>& at_knot) {
+    const double du = (u_hi - u_lo) / static_cast<double>(knots - 1);
+    std::vector<double> x(knots), dx(knots);
+    for (std::size_t i = 0; i < knots; ++i) {
+      const double u = u_lo + du * static_cast<double>(i);
+      const point p = at_knot(u, 1 - u);
+      x[i] = p.x;
+      dx[i] = p.dx_du;
+    }
+    spline_ = std::make_unique<spline>(std::move(x), std::move(dx), u_lo, du);
+  }
+
+  static bool covers(double u) { return u >= u_lo && u <= u_hi; }
+  double operator()(double u) const { return (*spline_)(u); }
+
+ private:
+  using spline = boost::math::interpolators::cardinal_cubic_hermite<std::vector<double>>;
+  std::unique_ptr<spline> spline_;
+};
+
 }  // namespace trnmodel::detail

@@ -42,19 +42,24 @@ inline double normal_ppf(double p) { return -sqrt2 * boost::math::erfc_inv(2 * p
 // The z with upper-tail probability q, accurate for tiny q.
 inline double normal_isf(double q) { return sqrt2 * boost::math::erfc_inv(2 * q, fast_policy()); }
 
-// A table built on first use and shared by copies of the distribution (thread-safe).
-class lazy_table {
+// Tables built on first use and shared by copies of the distribution (thread-safe).
+struct quantile_tables {
+  trnmodel::detail::quantile_table tails;
+  std::unique_ptr<trnmodel::detail::central_quantile_table> centre;  // null when not smooth enough
+};
+
+class lazy_tables {
  public:
   template <class Build>
-  const trnmodel::detail::quantile_table& get(Build&& build) const {
-    std::call_once(state_->once, [&] { state_->table = std::make_unique<trnmodel::detail::quantile_table>(build()); });
-    return *state_->table;
+  const quantile_tables& get(Build&& build) const {
+    std::call_once(state_->once, [&] { state_->tables = std::make_unique<quantile_tables>(build()); });
+    return *state_->tables;
   }
 
  private:
   struct state {
     std::once_flag once;
-    std::unique_ptr<trnmodel::detail::quantile_table> table;
+    std::unique_ptr<quantile_tables> tables;
   };
   std::shared_ptr<state> state_ = std::make_shared<state>();
 };
@@ -65,9 +70,26 @@ class beta_quantile {
   beta_quantile(double a, double b) : a_(a), b_(b) {}
 
   double operator()(double u) const {
-    const double y = table_.get([this] { return build(); })(u);
+    const quantile_tables& t = tables_.get([this] { return build(); });
+    if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
+    const double y = t.tails(u);
     if (std::isnan(y)) return exact(u);
     return 1 / (1 + std::exp(-y));
+  }
+
+  // The hot path: the tables are looked up once per column of uniforms.
+  void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
+    const quantile_tables& t = tables_.get([this] { return build(); });
+    for (std::size_t i = 0; i < n; ++i) {
+      double q;
+      if (t.centre && trnmodel::detail::central_quantile_table::covers(u[i])) {
+        q = (*t.centre)(u[i]);
+      } else {
+        const double y = t.tails(u[i]);
+        q = std::isnan(y) ? exact(u[i]) : 1 / (1 + std::exp(-y));
+      }
+      x[i] = lo + width * q;
+    }
   }
 
   double exact(double u) const {
@@ -78,7 +100,18 @@ class beta_quantile {
   }
 
  private:
-  trnmodel::detail::quantile_table build() const {
+  quantile_tables build() const {
+    quantile_tables t{tails(), nullptr};
+    if (a_ >= 1 && b_ >= 1) {
+      t.centre = std::make_unique<trnmodel::detail::central_quantile_table>([this](double u, double) {
+        const double x = exact(u);
+        return trnmodel::detail::central_quantile_table::point{x, 1 / boost::math::ibeta_derivative(a_, b_, x, fast_policy())};
+      });
+    }
+    return t;
+  }
+
+  trnmodel::detail::quantile_table tails() const {
     return trnmodel::detail::quantile_table([this](double u, double one_minus_u) {
       double x = 0, y = 0;  // y = 1 - x, returned accurately by Boost
       if (u < 0.5) {
@@ -92,7 +125,7 @@ class beta_quantile {
   }
 
   double a_, b_;
-  lazy_table table_;
+  lazy_tables tables_;
 };
 
 // Gamma(shape, 1) quantile: table in (logit u, log x) coordinates, exact Boost in the far
@@ -102,9 +135,25 @@ class gamma_quantile {
   explicit gamma_quantile(double shape) : shape_(shape) {}
 
   double operator()(double u) const {
-    const double y = table_.get([this] { return build(); })(u);
+    const quantile_tables& t = tables_.get([this] { return build(); });
+    if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
+    const double y = t.tails(u);
     if (std::isnan(y)) return exact(u);
     return std::exp(y);
+  }
+
+  void batch(const double* u, double* x, std::size_t n, double scale) const {
+    const quantile_tables& t = tables_.get([this] { return build(); });
+    for (std::size_t i = 0; i < n; ++i) {
+      double q;
+      if (t.centre && trnmodel::detail::central_quantile_table::covers(u[i])) {
+        q = (*t.centre)(u[i]);
+      } else {
+        const double y = t.tails(u[i]);
+        q = std::isnan(y) ? exact(u[i]) : std::exp(y);
+      }
+      x[i] = scale * q;
+    }
   }
 
   double exact(double u) const {
@@ -115,7 +164,18 @@ class gamma_quantile {
   }
 
  private:
-  trnmodel::detail::quantile_table build() const {
+  quantile_tables build() const {
+    quantile_tables t{tails(), nullptr};
+    if (shape_ >= 1) {
+      t.centre = std::make_unique<trnmodel::detail::central_quantile_table>([this](double u, double) {
+        const double x = exact(u);
+        return trnmodel::detail::central_quantile_table::point{x, 1 / boost::math::gamma_p_derivative(shape_, x, fast_policy())};
+      });
+    }
+    return t;
+  }
+
+  trnmodel::detail::quantile_table tails() const {
     return trnmodel::detail::quantile_table([this](double u, double one_minus_u) {
       const double x = u < 0.5 ? boost::math::gamma_p_inv(shape_, u, fast_policy())
                                : boost::math::gamma_q_inv(shape_, one_minus_u, fast_policy());
@@ -126,7 +186,7 @@ class gamma_quantile {
   }
 
   double shape_;
-  lazy_table table_;
+  lazy_tables tables_;
 };
 }  // namespace detail
 
@@ -243,6 +303,7 @@ struct beta {
 
   beta(double a_, double b_, double lo_ = 0, double hi_ = 1) : a(a_), b(b_), lo(lo_), hi(hi_), quantile(a_, b_) {}
   double ppf(double u) const { return lo + (hi - lo) * quantile(u); }
+  void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, lo, hi - lo); }
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
@@ -261,6 +322,7 @@ struct pert {
       : lo(lo_), mode(mode_), hi(hi_),
         shape(1 + 4 * (mode_ - lo_) / (hi_ - lo_), 1 + 4 * (hi_ - mode_) / (hi_ - lo_), lo_, hi_) {}
   double ppf(double u) const { return shape.ppf(u); }
+  void ppf(const double* u, double* x, std::size_t n) const { shape.ppf(u, x, n); }
   double cdf(double x) const { return shape.cdf(x); }
   double mean() const { return (lo + 4 * mode + hi) / 6; }
   support_t support() const { return {lo, hi}; }
@@ -272,6 +334,7 @@ struct gamma {
   detail::gamma_quantile quantile{shape};
   gamma(double shape_, double scale_) : shape(shape_), scale(scale_), quantile(shape_) {}
   double ppf(double u) const { return scale * quantile(u); }
+  void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, scale); }
   double cdf(double x) const { return x <= 0 ? 0.0 : boost::math::gamma_p(shape, x / scale, detail::fast_policy()); }
   double mean() const { return shape * scale; }
   support_t support() const { return {0.0, infinity}; }

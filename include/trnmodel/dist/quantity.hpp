@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -29,6 +30,13 @@ using distribution =
     std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular,
                  dist::pert, dist::gamma, dist::weibull, dist::exponential, dist::beta,
                  dist::bernoulli, dist::empirical, dist::unknown>;
+
+template <class T, class = void>
+struct has_batch_ppf : std::false_type {};
+template <class T>
+struct has_batch_ppf<T, std::void_t<decltype(std::declval<const T&>().ppf(static_cast<const double*>(nullptr),
+                                                                          static_cast<double*>(nullptr), std::size_t{}))>>
+    : std::true_type {};
 
 class quantity {
  public:
@@ -59,7 +67,12 @@ class quantity {
   void ppf(const double* u, double* x, std::size_t n) const {
     std::visit(
         [=](const auto& d) {
-          for (std::size_t i = 0; i < n; ++i) x[i] = d.ppf(u[i]);
+          using T = std::decay_t<decltype(d)>;
+          if constexpr (has_batch_ppf<T>::value) {
+            d.ppf(u, x, n);  // families with tables look them up once per column
+          } else {
+            for (std::size_t i = 0; i < n; ++i) x[i] = d.ppf(u[i]);
+          }
         },
         dist_);
   }
