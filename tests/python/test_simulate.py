@@ -129,3 +129,9 @@ def test_cli_bad_input_exit_code_2_one_line(tmp_path):
     assert r.stderr.strip() == "trnmodel: chekpoint: unknown key (did you mean checkpoint?)"
     r = run_cli("validate", str(bad))
     assert r.returncode == 2
+
+
+def test_kept_samples_that_cannot_fit_are_refused_before_allocating():
+    scn = tm.Scenario.from_json(LORA)
+    with pytest.raises(tm.ScenarioError, match=r"samples: keeping 100000000000 samples of 32 outputs needs .* GiB.*keep_samples=False"):
+        tm.simulate(scn, samples=10**11)

@@ -14,6 +14,7 @@
 // reports progress and polls the cancellation hook, and it folds the wave's statistics into
 // the running totals, so memory stays flat in the sample count when samples are not kept.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -22,6 +23,10 @@
 #include <vector>
 
 #include <Eigen/Core>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #ifndef TRNMODEL_NO_TBB
 #include <tbb/blocked_range.h>
@@ -63,6 +68,27 @@ struct run_options {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   std::function<bool()> cancelled;  // return true to stop; the run throws cancelled_error
 };
+
+// Physical memory of the machine in bytes (0 when unknown).
+inline double physical_memory_bytes() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) return static_cast<double>(pages) * static_cast<double>(page);
+#endif
+  return 0;
+}
+
+// Kept samples must fit in memory: refuse before allocating, saying how much is needed.
+inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
+  const double needed = static_cast<double>(samples) * static_cast<double>(outputs) * sizeof(double);
+  const double available = physical_memory_bytes();
+  if (available > 0 && needed > 0.8 * available) {
+    const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
+    fail("samples", "keeping " + std::to_string(samples) + " samples of " + std::to_string(outputs) + " outputs needs " +
+                        gib(needed) + " GiB, more than 80% of this machine's " + gib(available) +
+                        " GiB; run with keep_samples=False (streamed statistics, flat memory) or fewer samples");
+  }
+}
 
 inline int default_threads() {
 #ifndef TRNMODEL_NO_TBB
@@ -200,6 +226,7 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   const std::uint64_t blocks = (options.samples + block_size - 1) / block_size;
   const std::uint64_t wave = static_cast<std::uint64_t>(std::max(4, 4 * threads));
 
+  if (options.keep_samples) check_kept_samples_fit(options.samples, output_names.size());
   run_result result(std::move(output_names), options.samples, options.keep_samples, options.relative_accuracy);
   std::vector<moments> wave_moments(static_cast<std::size_t>(wave * static_cast<std::uint64_t>(outputs)));
 
