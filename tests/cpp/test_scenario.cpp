@@ -64,7 +64,7 @@ TEST_CASE("every invalid field is rejected with its path, value and rule", "[sce
              test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": {"dist": "normal", "mean": 2, "sd": 0.5}}})"),
-             test::contains("throughput.step_time_s: must be ≥ 0, but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; truncate it with \"lo\": 0"));
+             test::contains("throughput.step_time_s: must be > 0, but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; truncate it with \"lo\": 0"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 1, "data_stall_fraction": {"dist": "beta", "a": 2, "b": 5}}})"),
              test::contains("throughput.data_stall_fraction: must be in [0, 1), but"));

@@ -229,7 +229,10 @@ struct normal {
       z = detail::normal_isf(qa - u * (qa - qb));
     } else {
       const double pa = detail::normal_cdf(a), pb = detail::normal_cdf(b);
-      z = detail::normal_ppf(pa + u * (pb - pa));
+      const double p = pa + u * (pb - pa);
+      // Above the median, work with upper-tail probabilities, which keep their accuracy there.
+      z = p <= 0.5 ? detail::normal_ppf(p)
+                   : detail::normal_isf(detail::normal_sf(a) - u * (detail::normal_sf(a) - detail::normal_sf(b)));
     }
     return std::clamp(mean_value + sd * z, lo, hi);
   }

@@ -76,8 +76,15 @@ inline provenance provenance_from_json(const json& object, const std::string& pa
   if (auto it = object.find("date"); it != object.end()) {
     p.date = json_string(*it, path + ".date");
     static const std::regex iso_date(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))");
-    if (!std::regex_match(p.date, iso_date))
-      fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
+    bool valid = std::regex_match(p.date, iso_date);
+    if (valid) {  // a real calendar day: 2026-02-30 is not one
+      const int year = std::stoi(p.date.substr(0, 4)), month = std::stoi(p.date.substr(5, 2)),
+                day = std::stoi(p.date.substr(8, 2));
+      const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+      const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+      valid = day <= days[month - 1];
+    }
+    if (!valid) fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
   }
   return p;
 }

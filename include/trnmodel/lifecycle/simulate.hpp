@@ -27,6 +27,7 @@ class lifecycle_model {
   explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)), throughput_(s) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const auto& [path, member] : lifecycle_input_fields()) {
+      if (!relevant(s, path)) continue;  // an input this scenario never reads cannot block it
       const quantity* q = s.find(path);
       if (q == nullptr) {
         // Absent without default: no failures (MTBF), or costs unknown (price).
@@ -51,6 +52,22 @@ class lifecycle_model {
       if (is_time_input(path)) time_known_ = false;
   }
 
+  // Whether the scenario's mode, failure model and step source read the input at `path`.
+  static bool relevant(const scenario& s, const std::string& path) {
+    const std::string& mode = s.mode();
+    const bool derived = mode != "measured", modelled = mode == "analytic" || mode == "extrapolated";
+    if (path == "failures.weibull_shape") return s.find("failures.node_mtbf_h") && s.text("failures.distribution") == "weibull";
+    if (path == "reference.step_time_s") return mode == "extrapolated";
+    if (path == "throughput.step_time_s") return !derived;
+    if (path == "throughput.achieved_tflops_per_chip" || path == "throughput.model_flops_utilization") return mode == "flops";
+    if (path == "throughput.compute_efficiency" || path == "parallelism.dp_overlap" || path == "throughput.elementwise_traffic")
+      return modelled;
+    if (path == "model.parameters") return derived;
+    if (path == "job.tokens") return s.has("job.tokens");
+    if (path == "job.effective_steps") return !s.has("job.tokens");
+    return true;
+  }
+
   const lifecycle_config& config() const { return config_; }
   // Inputs marked unknown (and the price when absent), with their reasons.
   const std::vector<std::string>& unknown_inputs() const { return unknown_; }
@@ -64,7 +81,9 @@ class lifecycle_model {
 
   // The unknown inputs that metric m needs.
   std::vector<std::string> unknowns_needed_by(metric::id m) const {
-    const metric_dependencies deps = dependencies_of(m);
+    metric_dependencies deps = dependencies_of(m);
+    // A derived step time depends on every time input of the platform model.
+    if (m == metric::useful_step_cost_usd && throughput_.derives_step_time()) deps.needs_time = true;
     std::vector<std::string> needed;
     for (const auto& path : unknown_) {
       const bool in_time = is_time_input(path);
@@ -107,6 +126,7 @@ class lifecycle_model {
         row_out[metric::dp_comm_s] = derived ? parts.dp_s : nan;
       } else {
         std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
+        if (throughput_.derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
         fill_costs(in, config_, row_out);
       }
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];

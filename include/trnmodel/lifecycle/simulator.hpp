@@ -143,6 +143,7 @@ struct chance_draws {
 // Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
 // instead of an endless loop), saying why and what to change.
 inline constexpr double max_expected_failures_per_attempt = 1e4;
+inline constexpr double max_failures_per_sample = 1e7;
 
 // The cost ledger of DESIGN §6 from a sample's inputs and its time metrics. NaN inputs
 // (unknown) propagate to exactly the costs that need them.
@@ -222,12 +223,19 @@ class lifecycle_sample {
 
   double draw_time_to_failure() {
     if (rate_per_s_ <= 0) return std::numeric_limits<double>::infinity();
+    // A backstop for the rare sample whose luck the expectation check cannot see coming.
+    if (failures_ >= max_failures_per_sample)
+      fail("failures.node_mtbf_h", "a sample reached " + format_number(max_failures_per_sample) +
+                                       " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
     return config_.weibull ? weibull_scale_s_ * std::pow(e, 1 / in_.weibull_shape) : e / rate_per_s_;
   }
 
+  // Expected failures before an attempt of `attempt_s` completes: 1/P(no failure) − 1, with
+  // P = e^{−λD} (exponential) or e^{−(D/scale)^k} (Weibull, a fresh renewal).
   void check_finishable(double attempt_s, const char* what) const {
-    const double expected = std::expm1(rate_per_s_ * attempt_s);
+    const double exponent = config_.weibull ? std::pow(attempt_s / weibull_scale_s_, in_.weibull_shape) : rate_per_s_ * attempt_s;
+    const double expected = std::expm1(exponent);
     if (expected > max_expected_failures_per_attempt) {
       fail("failures.node_mtbf_h",
            "with " + std::to_string(config_.nodes) + " nodes and a node MTBF of " + format_number(in_.node_mtbf_h) +

@@ -23,7 +23,9 @@ class throughput_model {
     if (mode_ == mode::measured) return;
     kind_ = s.kind();
     by_mfu_ = s.has("throughput.model_flops_utilization");
-    chips_ = static_cast<double>(s.integer("cluster.nodes")) * (s.profile() ? static_cast<double>(s.profile()->chips_per_node) : 1.0);
+    // Without a profile the layout says how many chips there are.
+    chips_ = s.profile() ? static_cast<double>(s.integer("cluster.nodes")) * static_cast<double>(s.profile()->chips_per_node)
+                         : layout_.tp * layout_.pp * layout_.dp;
     if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
     parameters_given_ = s.has("model.parameters");
     if (mode_ == mode::extrapolated) {
@@ -32,6 +34,8 @@ class throughput_model {
       reference_shape_.sequence_length = static_cast<double>(s.integer("reference.sequence_length"));
     }
   }
+
+  bool derives_step_time() const { return mode_ != mode::measured; }
 
   // Sets in.effective_steps (from job.tokens) and in.step_time_s (derived modes); returns
   // whether the step time was derived, with its parts.

@@ -83,10 +83,14 @@ class log_histogram {
   }
 
   double relative_accuracy() const { return alpha_; }
-  std::uint64_t count() const { return zeros_ + positive_.total + negative_.total; }
+  std::uint64_t count() const { return zeros_ + positive_.total + negative_.total + negative_infinite_ + positive_infinite_; }
 
   void add(double x) {
     if (std::isnan(x)) return;
+    if (std::isinf(x)) {  // no bucket: counted apart, at either end of the order
+      ++(x > 0 ? positive_infinite_ : negative_infinite_);
+      return;
+    }
     if (x > 0) {
       positive_.add(index(x));
     } else if (x < 0) {
@@ -100,10 +104,15 @@ class log_histogram {
     positive_.merge(other.positive_);
     negative_.merge(other.negative_);
     zeros_ += other.zeros_;
+    negative_infinite_ += other.negative_infinite_;
+    positive_infinite_ += other.positive_infinite_;
   }
 
   // The value of order statistic `rank` (0-based, ascending), within relative accuracy.
   double at_rank(std::uint64_t rank) const {
+    const double infinity = std::numeric_limits<double>::infinity();
+    if (rank < negative_infinite_) return -infinity;
+    rank -= negative_infinite_;
     if (rank < negative_.total) {  // negatives: largest magnitude first
       const std::uint64_t from_top = negative_.total - 1 - rank;
       return -value(negative_.index_of_rank(from_top));
@@ -111,6 +120,7 @@ class log_histogram {
     rank -= negative_.total;
     if (rank < zeros_) return 0.0;
     rank -= zeros_;
+    if (rank >= positive_.total) return infinity;
     return value(positive_.index_of_rank(rank));
   }
 
@@ -122,7 +132,9 @@ class log_histogram {
     const auto lo = static_cast<std::uint64_t>(h);
     const double lower = at_rank(lo);
     if (lo + 1 >= n) return lower;
-    return lower + (h - static_cast<double>(lo)) * (at_rank(lo + 1) - lower);
+    const double upper = at_rank(lo + 1);
+    if (upper == lower || h == static_cast<double>(lo)) return lower;  // also keeps ±inf exact
+    return lower + (h - static_cast<double>(lo)) * (upper - lower);
   }
 
  private:
@@ -177,7 +189,7 @@ class log_histogram {
   double alpha_;
   double log_gamma_;
   buckets positive_, negative_;
-  std::uint64_t zeros_ = 0;
+  std::uint64_t zeros_ = 0, negative_infinite_ = 0, positive_infinite_ = 0;
 };
 
 }  // namespace trnmodel

@@ -166,7 +166,9 @@ class run_result {
       const double lower = finite[lo];
       double upper = lower;
       if (lo + 1 < n) upper = *std::min_element(finite.begin() + static_cast<std::ptrdiff_t>(lo) + 1, finite.end());
-      result.push_back(lower + (h - static_cast<double>(lo)) * (upper - lower));
+      // Equal neighbours (or an exact rank) need no interpolation, which keeps ±inf exact.
+      result.push_back(upper == lower || h == static_cast<double>(lo) ? lower
+                                                                     : lower + (h - static_cast<double>(lo)) * (upper - lower));
     }
     return result;
   }

@@ -21,8 +21,11 @@ enum class field_kind {
 enum class field_rule {
   any,
   nonnegative,         // [0, inf)
+  positive,            // (0, inf): a fixed value or an atom at 0 is refused
+  weibull_shape,       // [0.1, inf): below 0.1 almost every time between failures is ~0
   probability,         // [0, 1]
   fraction_below_one,  // [0, 1)
+  unit_interval,       // (0, 1]: efficiencies and utilisations
   at_least_one,        // integers >= 1
   zero_to_three,       // integers 0..3 (ZeRO stage)
 };
@@ -51,11 +54,11 @@ inline const std::vector<field_spec>& scenario_fields() {
       {"cluster.nodes", k::integer, r::at_least_one, "", true, "number of nodes (instances)"},
       {"cluster.platform", k::text, r::any, "", false, "hardware profile name, e.g. trn2.48xlarge"},
       {"throughput.mode", k::choice, r::any, "\"measured\"", false, "where the step time comes from: measured, extrapolated, flops or analytic", {"measured", "extrapolated", "flops", "analytic"}},
-      {"throughput.step_time_s", k::quantity, r::nonnegative, "", false, "steady-state seconds per effective step (required in measured mode)"},
+      {"throughput.step_time_s", k::quantity, r::positive, "", false, "steady-state seconds per effective step (required in measured mode)"},
       {"throughput.precision", k::choice, r::any, "\"bf16\"", false, "compute precision whose peak the model uses", {"bf16", "fp8", "fp32"}},
-      {"throughput.achieved_tflops_per_chip", k::quantity, r::nonnegative, "", false, "flops mode: executed TFLOPS per chip, recomputation included"},
-      {"throughput.model_flops_utilization", k::quantity, r::probability, "", false, "flops mode: model FLOPs / (chips x peak)"},
-      {"throughput.compute_efficiency", k::quantity, r::probability, "", false, "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone"},
+      {"throughput.achieved_tflops_per_chip", k::quantity, r::positive, "", false, "flops mode: executed TFLOPS per chip, recomputation included"},
+      {"throughput.model_flops_utilization", k::quantity, r::unit_interval, "", false, "flops mode: model FLOPs / (chips x peak)"},
+      {"throughput.compute_efficiency", k::quantity, r::unit_interval, "", false, "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone"},
       {"throughput.elementwise_traffic", k::quantity, r::nonnegative, "0", false, "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work (0: folded into compute_efficiency)"},
       {"throughput.data_stall_fraction", k::quantity, r::fraction_below_one, "0", false, "fraction of step time spent waiting for data"},
       {"model.parameters", k::quantity, r::nonnegative, "", false, "parameter count N (default: from the architecture)"},
@@ -73,7 +76,7 @@ inline const std::vector<field_spec>& scenario_fields() {
       {"parallelism.virtual_stages", k::integer, r::at_least_one, "1", false, "model chunks per pipeline rank (interleaved schedule)"},
       {"parallelism.zero_stage", k::integer, r::zero_to_three, "0", false, "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
       {"parallelism.dp_overlap", k::quantity, r::probability, "0", false, "fraction of data-parallel communication hidden behind compute"},
-      {"reference.step_time_s", k::quantity, r::nonnegative, "", false, "extrapolated mode: step time measured at the reference configuration"},
+      {"reference.step_time_s", k::quantity, r::positive, "", false, "extrapolated mode: step time measured at the reference configuration"},
       {"reference.nodes", k::integer, r::at_least_one, "", false, "reference configuration: nodes"},
       {"reference.tp", k::integer, r::at_least_one, "", false, "reference configuration: tensor-parallel degree"},
       {"reference.pp", k::integer, r::at_least_one, "", false, "reference configuration: pipeline-parallel degree"},
@@ -100,9 +103,9 @@ inline const std::vector<field_spec>& scenario_fields() {
       {"eval.every_steps", k::quantity, r::nonnegative, "0", false, "steps between periodic evaluations; 0: none"},
       {"eval.time_s", k::quantity, r::nonnegative, "0", false, "seconds per periodic evaluation"},
       {"eval.final_s", k::quantity, r::nonnegative, "0", false, "seconds of the final evaluation"},
-      {"failures.node_mtbf_h", k::quantity, r::nonnegative, "", false, "per-node mean time between failures, hours; absent: no failures"},
+      {"failures.node_mtbf_h", k::quantity, r::positive, "", false, "per-node mean time between failures, hours; absent: no failures"},
       {"failures.distribution", k::choice, r::any, "\"exponential\"", false, "times between failures", {"exponential", "weibull"}},
-      {"failures.weibull_shape", k::quantity, r::nonnegative, "1", false, "Weibull shape of the times between failures"},
+      {"failures.weibull_shape", k::quantity, r::weibull_shape, "1", false, "Weibull shape of the times between failures"},
       {"failures.restart_s", k::quantity, r::nonnegative, "0", false, "seconds of detection, re-provisioning and restart"},
       {"failures.warmup_s", k::quantity, r::nonnegative, "0", false, "seconds of re-warm-up after a restart"},
       {"failures.during_recovery", k::boolean, r::any, "true", false, "whether failures can interrupt a recovery"},

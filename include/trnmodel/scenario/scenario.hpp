@@ -64,6 +64,9 @@ inline std::string suggest_field(const std::string& section, const std::string& 
 inline std::string rule_text(field_rule rule) {
   switch (rule) {
     case field_rule::nonnegative: return "≥ 0";
+    case field_rule::positive: return "> 0";
+    case field_rule::unit_interval: return "in (0, 1]";
+    case field_rule::weibull_shape: return "≥ 0.1";
     case field_rule::probability: return "in [0, 1]";
     case field_rule::fraction_below_one: return "in [0, 1)";
     case field_rule::at_least_one: return "≥ 1";
@@ -74,6 +77,9 @@ inline std::string rule_text(field_rule rule) {
 inline bool in_range(field_rule rule, double lo, double hi) {
   switch (rule) {
     case field_rule::nonnegative: return lo >= 0;
+    case field_rule::positive: return lo >= 0;  // and no atom at 0: checked below
+    case field_rule::unit_interval: return lo >= 0 && hi <= 1;
+    case field_rule::weibull_shape: return lo >= 0.1;
     case field_rule::probability: return lo >= 0 && hi <= 1;
     case field_rule::fraction_below_one: return lo >= 0 && hi < 1;
     default: return true;
@@ -85,11 +91,19 @@ inline bool in_range(field_rule rule, double lo, double hi) {
 inline void check_quantity_range(const std::string& path, field_rule rule, const quantity& q) {
   if (q.is_unknown() || rule == field_rule::any) return;
   const auto [lo, hi] = q.support();
+  // Rates and durations that divide: a draw of exactly 0 would give an infinite time. A
+  // continuous distribution whose support starts at 0 never draws 0 (u > 0); a fixed value,
+  // an empirical sample or a Bernoulli atom at 0 would.
+  const bool atom = q.is_fixed() || std::holds_alternative<dist::empirical>(q.dist()) ||
+                    std::holds_alternative<dist::bernoulli>(q.dist());
+  if ((rule == field_rule::positive || rule == field_rule::unit_interval) && lo == 0 && atom)
+    fail(path, "must be " + rule_text(rule) + ", got " + (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));
   if (in_range(rule, lo, hi)) return;
   if (q.is_fixed()) fail(path, "must be " + rule_text(rule) + ", got " + format_number(lo));
   std::string hint;
   if (std::holds_alternative<dist::normal>(q.dist()))
-    hint = rule == field_rule::nonnegative ? "; truncate it with \"lo\": 0" : "; truncate it with \"lo\" and \"hi\"";
+    hint = rule == field_rule::nonnegative || rule == field_rule::positive ? "; truncate it with \"lo\": 0"
+                                                                           : "; truncate it with \"lo\" and \"hi\"";
   else if (std::holds_alternative<dist::beta>(q.dist()) && rule == field_rule::fraction_below_one)
     hint = "; rescale it with \"hi\" below 1";
   fail(path, "must be " + rule_text(rule) + ", but " + describe_json(quantity_to_json(q)) + " can take values in [" +
@@ -150,7 +164,8 @@ class scenario {
     };
     try {
       return json::parse(text, on_event);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+      // Syntax errors carry line and column; a number beyond double range is refused too.
       std::string what = e.what();
       if (what.rfind("[json.exception", 0) == 0) what = what.substr(what.find(']') + 2);
       fail("scenario", "JSON " + what);
