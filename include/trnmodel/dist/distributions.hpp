@@ -225,14 +225,15 @@ struct normal {
     if (a > 0) {
       // Both bounds in the upper tail: interpolate upper-tail probabilities, which keep
       // their relative accuracy there (Φ(a) would round to 1).
+      // (1 − u)·qa + u·qb rather than qa − u·(qa − qb): no cancellation as u → 1.
       const double qa = detail::normal_sf(a), qb = detail::normal_sf(b);
-      z = detail::normal_isf(qa - u * (qa - qb));
+      z = detail::normal_isf((1 - u) * qa + u * qb);
     } else {
       const double pa = detail::normal_cdf(a), pb = detail::normal_cdf(b);
       const double p = pa + u * (pb - pa);
       // Above the median, work with upper-tail probabilities, which keep their accuracy there.
       z = p <= 0.5 ? detail::normal_ppf(p)
-                   : detail::normal_isf(detail::normal_sf(a) - u * (detail::normal_sf(a) - detail::normal_sf(b)));
+                   : detail::normal_isf((1 - u) * detail::normal_sf(a) + u * detail::normal_sf(b));
     }
     return std::clamp(mean_value + sd * z, lo, hi);
   }
