@@ -54,6 +54,10 @@ void register_scenario(py::module_& m) {
           [](py::handle obj, const py::dict& profiles) { return scenario::from_json(to_json(obj, ""), library_of(profiles)); },
           py::arg("obj"), py::arg("profiles") = py::dict())
       .def_property_readonly("mode", &scenario::mode)
+      .def_property_readonly("profile_shape", [](const scenario& s) -> py::object {
+        if (const auto* p = s.profile()) return py::make_tuple(p->chips_per_node, p->nodes_per_domain);
+        return py::none();
+      })
       .def_property_readonly("profile_name", [](const scenario& s) -> py::object {
         if (const auto* p = s.profile()) return py::str(p->name);
         return py::none();

@@ -16,14 +16,14 @@ PYTHON_BLOCK_ROWS = 16_384
 SUMMARY_COLUMNS = ["mean", "sd", "p10", "p50", "p80", "p90", "p99", "min", "max"]
 
 
-def _check_whole(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise _core.ScenarioError(f"{name}: must be a whole number ≥ {minimum}, got {value!r}")
+def _check_whole(name: str, value: Any, minimum: int, maximum: int = 2**64 - 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not minimum <= value <= maximum:
+        raise _core.ScenarioError(f"{name}: must be a whole number in [{minimum}, {maximum}], got {value!r}")
     return int(value)
 
 
 def _check_threads(threads: Optional[int]) -> int:
-    return 0 if threads is None else _check_whole("threads", threads, 1)
+    return 0 if threads is None else _check_whole("threads", threads, 1, 1024)
 
 
 class MonteCarloResult:
@@ -64,6 +64,8 @@ class MonteCarloResult:
 
         table = self._core.summary()
         frame = pd.DataFrame({k: table[k] for k in SUMMARY_COLUMNS}, index=pd.Index(table["name"], name="output"))
+        if any(table["nan_count"]):  # statistics leave NaN values out: say how many there were
+            frame["nan_count"] = table["nan_count"]
         return frame
 
     def __repr__(self) -> str:
@@ -100,6 +102,8 @@ def monte_carlo(
     names = [str(k) for k in inputs]
     quantities = [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
     output_names = [outputs] if isinstance(outputs, str) else [str(o) for o in outputs]
+    if len(set(output_names)) != len(output_names):
+        raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")
     core = _core.run_function(
         f, names, quantities, output_names,
         _check_whole("samples", samples, 1), _check_whole("seed", seed, 0), _check_threads(threads),

@@ -36,14 +36,13 @@ def search_parallelism(
                                   "(flops, analytic or extrapolated), got measured")
     if rank_by not in ("run_cost_usd", "step_time_s", "wall_h"):
         raise _core.ScenarioError(f"rank_by: must be run_cost_usd, step_time_s or wall_h, got {rank_by!r}")
-    profile = scenario._core.profile_name
-    doc = scenario.to_dict()
-    from ._scenario import _library
-    prof = _library(None).get(profile) if profile else None
-    if prof is None:
+    shape = scenario._core.profile_shape  # the profile the scenario itself resolved
+    if shape is None:
         raise _core.ScenarioError("cluster.platform: the search needs a hardware profile")
-    chips = int(doc["cluster"]["nodes"]) * int(prof["chips_per_node"])
-    domain = int(prof["chips_per_node"]) * int(prof["nodes_per_domain"])
+    doc = scenario.to_dict()
+    chips_per_node, nodes_per_domain = shape
+    chips = int(doc["cluster"]["nodes"]) * chips_per_node
+    domain = chips_per_node * nodes_per_domain
     layers = int(doc["model"]["layers"])
     global_batch = int(doc["parallelism"]["global_batch"])
     rows = []

@@ -43,10 +43,10 @@ class SimulationResult(MonteCarloResult):
         column says which metrics are NaN and why."""
         frame = super().summary()
         frame.index.name = "metric"
-        notes = {m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics}
-        notes["step_time_s"] = self.step_time_source
+        notes = {"step_time_s": self.step_time_source}
         for part in STEP_PARTS:
             notes[part] = "not modelled: step time measured" if self.step_time_source == "measured" else ""
+        notes.update({m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics})
         frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame
 

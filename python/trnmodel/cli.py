@@ -32,10 +32,15 @@ def _estimate(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    bad = 0
     for path in args.scenarios:
-        Scenario.from_json(path)
-        print(f"{path}: valid")
-    return 0
+        try:
+            Scenario.from_json(path)
+            print(f"{path}: valid")
+        except _core.ScenarioError as e:
+            print(f"{path}: {e}", file=sys.stderr)
+            bad += 1
+    return 2 if bad else 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
