@@ -71,6 +71,19 @@ void register_throughput(py::module_& m) {
         const auto shape = shape_of(parameters, layers, hidden_size, heads, sequence_length, ffn_size);
         const auto kind = kind_of(lora, lora_rank, recompute);
         parallel_layout p{tp, pp, dp, micro_batch, global_batch, virtual_stages, zero_stage};
+        // The model itself runs unchecked (it is a hot loop): check here, once.
+        for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", peak_tflops}, {"intra_gb_s", intra_gb_s},
+                                          {"inter_gb_s", inter_gb_s}, {"tp", tp}, {"pp", pp}, {"dp", dp},
+                                          {"micro_batch", micro_batch}, {"global_batch", global_batch},
+                                          {"virtual_stages", virtual_stages}, {"chips_per_domain", chips_per_domain},
+                                          {"compute_efficiency", compute_efficiency}})
+          check_positive(name, value);
+        for (const auto& [name, value] : {std::pair<const char*, double>{"intra_efficiency", intra_efficiency},
+                                          {"inter_efficiency", inter_efficiency}, {"compute_efficiency", compute_efficiency}})
+          if (!(value > 0 && value <= 1)) fail(name, "must be in (0, 1], got " + format_number(value));
+        check_nonnegative("intra_latency_us", intra_latency_us);
+        check_nonnegative("inter_latency_us", inter_latency_us);
+        check_probability("dp_overlap", dp_overlap);
         if (elementwise_traffic > 0) check_positive("hbm_tb_s", hbm_tb_s);
         platform_numbers hw{peak_tflops * 1e12, hbm_tb_s * 1e12,
                             {intra_latency_us * 1e-6, intra_gb_s * 1e9, intra_efficiency},

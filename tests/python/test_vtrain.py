@@ -18,6 +18,7 @@ should lower the bounds here.
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
@@ -39,6 +40,9 @@ CALIBRATION_INDICES = [0, 26, 41, 88, 21]
 @pytest.fixture(scope="module")
 def rows():
     if vt.find_csv() is None:
+        # CI has shared/ beside the clone: there a missing file must fail, not skip the target.
+        if os.environ.get("CI"):
+            pytest.fail(f"{vt.CSV_NAME} not found beside the repository (shared/reference/validation/)")
         pytest.skip(f"{vt.CSV_NAME} not found (set {vt.CSV_ENV}); it lives in the shared reference/validation/")
     rows = vt.load_rows()
     assert len(rows) == vt.EXPECTED_ROWS

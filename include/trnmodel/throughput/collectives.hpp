@@ -49,6 +49,7 @@ namespace detail {
 // Ranks are counts, taken as double so that sampled quantities and Python floats pass
 // through unchanged; a fractional count is an input error, not something to round.
 inline void check_ranks(const std::string& path, double ranks) {
+  if (ranks >= 1 && ranks == std::floor(ranks) && std::isfinite(ranks)) return;  // no message to build
   check_finite(path, ranks);
   if (!(ranks >= 1 && ranks == std::floor(ranks)))
     fail(path, "must be a whole number ≥ 1, got " + format_number(ranks));
@@ -56,6 +57,9 @@ inline void check_ranks(const std::string& path, double ranks) {
 
 inline void check_latency_bandwidth(const std::string& prefix, double latency_s,
                                     double bandwidth_bytes_per_s) {
+  // The valid case returns before any path string is built: these run per Monte Carlo sample.
+  if (latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 && std::isfinite(bandwidth_bytes_per_s))
+    return;
   check_nonnegative(prefix + "latency_s", latency_s);
   check_positive(prefix + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
 }
@@ -65,6 +69,7 @@ inline void check_latency_bandwidth(const std::string& prefix, double latency_s,
 // instead of 0.77; to model in-network reduction (NVLS, SHARP), raise the bandwidth instead.
 inline double effective_bandwidth(const std::string& prefix, const link_level& link) {
   check_latency_bandwidth(prefix, link.latency_s, link.bandwidth_bytes_per_s);
+  if (link.efficiency > 0 && link.efficiency <= 1) return link.bandwidth_bytes_per_s * link.efficiency;
   check_finite(prefix + "efficiency", link.efficiency);
   if (!(link.efficiency > 0 && link.efficiency <= 1))
     fail(prefix + "efficiency", "must be in (0, 1], got " + format_number(link.efficiency));
@@ -77,6 +82,15 @@ inline double effective_bandwidth(const std::string& prefix, const link_level& l
 inline double ring_pass_s(double ranks, double bytes, double latency_s,
                           double bandwidth_bytes_per_s) {
   return (ranks - 1) * latency_s + (ranks - 1) / ranks * (bytes / bandwidth_bytes_per_s);
+}
+
+// The hierarchical all-reduce without argument checks (see hierarchical_all_reduce_s).
+inline double hierarchical_all_reduce_unchecked_s(double nodes, double local_ranks, double bytes,
+                                                  double intra_latency_s, double intra_bandwidth_bytes_per_s,
+                                                  double inter_latency_s, double inter_bandwidth_bytes_per_s) {
+  const double intra_pass_s = ring_pass_s(local_ranks, bytes, intra_latency_s, intra_bandwidth_bytes_per_s);
+  const double inter_s = 2 * ring_pass_s(nodes, bytes / local_ranks, inter_latency_s, inter_bandwidth_bytes_per_s);
+  return intra_pass_s + inter_s + intra_pass_s;
 }
 
 inline double halving_doubling_s(double ranks, double bytes, double latency_s,
@@ -191,11 +205,9 @@ inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double
   check_nonnegative("bytes", bytes);
   detail::check_latency_bandwidth("intra_", intra_latency_s, intra_bandwidth_bytes_per_s);
   detail::check_latency_bandwidth("inter_", inter_latency_s, inter_bandwidth_bytes_per_s);
-  const double intra_pass_s =
-      detail::ring_pass_s(local_ranks, bytes, intra_latency_s, intra_bandwidth_bytes_per_s);
-  const double inter_s = 2 * detail::ring_pass_s(nodes, bytes / local_ranks, inter_latency_s,
-                                                 inter_bandwidth_bytes_per_s);
-  return intra_pass_s + inter_s + intra_pass_s;
+  return detail::hierarchical_all_reduce_unchecked_s(nodes, local_ranks, bytes, intra_latency_s,
+                                                     intra_bandwidth_bytes_per_s, inter_latency_s,
+                                                     inter_bandwidth_bytes_per_s);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -307,5 +319,23 @@ inline double all_reduce_time_from_busbw_s(double ranks, double bytes,
                                            double bus_bandwidth_bytes_per_s) {
   return time_from_busbw_s(collective_kind::all_reduce, ranks, bytes, bus_bandwidth_bytes_per_s);
 }
+
+// Unchecked forms for a hot loop whose arguments were validated once, up front (the step-time
+// model: layouts and profiles are checked when the scenario loads). Same formulas.
+namespace unchecked {
+inline double bandwidth(const link_level& link) { return link.bandwidth_bytes_per_s * link.efficiency; }
+inline double ring_all_reduce_s(double ranks, double bytes, const link_level& link) {
+  return 2 * detail::ring_pass_s(ranks, bytes, link.latency_s, bandwidth(link));
+}
+inline double ring_all_gather_s(double ranks, double bytes, const link_level& link) {
+  return detail::ring_pass_s(ranks, bytes, link.latency_s, bandwidth(link));
+}
+inline double point_to_point_s(double bytes, const link_level& link) { return link.latency_s + bytes / bandwidth(link); }
+inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const link_level& intra,
+                                        const link_level& inter) {
+  return detail::hierarchical_all_reduce_unchecked_s(nodes, local_ranks, bytes, intra.latency_s, bandwidth(intra),
+                                                     inter.latency_s, bandwidth(inter));
+}
+}  // namespace unchecked
 
 }  // namespace trnmodel::collectives

@@ -66,7 +66,7 @@ inline double elementwise_bytes_per_layer(const transformer_shape& m, const para
   return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
 }
 
-// analytic mode. `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
+// analytic mode (arguments validated when the scenario and its profile load). `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
 // `dp_overlap` the fraction of data-parallel communication hidden behind the backward pass;
 // `elementwise_traffic` scales the memory-bound elementwise work (0: folded into the
 // compute efficiency, the default).
@@ -96,8 +96,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // across domains (a flat ring at network speed would be several times too slow).
     const double local = std::min(p.tp, hw.chips_per_domain);
     const double all_reduce_s = p.tp <= hw.chips_per_domain
-                                    ? collectives::ring_all_reduce_s(p.tp, activation_bytes, hw.intra)
-                                    : collectives::hierarchical_all_reduce_s(std::ceil(p.tp / local), local,
+                                    ? collectives::unchecked::ring_all_reduce_s(p.tp, activation_bytes, hw.intra)
+                                    : collectives::unchecked::hierarchical_all_reduce_s(std::ceil(p.tp / local), local,
                                                                              activation_bytes, hw.intra, hw.inter);
     parts.tp_s = micro_batches * per_layer * (m.layers / p.pp) * all_reduce_s;
   }
@@ -107,10 +107,10 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // critical path of a 1F1B schedule: m + p - 2 of them in each direction. With tensor
     // parallelism each rank sends its 1/tp slice and the receiving stage all-gathers it
     // (Megatron's scatter-gather optimisation; DeepSpeed's partitioned pipeline messages).
-    double transfer_s = collectives::point_to_point_s(activation_bytes / p.tp, link);
+    double transfer_s = collectives::unchecked::point_to_point_s(activation_bytes / p.tp, link);
     if (p.tp > 1) {
       const auto& tp_link = detail::fits_in_domain(1, p.tp, hw.chips_per_domain) ? hw.intra : hw.inter;
-      transfer_s += collectives::ring_all_gather_s(p.tp, activation_bytes, tp_link);
+      transfer_s += collectives::unchecked::ring_all_gather_s(p.tp, activation_bytes, tp_link);
     }
     parts.pp_p2p_s = 2 * (micro_batches + p.pp - 2) * transfer_s;
   }
@@ -121,8 +121,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     const double stride = p.tp * p.pp;
     const double local = std::clamp(std::floor(hw.chips_per_domain / stride), 1.0, p.dp);
     const double domains = std::ceil(p.dp / local);
-    const double all_reduce_s = domains > 1 ? collectives::hierarchical_all_reduce_s(domains, local, bytes, hw.intra, hw.inter)
-                                            : collectives::ring_all_reduce_s(local, bytes, hw.intra);
+    const double all_reduce_s = domains > 1 ? collectives::unchecked::hierarchical_all_reduce_s(domains, local, bytes, hw.intra, hw.inter)
+                                            : collectives::unchecked::ring_all_reduce_s(local, bytes, hw.intra);
     parts.dp_s = (1 - dp_overlap) * all_reduce_s;
   }
   return parts;
