@@ -36,8 +36,11 @@ test-consumer: test-cpp
 	cmake --build $(BUILD)/consumer
 	$(BUILD)/consumer/consumer
 
+# Benchmarks against the peers a user would otherwise pick (figures: docs/benchmarks.md).
 bench: install
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_simulate.py
+	$(PY) bench/vtrain_validation.py
 
 clean:
 	rm -rf $(BUILD) out
