@@ -40,6 +40,7 @@ test-consumer: test-cpp
 bench: install
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_simulate.py
+	$(PY) bench/bench_derived_step.py
 	$(PY) bench/vtrain_validation.py
 
 clean:
