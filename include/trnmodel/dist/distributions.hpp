@@ -64,32 +64,26 @@ class lazy_tables {
   std::shared_ptr<state> state_ = std::make_shared<state>();
 };
 
+// A quantile from the tables: the central table when it covers u, else the tail table in its
+// transformed coordinate (`from_tail` maps back), else the exact inverse (`exact`).
+template <class FromTail, class Exact>
+double table_quantile(const quantile_tables& t, double u, FromTail from_tail, Exact exact) {
+  if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
+  const double y = t.tails(u);
+  return std::isnan(y) ? exact(u) : from_tail(y);
+}
+
 // Beta(a, b) quantile on [0, 1]: table in logit coordinates, exact Boost in the far tails.
 class beta_quantile {
  public:
   beta_quantile(double a, double b) : a_(a), b_(b) {}
 
-  double operator()(double u) const {
-    const quantile_tables& t = tables_.get([this] { return build(); });
-    if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
-    const double y = t.tails(u);
-    if (std::isnan(y)) return exact(u);
-    return 1 / (1 + std::exp(-y));
-  }
+  double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
 
   // The hot path: the tables are looked up once per column of uniforms.
   void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) {
-      double q;
-      if (t.centre && trnmodel::detail::central_quantile_table::covers(u[i])) {
-        q = (*t.centre)(u[i]);
-      } else {
-        const double y = t.tails(u[i]);
-        q = std::isnan(y) ? exact(u[i]) : 1 / (1 + std::exp(-y));
-      }
-      x[i] = lo + width * q;
-    }
+    for (std::size_t i = 0; i < n; ++i) x[i] = lo + width * at(t, u[i]);
   }
 
   double exact(double u) const {
@@ -100,6 +94,10 @@ class beta_quantile {
   }
 
  private:
+  double at(const quantile_tables& t, double u) const {
+    return table_quantile(t, u, [](double y) { return 1 / (1 + std::exp(-y)); }, [this](double v) { return exact(v); });
+  }
+
   quantile_tables build() const {
     quantile_tables t{tails(), nullptr};
     if (a_ >= 1 && b_ >= 1) {
@@ -134,26 +132,11 @@ class gamma_quantile {
  public:
   explicit gamma_quantile(double shape) : shape_(shape) {}
 
-  double operator()(double u) const {
-    const quantile_tables& t = tables_.get([this] { return build(); });
-    if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
-    const double y = t.tails(u);
-    if (std::isnan(y)) return exact(u);
-    return std::exp(y);
-  }
+  double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
 
   void batch(const double* u, double* x, std::size_t n, double scale) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) {
-      double q;
-      if (t.centre && trnmodel::detail::central_quantile_table::covers(u[i])) {
-        q = (*t.centre)(u[i]);
-      } else {
-        const double y = t.tails(u[i]);
-        q = std::isnan(y) ? exact(u[i]) : std::exp(y);
-      }
-      x[i] = scale * q;
-    }
+    for (std::size_t i = 0; i < n; ++i) x[i] = scale * at(t, u[i]);
   }
 
   double exact(double u) const {
@@ -164,6 +147,10 @@ class gamma_quantile {
   }
 
  private:
+  double at(const quantile_tables& t, double u) const {
+    return table_quantile(t, u, [](double y) { return std::exp(y); }, [this](double v) { return exact(v); });
+  }
+
   quantile_tables build() const {
     quantile_tables t{tails(), nullptr};
     if (shape_ >= 1) {
