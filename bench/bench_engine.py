@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - Windows
     resource = None
 
 import trnmodel as tm
+from _machine import OtherLoad, busy_cores  # bench/ is the script's own folder
 
 # --------------------------------------------------------------------------------------------
 # The model: a training job on NODES nodes, 15 uncertain inputs.
@@ -172,48 +173,6 @@ def sys_time() -> float:
 
 def fmt_rate(rate: float) -> str:
     return f"{rate / 1e6:.2f} M"
-
-
-def _proc_stat():
-    """(total, idle) jiffies of the whole machine from /proc/stat, or None."""
-    try:
-        with open("/proc/stat") as fh:
-            fields = [float(v) for v in fh.readline().split()[1:]]
-        return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-class OtherLoad:
-    """Average cores used by *other* processes between start and stop: machine-wide busy time
-    (/proc/stat) less this process's own CPU time."""
-
-    def __init__(self) -> None:
-        self.start = _proc_stat()
-        self.cpu0 = time.process_time()
-        self.wall0 = time.perf_counter()
-
-    def cores(self):
-        end = _proc_stat()
-        if self.start is None or end is None:
-            return None
-        wall = time.perf_counter() - self.wall0
-        cores = os.cpu_count() or 1
-        busy = cores * (1 - (end[1] - self.start[1]) / max(end[0] - self.start[0], 1e-9))
-        return max(0.0, busy - (time.process_time() - self.cpu0) / wall)
-
-
-def busy_cores(seconds: float = 1.0):
-    """Cores kept busy by the whole machine (all processes) over ``seconds``, from /proc/stat;
-    None where unavailable. Read before timing: other work on the machine skews every figure."""
-    start = _proc_stat()
-    time.sleep(seconds)
-    end = _proc_stat()
-    if start is None or end is None:
-        return None
-    (total0, idle0), (total1, idle1) = start, end
-    cores = os.cpu_count() or 1
-    return cores * (1 - (idle1 - idle0) / max(total1 - total0, 1e-9))
 
 
 def _build_identity() -> str:

@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 import trnmodel as tm
+from _machine import OtherLoad, busy_cores  # bench/ is the script's own folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -62,46 +63,6 @@ TARGET_SCALING = 1.8
 # --------------------------------------------------------------------------------------------
 # Machine
 # --------------------------------------------------------------------------------------------
-
-def _proc_stat():
-    """(total, idle) jiffies of the whole machine from /proc/stat, or None."""
-    try:
-        with open("/proc/stat") as fh:
-            fields = [float(v) for v in fh.readline().split()[1:]]
-        return sum(fields), fields[3] + (fields[4] if len(fields) > 4 else 0.0)
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-class OtherLoad:
-    """Average cores used by *other* processes between construction and cores(): machine-wide
-    busy time (/proc/stat) less this process's own CPU time."""
-
-    def __init__(self) -> None:
-        self.start = _proc_stat()
-        self.cpu0 = time.process_time()
-        self.wall0 = time.perf_counter()
-
-    def cores(self):
-        end = _proc_stat()
-        if self.start is None or end is None:
-            return None
-        wall = time.perf_counter() - self.wall0
-        ncpu = os.cpu_count() or 1
-        busy = ncpu * (1 - (end[1] - self.start[1]) / max(end[0] - self.start[0], 1e-9))
-        return max(0.0, busy - (time.process_time() - self.cpu0) / wall)
-
-
-def busy_cores(seconds: float = 1.0):
-    """Cores kept busy by the whole machine over ``seconds`` (None where unknown)."""
-    start = _proc_stat()
-    time.sleep(seconds)
-    end = _proc_stat()
-    if start is None or end is None:
-        return None
-    ncpu = os.cpu_count() or 1
-    return ncpu * (1 - (end[1] - start[1]) / max(end[0] - start[0], 1e-9))
-
 
 def wait_for_quiet(max_wait_s: float, threshold: float = 0.2):
     """Wait (up to ``max_wait_s``) until other processes use fewer than ``threshold`` cores;

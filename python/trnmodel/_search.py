@@ -2,7 +2,7 @@
 platform, enumerate valid parallel layouts of its chips and rank them."""
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from . import _core
 from ._scenario import Scenario

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-import numpy as np
 
 from . import _core
-from ._montecarlo import SUMMARY_COLUMNS, MonteCarloResult, _check_threads, _check_whole
+from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._scenario import Scenario
 
 #: Every per-sample metric, in order (DESIGN §6). Times in hours, costs in USD.

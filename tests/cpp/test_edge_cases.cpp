@@ -4,19 +4,13 @@
 #include <string>
 
 #include "catch.hpp"
+#include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 
 using namespace trnmodel;
 
 namespace {
-std::string error_of(const std::string& text) {
-  try {
-    scenario::from_text(text);
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& text) { return test::scenario_error(text); }
 const std::string head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "scenario_errors.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
 using namespace trnmodel;
@@ -9,14 +10,7 @@ namespace {
 const std::string minimal = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
   "cluster": {"nodes": 2}, "throughput": {"step_time_s": 1.5}})";
 
-std::string error_of(const std::string& text) {
-  try {
-    scenario::from_text(text);
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& text) { return test::scenario_error(text); }
 
 std::string with(const std::string& section_json) {
   return R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 2},

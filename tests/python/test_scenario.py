@@ -2,7 +2,6 @@
 import json
 import pathlib
 
-import numpy as np
 import pytest
 
 import trnmodel as tm

@@ -1,7 +1,6 @@
 """Step time from the platform (DESIGN §9) from Python: profiles, collectives, FLOPs,
 derived modes in the lifecycle, memory fit and the configuration search."""
 import json
-import math
 import pathlib
 
 import numpy as np
