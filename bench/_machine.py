@@ -2,7 +2,10 @@
 while other work ran can be recognised (and re-measured) instead of recorded."""
 from __future__ import annotations
 
+import datetime
 import os
+import pathlib
+import subprocess
 import time
 
 
@@ -45,3 +48,27 @@ def busy_cores(seconds: float = 1.0):
         return None
     ncpu = os.cpu_count() or 1
     return ncpu * (1 - (end[1] - start[1]) / max(end[0] - start[0], 1e-9))
+
+
+def build_id() -> str:
+    """The repository commit (and whether the tree has changes) and the compiled module's
+    modification time, so a figure can be tied to the build that produced it (the package is
+    often rebuilt while work goes on)."""
+    import trnmodel as tm
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    parts = []
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        if head:
+            parts.append(f"commit {head}{' + uncommitted changes' if dirty else ''}")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    core = getattr(getattr(tm, "_core", None), "__file__", None)
+    if core:
+        stamp = datetime.datetime.fromtimestamp(os.path.getmtime(core), datetime.timezone.utc)
+        parts.append(f"{os.path.basename(core)} built {stamp.isoformat(timespec='seconds')}")
+    return ", ".join(parts) or "unknown"

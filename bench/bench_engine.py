@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - Windows
     resource = None
 
 import trnmodel as tm
-from _machine import OtherLoad, busy_cores  # bench/ is the script's own folder
+from _machine import OtherLoad, build_id, busy_cores  # bench/ is the script's own folder
 
 # --------------------------------------------------------------------------------------------
 # The model: a training job on NODES nodes, 15 uncertain inputs.
@@ -175,26 +175,6 @@ def fmt_rate(rate: float) -> str:
     return f"{rate / 1e6:.2f} M"
 
 
-def _build_identity() -> str:
-    """Which build of trnmodel is measured: the extension's file time, and the source tree's
-    commit when the package sits beside a git checkout (it is often rebuilt during work)."""
-    core = tm._core.__file__
-    stamp = datetime.datetime.fromtimestamp(os.path.getmtime(core), datetime.timezone.utc)
-    text = f"{os.path.basename(core)} built {stamp.isoformat(timespec='seconds')}"
-    try:
-        import subprocess
-        here = os.path.dirname(os.path.abspath(__file__))
-        commit = subprocess.run(["git", "-C", here, "log", "-1", "--format=%h %cs"], capture_output=True,
-                                text=True, timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-        if commit:
-            text += f"; source tree at commit {commit}{' with uncommitted changes' if dirty else ''}"
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return text
-
-
 def platform_info() -> list:
     lines = [
         f"date (local): {datetime.datetime.now().isoformat(timespec='seconds')}",
@@ -218,7 +198,7 @@ def platform_info() -> list:
                     break
     except OSError:
         pass
-    lines.append(f"trnmodel build: {_build_identity()}")
+    lines.append(f"trnmodel build: {build_id()}")
     if hasattr(os, "getloadavg"):
         lines.append("load average (1, 5, 15 min) at start: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
     blas_env = {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}

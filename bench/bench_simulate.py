@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 import trnmodel as tm
-from _machine import OtherLoad, busy_cores  # bench/ is the script's own folder
+from _machine import OtherLoad, build_id, busy_cores  # bench/ is the script's own folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -72,26 +72,6 @@ def wait_for_quiet(max_wait_s: float, threshold: float = 0.2):
     while busy is not None and busy >= threshold and time.monotonic() < deadline:
         busy = busy_cores(2.0)
     return busy
-
-
-def build_id() -> str:
-    """The repository commit (and whether the tree has changes) and the compiled module's
-    modification time, so a figure can be tied to the build that produced it."""
-    parts = []
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        if head:
-            parts.append(f"commit {head}{' + uncommitted changes' if dirty else ''}")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    core = getattr(getattr(tm, "_core", None), "__file__", None)
-    if core:
-        stamp = datetime.datetime.fromtimestamp(os.path.getmtime(core)).isoformat(timespec="seconds")
-        parts.append(f"{os.path.basename(core)} built {stamp}")
-    return ", ".join(parts) or "unknown"
 
 
 def platform_lines() -> list:
