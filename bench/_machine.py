@@ -72,3 +72,22 @@ def build_id() -> str:
         stamp = datetime.datetime.fromtimestamp(os.path.getmtime(core), datetime.timezone.utc)
         parts.append(f"{os.path.basename(core)} built {stamp.isoformat(timespec='seconds')}")
     return ", ".join(parts) or "unknown"
+
+
+def machine_lines() -> list:
+    """Cores available, CPU model, the build measured and the load average at start."""
+    lines = []
+    if hasattr(os, "sched_getaffinity"):
+        lines.append(f"cores available to this process: {len(os.sched_getaffinity(0))}")
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    lines.append(f"cpu model: {line.split(':', 1)[1].strip()}")
+                    break
+    except OSError:
+        pass
+    lines.append(f"trnmodel build: {build_id()}")
+    if hasattr(os, "getloadavg"):
+        lines.append("load average (1, 5, 15 min) at start: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    return lines

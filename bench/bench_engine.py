@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - Windows
     resource = None
 
 import trnmodel as tm
-from _machine import OtherLoad, build_id, busy_cores  # bench/ is the script's own folder
+from _machine import OtherLoad, busy_cores, machine_lines  # bench/ is the script's own folder
 
 # --------------------------------------------------------------------------------------------
 # The model: a training job on NODES nodes, 15 uncertain inputs.
@@ -188,19 +188,7 @@ def platform_info() -> list:
         lines[1] += f", pandas {pandas.__version__}"
     except ImportError:  # pragma: no cover - pandas is a dependency of summary()
         pass
-    if hasattr(os, "sched_getaffinity"):
-        lines.append(f"cores available to this process: {len(os.sched_getaffinity(0))}")
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.lower().startswith("model name"):
-                    lines.append(f"cpu model: {line.split(':', 1)[1].strip()}")
-                    break
-    except OSError:
-        pass
-    lines.append(f"trnmodel build: {build_id()}")
-    if hasattr(os, "getloadavg"):
-        lines.append("load average (1, 5, 15 min) at start: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    lines += machine_lines()
     blas_env = {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}
     if blas_env:
         lines.append("environment: " + " ".join(f"{k}={v}" for k, v in sorted(blas_env.items()))

@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 import trnmodel as tm
-from _machine import OtherLoad, build_id, busy_cores  # bench/ is the script's own folder
+from _machine import OtherLoad, build_id, busy_cores, machine_lines  # bench/ is the script's own folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -81,19 +81,7 @@ def platform_lines() -> list:
         f"platform: {platform.platform()}",
         f"os.cpu_count(): {os.cpu_count()}",
     ]
-    if hasattr(os, "sched_getaffinity"):
-        lines.append(f"cores available to this process: {len(os.sched_getaffinity(0))}")
-    lines.append(f"trnmodel build: {build_id()}")
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.lower().startswith("model name"):
-                    lines.append(f"cpu model: {line.split(':', 1)[1].strip()}")
-                    break
-    except OSError:
-        pass
-    if hasattr(os, "getloadavg"):
-        lines.append("load average (1, 5, 15 min) at start: " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    lines += machine_lines()
     return lines
 
 
