@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 BUILD   ?= build
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup install test-cpp test-python test-consumer bench clean
+.PHONY: run test setup install test-cpp test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget study of the bundled Llama-3-8B LoRA on Trn2 example.
 run: install
@@ -35,6 +35,32 @@ test-consumer: test-cpp
 	cmake -S tests/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
 	cmake --build $(BUILD)/consumer
 	$(BUILD)/consumer/consumer
+
+# Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,
+# lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run.
+SANITIZE := -O1 -g -fno-omit-frame-pointer
+test-asan: setup
+	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined,float-cast-overflow"
+	cmake --build $(BUILD)/asan
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(BUILD)/asan --output-on-failure
+
+test-tsan: setup
+	cmake -S . -B $(BUILD)/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_PARALLEL_TESTS_ONLY=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
+	cmake --build $(BUILD)/tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/cpp/tsan.supp)" ctest --test-dir $(BUILD)/tsan --output-on-failure
+
+# libFuzzer targets (fuzz/): the scenario loader and the distribution parser, each fuzzed for
+# FUZZ_SECONDS from its seed corpus; any crash, leak, timeout or out-of-memory fails the run.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DTRNMODEL_BUILD_TESTS=OFF -DTRNMODEL_BUILD_FUZZERS=ON -DTRNMODEL_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(BUILD)/fuzz --target run_fuzzers
 
 # Benchmarks against the peers a user would otherwise pick (figures: docs/benchmarks.md).
 bench: install
