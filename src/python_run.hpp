@@ -15,9 +15,10 @@ namespace trnmodel::python {
 
 namespace py = pybind11;
 
-template <class Model>
-run_result run_from_python(const Model& model, std::vector<std::string> outputs, run_options options,
-                           const py::object& progress) {
+// Calls `work(options)` with the GIL released, after installing hooks that check for
+// signals between waves (KeyboardInterrupt on Ctrl-C) and report progress.
+template <class Work>
+auto with_python_hooks(run_options options, const py::object& progress, const Work& work) {
   bool interrupted = false;
   options.cancelled = [&] {
     py::gil_scoped_acquire gil;
@@ -35,11 +36,17 @@ run_result run_from_python(const Model& model, std::vector<std::string> outputs,
   }
   try {
     py::gil_scoped_release release;
-    return run(model, std::move(outputs), options);
+    return work(options);
   } catch (const cancelled_error&) {
     if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt set by the signal
     throw;
   }
+}
+
+template <class Model>
+run_result run_from_python(const Model& model, std::vector<std::string> outputs, const run_options& options,
+                           const py::object& progress) {
+  return with_python_hooks(options, progress, [&](const run_options& hooked) { return run(model, outputs, hooked); });
 }
 
 }  // namespace trnmodel::python

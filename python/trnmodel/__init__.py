@@ -18,6 +18,9 @@ from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
 from . import theory
 from ._search import search_parallelism
+from ._calibrate import (
+    BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
+)
 
 __version__ = _core.__version__
 
@@ -26,4 +29,6 @@ __all__ = [
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
     "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
+    "BacktestResult",
 ]

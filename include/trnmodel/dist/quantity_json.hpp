@@ -10,6 +10,7 @@
 
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/dist/quantity.hpp"
@@ -75,15 +76,7 @@ inline provenance provenance_from_json(const json& object, const std::string& pa
   if (auto it = object.find("region"); it != object.end()) p.region = json_string(*it, path + ".region");
   if (auto it = object.find("date"); it != object.end()) {
     p.date = json_string(*it, path + ".date");
-    static const std::regex iso_date(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))");
-    bool valid = std::regex_match(p.date, iso_date);
-    if (valid) {  // a real calendar day: 2026-02-30 is not one
-      const int year = std::stoi(p.date.substr(0, 4)), month = std::stoi(p.date.substr(5, 2)),
-                day = std::stoi(p.date.substr(8, 2));
-      const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-      const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-      valid = day <= days[month - 1];
-    }
+    const bool valid = detail::is_iso_date(p.date);
     if (!valid) fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
   }
   return p;

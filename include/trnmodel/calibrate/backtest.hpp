@@ -1,0 +1,159 @@
+#pragma once
+// Backtest: where did a finished trial run fall in the distribution the scenario predicts
+// for that trial? The scenario is reduced to the trial (its completed steps, its checkpoint
+// and evaluation cadence, its own final evaluation, no planned graph changes or quality reruns, a warm start when the
+// journal's compile came from the cache), simulated, and each observed figure placed in the
+// predicted distribution as a percentile (mid-rank for ties). Over several runs these
+// percentiles are probability integral transform (PIT) values: uniform on (0, 1) when the
+// predictions are calibrated (Dawid 1984; Gneiting, Balabdaoui & Raftery 2007).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trnmodel/calibrate/journal.hpp"
+#include "trnmodel/calibrate/statistics.hpp"
+#include "trnmodel/dist/quantity_json.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel::calibrate {
+
+struct backtest_row {
+  std::string metric;  // the simulator's metric name
+  std::string observed_from;  // the journal fields it was computed from
+  double observed = 0;
+  double predicted_p10 = 0, predicted_p50 = 0, predicted_p90 = 0;
+  double percentile = 0;  // share of predicted samples below the observation (ties count half)
+};
+
+struct backtest_result {
+  std::string experiment_id;
+  std::vector<backtest_row> rows;
+  std::vector<std::string> notes;  // how the scenario was reduced to the trial
+
+  const backtest_row& row(const std::string& metric) const {
+    for (const auto& r : rows)
+      if (r.metric == metric) return r;
+    fail("metric", "the backtest has no row " + metric);
+  }
+};
+
+// The scenario reduced to the journal's trial run.
+inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<std::string>* notes = nullptr) {
+  const auto note = [&](const std::string& text) {
+    if (notes) notes->push_back(text);
+  };
+  if (j.training.steps_completed < 1)
+    fail("training.steps_completed", "must be ≥ 1 to backtest " + j.experiment_id + ", got 0");
+  if (s.has_integer("cluster.nodes") && s.integer("cluster.nodes") != j.instance.nodes)
+    fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) + " node(s), the scenario on " +
+                               std::to_string(s.integer("cluster.nodes")) + "; a backtest needs the same cluster");
+  std::vector<std::pair<std::string, json>> changes{
+      {"job.effective_steps", static_cast<double>(j.training.steps_completed)},
+      {"compile.planned_changes", 0},
+      {"quality.rerun_prob", 0},
+      {"startup.queue_billed", j.billed.queue_billed}};
+  note("job.effective_steps = " + std::to_string(j.training.steps_completed) + " (the steps the trial completed); no "
+       "planned recompiles; no quality rerun");
+  const std::int64_t every = j.checkpoints.empty() ? 0 : j.checkpoints.front().step;
+  changes.emplace_back("checkpoint.every_steps", static_cast<double>(every));
+  changes.emplace_back("checkpoint.final", !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
+  const std::int64_t eval_every = j.evaluations.empty() ? 0 : j.evaluations.front().step;
+  changes.emplace_back("eval.every_steps", static_cast<double>(eval_every));
+  note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
+       " steps, as in the trial");
+  // The job's final evaluation is not part of a trial, whose own is a proxy with its own time.
+  if (!j.quality || j.quality->scope == "trial") {
+    changes.emplace_back("eval.final_s", j.phases.final_eval_s);
+    note("eval.final_s = " + format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
+  }
+  if (j.phases.compile_cache_hit) {
+    const quantity* load = s.find("compile.cache_load_s");
+    changes.emplace_back("compile.initial_s", load ? quantity_to_json(*load) : json(0));
+    note("the trial started from the compile cache: compile.initial_s = compile.cache_load_s");
+  }
+  return s.updated(changes);
+}
+
+}  // namespace trnmodel::calibrate
+
+namespace trnmodel::detail {
+
+inline double percentile_of(const Eigen::ArrayXXd& values, Eigen::Index column, double observed) {
+  double below = 0, ties = 0, count = 0;
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    const double x = values(i, column);
+    if (std::isnan(x)) continue;
+    count += 1;
+    if (x < observed) below += 1;
+    else if (x == observed) ties += 1;
+  }
+  return count > 0 ? (below + 0.5 * ties) / count : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace trnmodel::detail
+
+namespace trnmodel::calibrate {
+
+// Simulates the trial (samples kept; at least 1,000) and places the journal's figures.
+// Teardown is not a phase of scenario v1, so it is taken off the observed wall time,
+// node-hours and cost.
+inline backtest_result backtest(const scenario& s, const journal& j, run_options options) {
+  if (options.samples < 1000) fail("samples", "must be ≥ 1000 for a backtest, got " + std::to_string(options.samples));
+  backtest_result result;
+  result.experiment_id = j.experiment_id;
+  const scenario trial = trial_scenario(s, j, &result.notes);
+  options.keep_samples = true;
+  const run_result run = simulate(trial, options, /*allow_unknown=*/true);
+  const double nodes = static_cast<double>(j.instance.nodes);
+  const double teardown_node_h = nodes * j.phases.teardown_s / 3600;
+  std::vector<std::tuple<metric::id, std::string, double>> observed{
+      {metric::wall_h, "ended_at − started_at − phases.teardown_s", (j.duration_s() - j.phases.teardown_s) / 3600},
+      {metric::node_h, "billed.node_hours − nodes × teardown", j.billed.node_hours - teardown_node_h},
+      {metric::queue_h, "phases.queue_s", j.phases.queue_s / 3600},
+      {metric::setup_h, "phases.setup_s", j.phases.setup_s / 3600}};
+  if (j.billed.usd && j.billed.node_hours > 0)
+    observed.emplace_back(metric::cost_compute_usd, "billed.usd − the teardown's share",
+                          *j.billed.usd * (1 - teardown_node_h / j.billed.node_hours));
+  std::int64_t node_failures = 0;
+  for (const auto& x : j.interruptions) node_failures += x.node_failure() ? 1 : 0;
+  observed.emplace_back(metric::failures, "node-failure interruptions", static_cast<double>(node_failures));
+  for (const auto& [id, from, value] : observed) {
+    const auto column = static_cast<Eigen::Index>(id);
+    if (std::isnan(run.values()(0, column))) {
+      result.notes.push_back(std::string(metric_names()[id]) + " is not predicted (an unknown input)");
+      continue;
+    }
+    backtest_row row;
+    row.metric = metric_names()[id];
+    row.observed_from = from;
+    row.observed = value;
+    const auto q = run.quantiles(static_cast<std::size_t>(id), {0.1, 0.5, 0.9});
+    row.predicted_p10 = q[0];
+    row.predicted_p50 = q[1];
+    row.predicted_p90 = q[2];
+    row.percentile = detail::percentile_of(run.values(), column, value);
+    result.rows.push_back(row);
+  }
+  return result;
+}
+
+struct pit_uniformity {
+  std::size_t runs = 0;
+  double ks_d = 0;
+  double p_value = 1;  // asymptotic, with Stephens' small-sample correction
+};
+
+// Kolmogorov–Smirnov test of PIT values against the uniform distribution on (0, 1).
+inline pit_uniformity test_pit_uniformity(const std::vector<double>& pit) {
+  detail::check_series("pit", pit);
+  for (std::size_t i = 0; i < pit.size(); ++i) check_probability(detail::series_element("pit", i), pit[i]);
+  pit_uniformity r;
+  r.runs = pit.size();
+  r.ks_d = ks_statistic(pit, [](double u) { return u; });
+  r.p_value = ks_p_value_asymptotic(r.ks_d, pit.size());
+  return r;
+}
+
+}  // namespace trnmodel::calibrate

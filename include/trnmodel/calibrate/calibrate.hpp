@@ -1,0 +1,486 @@
+#pragma once
+// From trial-run journals to a calibrated scenario (DESIGN §10, docs/journal.md "What
+// calibration derives"): every input the journals measure replaces the base scenario's,
+// written as a quantity with "source": "measured" whose note cites the experiment ids, n,
+// the method and the values; every other input keeps the base's value and is listed as
+// such. Decisions (checkpoint and evaluation cadence, keep_last) are never calibrated.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/math/quadrature/tanh_sinh.hpp>
+
+#include "trnmodel/calibrate/journal.hpp"
+#include "trnmodel/calibrate/statistics.hpp"
+#include "trnmodel/calibrate/step_analysis.hpp"
+#include "trnmodel/dist/quantity_json.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel::calibrate {
+
+// One scenario input derived from the journals (or measured but kept from the base).
+struct calibrated_input {
+  std::string path;
+  std::string status;  // "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
+  std::string method;  // "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
+  std::vector<double> values;  // what was measured, in the input's unit
+  std::vector<std::string> experiments;
+  json quantity;  // the new value (measured) or the base's (kept)
+  std::string note;
+};
+
+struct calibration_result {
+  scenario calibrated;
+  std::vector<calibrated_input> inputs;       // derived from the journals, in table order
+  std::vector<std::string> unmeasured;        // base inputs no journal measured (kept as they were)
+  std::vector<step_analysis> step_analyses;   // one per journal, in the order given
+  std::vector<std::string> warnings;
+};
+
+}  // namespace trnmodel::calibrate
+
+namespace trnmodel::detail {
+
+inline std::string join_ids(const std::vector<std::string>& ids) {
+  std::string text;
+  for (const auto& id : ids) text += (text.empty() ? "" : ", ") + id;
+  return text;
+}
+
+inline std::string list_values(const std::vector<double>& values) {
+  std::string text;
+  const std::size_t shown = std::min<std::size_t>(values.size(), 12);
+  for (std::size_t i = 0; i < shown; ++i) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", values[i]);
+    text += (i ? ", " : "") + std::string(buffer);
+  }
+  if (values.size() > shown) text += ", … (" + std::to_string(values.size()) + " in all)";
+  return text;
+}
+
+// E[1/X] and E[1/X²] of a positive quantity, by tanh-sinh quadrature over its quantile
+// function (exact endpoints are never evaluated); nothing when either is not finite.
+inline std::optional<std::pair<double, double>> reciprocal_moments(const quantity& q) {
+  if (q.is_fixed()) {
+    const double x = q.ppf(0.5);
+    return std::make_pair(1 / x, 1 / (x * x));
+  }
+  try {
+    boost::math::quadrature::tanh_sinh<double> integrator;
+    const auto moment = [&](int power) {
+      return integrator.integrate([&](double u) {
+        const double x = q.ppf(u);
+        return x > 0 ? std::pow(x, -power) : std::numeric_limits<double>::infinity();
+      }, 0.0, 1.0);
+    };
+    const double m1 = moment(1), m2 = moment(2);
+    if (std::isfinite(m1) && std::isfinite(m2) && m1 > 0 && m2 > m1 * m1) return std::make_pair(m1, m2);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace trnmodel::detail
+
+namespace trnmodel::calibrate {
+
+class calibrator {
+ public:
+  calibrator(const std::vector<journal>& journals, const scenario& base) : journals_(journals), base_(base) {
+    if (journals.empty()) fail("journals", "must hold at least one journal");
+    check_pooling();
+    for (const auto& j : journals_) {
+      result_.step_analyses.push_back(analyze_steps(j));
+      for (const auto& w : j.warnings) result_.warnings.push_back(j.experiment_id + ": " + w);
+      for (const auto& w : result_.step_analyses.back().warnings) result_.warnings.push_back(w);
+    }
+  }
+
+  calibration_result run() {
+    step_time_and_stall();
+    startup();
+    compile();
+    checkpoints();
+    evaluations();
+    failures();
+    quality();
+    std::vector<std::pair<std::string, json>> changes = extra_changes_;
+    std::set<std::string> derived;
+    for (const auto& input : result_.inputs) {
+      derived.insert(input.path);
+      if (input.status == "measured") changes.emplace_back(input.path, input.quantity);
+    }
+    for (const auto& [path, q] : base_.quantities())
+      if (!derived.count(path) && !q.is_fixed()) result_.unmeasured.push_back(path);
+    result_.calibrated = base_.updated(changes);
+    return result_;
+  }
+
+ private:
+  std::vector<std::string> ids(const std::vector<std::size_t>& which) const {
+    std::vector<std::string> out;
+    for (auto k : which) out.push_back(journals_[k].experiment_id);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  std::vector<std::size_t> all() const {
+    std::vector<std::size_t> out(journals_.size());
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = k;
+    return out;
+  }
+
+  json base_json(const std::string& path) const {
+    const quantity* q = base_.find(path);
+    return q ? quantity_to_json(*q) : json();
+  }
+
+  // The values-to-quantity rule: ≥ 10 values → the better of lognormal and gamma by AIC
+  // (empirical when a value is 0 or they hardly differ); 2–9 → empirical; 1 → the base is
+  // kept, flagged when the value lies outside the base's P5–P95; 0 → nothing to report.
+  void add_values(const std::string& path, const std::vector<double>& values, const std::vector<std::size_t>& sources,
+                  const std::string& what) {
+    if (values.empty()) return;
+    calibrated_input in;
+    in.path = path;
+    in.values = values;
+    in.experiments = ids(sources);
+    const std::string cite = "n = " + std::to_string(values.size()) + " from " + detail::join_ids(in.experiments) +
+                             " (" + what + "): " + detail::list_values(values);
+    if (values.size() == 1) {
+      const quantity* q = base_.find(path);
+      in.quantity = base_json(path);
+      in.method = "kept";
+      const bool outside = q && !q->is_unknown() && (values[0] < q->ppf(0.05) || values[0] > q->ppf(0.95));
+      in.status = outside ? "flagged" : "kept";
+      in.note = "measured once (" + cite + "); a single run is not a distribution, so the base is kept" +
+                (outside ? "; the measurement lies outside the base's P5–P95" : "");
+      if (q && q->is_unknown()) in.note += "; the base has no value (unknown): give one, or add runs";
+      result_.inputs.push_back(in);
+      return;
+    }
+    const bool positive = std::all_of(values.begin(), values.end(), [](double v) { return v > 0; });
+    quantity q;
+    if (positive) {
+      const auto spread = run_to_run_spread(values, 10, path);
+      q = spread.input;
+      in.method = spread.method;
+      if (spread.fit)
+        in.method += " (ΔAIC " + format_number(std::round(spread.fit->delta_aic * 100) / 100) + ", KS D " +
+                     format_number(std::round(spread.fit->ks_d * 1000) / 1000) + ")";
+    } else {
+      q = make_empirical(values, path);
+      in.method = "empirical";
+    }
+    q.prov().source = "measured";
+    q.prov().note = "measured: " + cite + "; " + in.method;
+    in.status = "measured";
+    in.quantity = quantity_to_json(q);
+    in.note = q.prov().note;
+    result_.inputs.push_back(in);
+  }
+
+  void add_quantity(const std::string& path, quantity q, const std::vector<double>& values,
+                    const std::vector<std::size_t>& sources, const std::string& method, const std::string& note) {
+    calibrated_input in;
+    in.path = path;
+    in.values = values;
+    in.experiments = ids(sources);
+    in.method = method;
+    in.status = "measured";
+    q.prov().source = "measured";
+    q.prov().note = "measured: " + note + " (" + detail::join_ids(in.experiments) + ")";
+    in.note = q.prov().note;
+    in.quantity = quantity_to_json(q);
+    result_.inputs.push_back(in);
+  }
+
+  // ---- pooling rules -----------------------------------------------------------------
+
+  void check_pooling() {
+    std::set<std::string> seen;
+    for (const auto& j : journals_)
+      if (!seen.insert(j.experiment_id).second)
+        fail("journals", "experiment_id " + j.experiment_id + " appears twice; each run must be pooled once");
+    const journal& first = journals_.front();
+    const auto describe = [](const journal& j) {
+      const auto& t = j.training;
+      return std::vector<std::pair<std::string, std::string>>{
+          {"instance.type", j.instance.type}, {"instance.nodes", std::to_string(j.instance.nodes)},
+          {"training.kind", t.kind}, {"training.lora_rank", t.lora_rank ? std::to_string(*t.lora_rank) : "-"},
+          {"training.global_batch", std::to_string(t.global_batch)}, {"training.micro_batch", std::to_string(t.micro_batch)},
+          {"training.sequence_length", std::to_string(t.sequence_length)}, {"training.tp", std::to_string(t.tp)},
+          {"training.pp", std::to_string(t.pp)}, {"training.dp", std::to_string(t.dp)},
+          {"training.precision", t.precision}, {"training.recompute", t.recompute}};
+    };
+    const auto reference = describe(first);
+    for (const auto& j : journals_) {
+      const auto mine = describe(j);
+      for (std::size_t f = 0; f < mine.size(); ++f)
+        if (mine[f].second != reference[f].second)
+          fail(mine[f].first, j.experiment_id + " has " + mine[f].second + ", " + first.experiment_id + " has " +
+                                  reference[f].second + "; step times of different configurations are not comparable "
+                                  "(calibrate each configuration separately)");
+      const auto version = [](const journal& x) {
+        return x.versions.framework + " / " + (x.versions.neuron_sdk.empty() ? "CUDA " + x.versions.cuda : "Neuron SDK " + x.versions.neuron_sdk);
+      };
+      if (version(j) != version(first))
+        result_.warnings.push_back("journals with different versions are pooled: " + first.experiment_id + " (" +
+                                   version(first) + ") and " + j.experiment_id + " (" + version(j) + ")");
+    }
+    if (base_.has_integer("cluster.nodes") && base_.integer("cluster.nodes") != first.instance.nodes) config_matches_ = false;
+    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type) config_matches_ = false;
+    if (!config_matches_)
+      result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " + first.instance.type +
+                                 ", the scenario another cluster: throughput.step_time_s and data_stall_fraction are "
+                                 "not calibrated (extrapolate them with the platform model, DESIGN §9)");
+  }
+
+  // ---- the inputs ----------------------------------------------------------------------
+
+  void step_time_and_stall() {
+    if (!config_matches_) return;
+    std::vector<double> step, stall;
+    std::vector<std::size_t> stall_sources;
+    for (std::size_t k = 0; k < journals_.size(); ++k) {
+      step.push_back(result_.step_analyses[k].step_time_s);
+      if (journals_[k].utilisation) {
+        stall.push_back(journals_[k].utilisation->data_wait_fraction);
+        stall_sources.push_back(k);
+      }
+    }
+    add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+    if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
+      extra_changes_.emplace_back("throughput.mode", "measured");
+    if (stall.size() >= 10) {
+      double mean = 0, var = 0;
+      for (double s : stall) mean += s / static_cast<double>(stall.size());
+      for (double s : stall) var += (s - mean) * (s - mean) / static_cast<double>(stall.size() - 1);
+      if (mean > 0 && var > 0 && var < mean * (1 - mean)) {  // beta by moments
+        const double common = mean * (1 - mean) / var - 1;
+        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common), stall,
+                     stall_sources, "beta by moments", "n = " + std::to_string(stall.size()) + " data-wait fractions, beta by moments");
+        return;
+      }
+    }
+    add_values("throughput.data_stall_fraction", stall, stall_sources, "utilisation.data_wait_fraction");
+  }
+
+  void startup() {
+    std::vector<double> queue, setup, load;
+    std::set<std::string> pools;
+    std::set<bool> queue_billed;
+    for (std::size_t k = 0; k < journals_.size(); ++k) {
+      const auto& j = journals_[k];
+      queue.push_back(j.phases.queue_s);
+      pools.insert(j.instance.region + "/" + j.instance.purchase_option);
+      queue_billed.insert(j.billed.queue_billed);
+      setup.push_back(j.phases.setup_s);
+      load.push_back(j.phases.data_load_s + result_.step_analyses[k].startup_warmup_s());
+    }
+    if (pools.size() == 1)
+      add_values("startup.queue_wait_s", queue, all(), "phases.queue_s");
+    else
+      result_.warnings.push_back("startup.queue_wait_s: not calibrated, the journals mix regions or purchase options "
+                                 "(queues are pooled only within one)");
+    if (queue_billed.size() == 1) extra_changes_.emplace_back("startup.queue_billed", *queue_billed.begin());
+    add_values("startup.env_prep_s", setup, all(), "phases.setup_s");
+    add_values("startup.data_load_s", load, all(), "phases.data_load_s + warm-up excess of the first steps");
+  }
+
+  void compile() {
+    std::vector<double> cold, warm;
+    std::vector<std::size_t> cold_sources, warm_sources, trial_sources;
+    double hits = 0, misses = 0;
+    // The first cold start of each (compiler, configuration) group is cold by construction,
+    // not by chance: it is not a cache trial.
+    std::set<std::string> group_started;
+    std::vector<std::size_t> order = all();
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return journals_[a].started_at_s < journals_[b].started_at_s; });
+    for (const std::size_t k : order) {
+      const auto& j = journals_[k];
+      (j.phases.compile_cache_hit ? warm : cold).push_back(j.phases.compile_s);
+      (j.phases.compile_cache_hit ? warm_sources : cold_sources).push_back(k);
+      const auto compiler = j.versions.libraries.count("neuronx-cc") ? j.versions.libraries.at("neuronx-cc") : std::string();
+      const std::string group = j.versions.neuron_sdk + "|" + j.versions.cuda + "|" + compiler;
+      const bool first_in_group = group_started.insert(group).second;
+      if (!(first_in_group && !j.phases.compile_cache_hit)) {
+        (j.phases.compile_cache_hit ? hits : misses) += 1;
+        trial_sources.push_back(k);
+      }
+      for (const auto& x : j.interruptions) {
+        if (!x.recovered) continue;
+        (x.recompiled ? misses : hits) += 1;
+        trial_sources.push_back(k);
+        if (x.compile_s) {
+          (x.recompiled ? cold : warm).push_back(*x.compile_s);
+          (x.recompiled ? cold_sources : warm_sources).push_back(k);
+        }
+      }
+    }
+    add_values("compile.initial_s", cold, cold_sources, "cold compiles: starts without a cache hit, recoveries that recompiled");
+    add_values("compile.recompile_s", cold, cold_sources, "the same graphs as compile.initial_s, so the same pool");
+    add_values("compile.cache_load_s", warm, warm_sources, "warm starts and recoveries that hit the cache");
+    if (hits + misses > 0) {
+      double a0 = 1, b0 = 1;
+      std::string prior = "Beta(1, 1)";
+      if (const quantity* q = base_.find("compile.cache_hit_prob")) {
+        if (const auto* b = std::get_if<dist::beta>(&q->dist()); b && b->lo == 0 && b->hi == 1) {
+          a0 = b->a;
+          b0 = b->b;
+          prior = "the base's Beta(" + format_number(a0) + ", " + format_number(b0) + ")";
+        }
+      }
+      std::vector<double> outcomes(static_cast<std::size_t>(hits), 1.0);
+      outcomes.resize(static_cast<std::size_t>(hits + misses), 0.0);
+      add_quantity("compile.cache_hit_prob", make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
+                   "beta posterior", format_number(hits) + " cache hits in " + format_number(hits + misses) +
+                                         " trials (restarts and warm starts); prior " + prior);
+    }
+  }
+
+  void checkpoints() {
+    std::vector<double> save, verify, load, size;
+    std::vector<std::size_t> sources, load_sources;
+    for (std::size_t k = 0; k < journals_.size(); ++k) {
+      for (const auto& c : journals_[k].checkpoints) {
+        save.push_back(c.save_s);
+        verify.push_back(c.verify_s);
+        size.push_back(c.size_gb);
+        sources.push_back(k);
+        if (c.load_s) {
+          load.push_back(*c.load_s);
+          load_sources.push_back(k);
+        }
+      }
+      for (const auto& x : journals_[k].interruptions)
+        if (x.load_s && x.recovered) {
+          load.push_back(*x.load_s);
+          load_sources.push_back(k);
+        }
+    }
+    add_values("checkpoint.save_s", save, sources, "checkpoints[].save_s");
+    add_values("checkpoint.verify_s", verify, sources, "checkpoints[].verify_s");
+    add_values("checkpoint.load_s", load, load_sources, "checkpoint loads in recoveries and restore tests");
+    if (!size.empty()) {
+      double mean = 0;
+      for (double s : size) mean += s / static_cast<double>(size.size());
+      const auto [lo, hi] = std::minmax_element(size.begin(), size.end());
+      if (mean > 0 && (*hi - *lo) > 0.05 * mean)
+        result_.warnings.push_back("checkpoint.size_gb: the checkpoints' sizes vary by more than 5 % (" +
+                                   format_number(*lo) + " to " + format_number(*hi) + " GB); their mean is used");
+      add_quantity("checkpoint.size_gb", make_fixed(mean), size, sources, "mean",
+                   "mean of " + std::to_string(size.size()) + " checkpoint sizes");
+    }
+  }
+
+  void evaluations() {
+    std::vector<double> times, finals;
+    std::vector<std::size_t> sources, final_sources;
+    for (std::size_t k = 0; k < journals_.size(); ++k) {
+      for (const auto& e : journals_[k].evaluations) {
+        times.push_back(e.time_s);
+        sources.push_back(k);
+      }
+      // A trial's final evaluation is usually a shorter proxy: only a job-scope one counts.
+      if (journals_[k].quality && journals_[k].quality->scope == "job") {
+        finals.push_back(journals_[k].phases.final_eval_s);
+        final_sources.push_back(k);
+      }
+    }
+    add_values("eval.time_s", times, sources, "evaluations[].time_s");
+    add_values("eval.final_s", finals, final_sources, "phases.final_eval_s of job-scope runs");
+  }
+
+  void failures() {
+    std::int64_t k = 0;
+    double exposure_node_h = 0;
+    std::vector<double> exposures;
+    std::vector<double> restart, warmup;
+    std::vector<std::size_t> restart_sources, warmup_sources;
+    for (std::size_t r = 0; r < journals_.size(); ++r) {
+      const auto& j = journals_[r];
+      exposure_node_h += j.billed.node_hours;
+      exposures.push_back(j.billed.node_hours);
+      for (const auto& x : j.interruptions) {
+        if (x.node_failure()) ++k;
+        if (!x.recovered) continue;
+        restart.push_back(x.detection_s +
+                          (x.restart_s ? *x.restart_s : x.recovery_s - x.compile_s.value_or(0) - x.load_s.value_or(0)));
+        restart_sources.push_back(r);
+      }
+      for (double w : result_.step_analyses[r].restart_warmups_s()) {
+        warmup.push_back(w);
+        warmup_sources.push_back(r);
+      }
+    }
+    add_values("failures.restart_s", restart, restart_sources, "detection_s + restart_s of each recovery");
+    add_values("failures.warmup_s", warmup, warmup_sources, "warm-up excess of the steps after each restart");
+    if (!(exposure_node_h > 0)) return;
+    double a0 = 0.5, b0 = 0;
+    std::string prior = "Jeffreys' Gamma(1/2, 0)";
+    if (const quantity* q = base_.find("failures.node_mtbf_h"); q && !q->is_unknown()) {
+      if (const auto moments = detail::reciprocal_moments(*q)) {
+        const double mean = moments->first, var = moments->second - mean * mean;
+        a0 = mean * mean / var;
+        b0 = mean / var;
+        prior = "Gamma(" + format_number(std::round(a0 * 100) / 100) + ", " + format_number(std::round(b0)) +
+                " node-h) moment-matched to the base's node_mtbf_h";
+      }
+    }
+    if (b0 == 0)
+      result_.warnings.push_back("failures.node_mtbf_h: the base gives no prior, so Jeffreys' prior is used; " +
+                                 format_number(std::round(exposure_node_h * 100) / 100) +
+                                 " node-hours cannot pin a rate of order 1e-4 per node-hour");
+    if (k == 0 && b0 == 0) return;  // nothing but the prior's shape: do not invent a rate
+    const auto posterior = failure_rate_posterior(k, exposure_node_h, 0.8, a0, b0);
+    const std::string note = std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
+                             " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +
+                             " node-h); posterior Gamma(" + format_number(std::round(posterior.posterior_shape * 100) / 100) +
+                             ", " + format_number(std::round(posterior.posterior_rate_node_h)) +
+                             "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
+    add_quantity("failures.node_mtbf_h",
+                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h, "failures.node_mtbf_h"),
+                 exposures, all(), "gamma posterior", note);
+  }
+
+  void quality() {
+    double passes = 0, fails = 0;
+    std::vector<std::size_t> sources;
+    for (std::size_t k = 0; k < journals_.size(); ++k)
+      if (journals_[k].quality && journals_[k].quality->scope == "job") {
+        (journals_[k].quality->passed ? passes : fails) += 1;
+        sources.push_back(k);
+      }
+    if (sources.empty()) return;
+    double a0 = 1, b0 = 1;
+    if (const quantity* q = base_.find("quality.rerun_prob"))
+      if (const auto* b = std::get_if<dist::beta>(&q->dist()); b && b->lo == 0 && b->hi == 1) {
+        a0 = b->a;
+        b0 = b->b;
+      }
+    std::vector<double> outcomes(static_cast<std::size_t>(fails), 1.0);
+    outcomes.resize(static_cast<std::size_t>(fails + passes), 0.0);
+    add_quantity("quality.rerun_prob", make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
+                 format_number(fails) + " failed quality gates in " + format_number(fails + passes) +
+                     " job-scope runs; prior Beta(" + format_number(a0) + ", " + format_number(b0) + ")");
+  }
+
+  const std::vector<journal>& journals_;
+  const scenario& base_;
+  bool config_matches_ = true;
+  calibration_result result_;
+  std::vector<std::pair<std::string, json>> extra_changes_;
+};
+
+// Calibrates `base` from trial-run journals of one configuration.
+inline calibration_result calibrate(const std::vector<journal>& journals, const scenario& base) {
+  return calibrator(journals, base).run();
+}
+
+}  // namespace trnmodel::calibrate

@@ -1,0 +1,306 @@
+"""Trial-run journals, calibration and backtests (DESIGN §10, docs/journal.md).
+
+Loading, validation, warm-up detection, fits and the simulator run in C++; this module
+turns their results into pandas tables and Python warnings."""
+from __future__ import annotations
+
+import os
+import pathlib
+import warnings
+from typing import Any, Iterable, List, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._montecarlo import _check_threads, _check_whole
+from ._scenario import Scenario
+
+PathLike = Union[str, os.PathLike]
+
+
+class JournalWarning(UserWarning):
+    """A journal (or a set of them) is usable, but something in it is odd: phases that do not
+    add up, a step series of unexpected length, a missing utilisation or quality record…"""
+
+
+def _read_text(path: pathlib.Path) -> str:
+    if not path.is_file():
+        raise _core.ScenarioError(f"{path}: no such journal file")
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+
+
+class Journal:
+    """One trial run as it happened ("trnmodel.journal/1", docs/journal.md).
+
+    Load with :meth:`from_json` (a file; a step-time file it names is read from the same
+    directory) or :meth:`from_dict`. Errors raise :class:`tm.ScenarioError` naming the field,
+    the value and the rule; problems that leave the data usable are issued as
+    :class:`tm.JournalWarning` and kept in :attr:`warnings`.
+    """
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: "_core.Journal") -> None:
+        self._core = core
+        for message in core.warnings:
+            warnings.warn(f"{core.experiment_id}: {message}", JournalWarning, stacklevel=3)
+
+    @classmethod
+    def from_json(cls, path: PathLike) -> "Journal":
+        """From a journal file (JSON)."""
+        path = pathlib.Path(path)
+        return cls(_core.Journal.from_text(_read_text(path), str(path.parent)))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], directory: Optional[PathLike] = None) -> "Journal":
+        """From a dict shaped like the JSON form. ``directory`` (default: the current one)
+        is where a step-time file named in ``step_times.file`` is looked for."""
+        return cls(_core.Journal.from_obj(dict(data), os.fspath(directory or ".")))
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def experiment_id(self) -> str:
+        return self._core.experiment_id
+
+    @property
+    def warnings(self) -> list:
+        """The journal's warnings (also issued as JournalWarning when it was loaded)."""
+        return list(self._core.warnings)
+
+    @property
+    def step_times_s(self) -> np.ndarray:
+        """The step-time series in seconds, in execution order (redone steps included)."""
+        return self._core.step_times_s
+
+    def to_dict(self) -> dict:
+        return self._core.to_obj()
+
+    def steady_state(self) -> dict:
+        """Warm-up (MSER-5 per segment) and the steady-state step time with its 95 %
+        batch-means interval: ``steady_mean_s``, ``ci_lo_s``, ``ci_hi_s``, ``step_time_s``
+        (= steady mean × (1 − data wait)), ``segments`` (with ``warmup_values`` and
+        ``warmup_excess_s``)."""
+        return self._core.analysis()
+
+    def summary(self):
+        """What the run measured, one row per figure: columns ``value``, ``unit``, ``note``."""
+        import pandas as pd
+
+        d = self.to_dict()
+        a = self.steady_state()
+        phases, billed, training = d["phases"], d["billed"], d["training"]
+        rows: list = []
+
+        def add(name: str, value: Any, unit: str, note: str = "") -> None:
+            rows.append((name, value, unit, note))
+
+        add("wall time", self._core.duration_s / 3600, "h", "ended_at − started_at")
+        for key in ("queue_s", "setup_s", "compile_s", "data_load_s", "training_s", "final_eval_s", "teardown_s"):
+            note = ("cache hit" if phases["compile_cache_hit"] else "cold compile") if key == "compile_s" else ""
+            add(f"phases.{key}", float(phases.get(key, 0.0)), "s", note)
+        add("steps completed", training["steps_completed"], "steps", f"of {training['effective_steps_planned']} planned")
+        warmup = sum(s["warmup_values"] for s in a["segments"])
+        add("step values", len(self.step_times_s), "values",
+            f"{len(a['segments'])} segment(s); {warmup} warm-up value(s) removed by MSER-5")
+        add("steady-state step time", a["steady_mean_s"], "s",
+            f"95 % batch means: {a['ci_lo_s']:.4g} – {a['ci_hi_s']:.4g} s")
+        util = d.get("utilisation")
+        if util:
+            add("data wait", util["data_wait_fraction"], "fraction", "utilisation.data_wait_fraction")
+            add("sync wait", util["sync_wait_fraction"], "fraction", "utilisation.sync_wait_fraction")
+        add("step time without data wait", a["step_time_s"], "s", "the scenario's throughput.step_time_s")
+        checkpoints = d["checkpoints"]
+        if checkpoints:
+            add("checkpoint save", float(np.mean([c["save_s"] for c in checkpoints])), "s", f"mean of {len(checkpoints)}")
+            add("checkpoint verify", float(np.mean([c["verify_s"] for c in checkpoints])), "s", f"mean of {len(checkpoints)}")
+            untested = [c["step"] for c in checkpoints if not c["restore_verified"]]
+            add("checkpoints never restore-tested", len(untested), "checkpoints",
+                ", ".join(f"step {s}" for s in untested))
+        evals = d.get("evaluations", [])
+        if evals:
+            add("evaluation", float(np.mean([e["time_s"] for e in evals])), "s", f"mean of {len(evals)}")
+        interruptions = d["interruptions"]
+        add("interruptions", len(interruptions), "count",
+            "; ".join(f"step {x['step']} {x['cause']}, recovery {x['recovery_s']} s, "
+                      f"{x['redone_steps']} steps redone" for x in interruptions))
+        add("node failures", self._core.node_failures, "count", "causes counted in the failure rate")
+        add("billed", billed["node_hours"], "node-h", "")
+        if "usd" in billed:
+            add("billed cost", billed["usd"], "USD", "")
+        done = training["steps_completed"]
+        if billed["node_hours"] > 0 and done > 0:
+            add("useful steps per billed node-hour", done / billed["node_hours"], "steps/node-h",
+                f"steady state: {3600 / a['steady_mean_s']:.4g} steps/h")
+            if "usd" in billed:
+                add("cost per useful step", billed["usd"] / done, "USD/step", "billed.usd / steps_completed")
+        q = d.get("quality")
+        if q:
+            add(f"quality: {q['metric']}", q["achieved"], "", f"target {q['target']} ({q['better']} is better): "
+                f"{'passed' if q['passed'] else 'FAILED'}, scope {q.get('scope', 'trial')}")
+        frame = pd.DataFrame(rows, columns=["quantity", "value", "unit", "note"]).set_index("quantity")
+        frame.attrs["experiment_id"] = self.experiment_id
+        return frame
+
+    def __repr__(self) -> str:
+        d = self.to_dict()
+        return (f"<Journal {self.experiment_id}: {d['instance']['nodes']} × {d['instance']['type']}, "
+                f"{d['training']['steps_completed']} steps, {len(d['interruptions'])} interruption(s), "
+                f"{len(self.warnings)} warning(s)>")
+
+
+def _journals(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]]) -> List[Journal]:
+    if isinstance(journals, (Journal, str, os.PathLike)):
+        journals = [journals]
+    out = [j if isinstance(j, Journal) else Journal.from_json(j) for j in journals]
+    if not out:
+        raise _core.ScenarioError("journals: must hold at least one journal")
+    return out
+
+
+class CalibrationReport:
+    """Where every input of a calibrated scenario came from.
+
+    ``inputs``: one row per input the journals measured (``status`` measured = replaced;
+    kept = measured once, base kept; flagged = kept, and the measurement lies outside the
+    base's P5–P95), with method, n, experiment ids and the note written into the scenario.
+    ``unmeasured``: the base's uncertain inputs no journal measured, kept as they were.
+    ``steady_state``: per journal, the warm-up and steady-state step time.
+    """
+
+    def __init__(self, inputs: list, unmeasured: list, warnings_: list, analyses: list, journals: list,
+                 base: Scenario) -> None:
+        import pandas as pd
+
+        self.inputs = pd.DataFrame(
+            [{"path": i["path"], "status": i["status"], "method": i["method"], "n": i["n"],
+              "experiments": ", ".join(i["experiments"]), "note": i["note"]} for i in inputs],
+            columns=["path", "status", "method", "n", "experiments", "note"]).set_index("path")
+        self.unmeasured = pd.DataFrame(
+            [{"path": p, "source": (base[p].to_dict().get("source") if base[p] is not None else None) or "",
+              "value": repr(base[p])} for p in unmeasured], columns=["path", "source", "value"]).set_index("path")
+        self.warnings = list(warnings_)
+        self.steady_state = pd.DataFrame(
+            [{"experiment": j.experiment_id, "warmup_values": sum(s["warmup_values"] for s in a["segments"]),
+              "steady_values": a["steady_values"], "steady_mean_s": a["steady_mean_s"], "ci_lo_s": a["ci_lo_s"],
+              "ci_hi_s": a["ci_hi_s"], "data_wait_fraction": a["data_wait_fraction"], "step_time_s": a["step_time_s"]}
+             for j, a in zip(journals, analyses)]).set_index("experiment")
+        self._raw = inputs
+
+    def values(self, path: str) -> list:
+        """The measured values behind an input."""
+        for i in self._raw:
+            if i["path"] == path:
+                return list(i["values"])
+        raise KeyError(path)
+
+    def __repr__(self) -> str:
+        return (f"<CalibrationReport: {int((self.inputs['status'] == 'measured').sum())} inputs measured, "
+                f"{int((self.inputs['status'] != 'measured').sum())} measured once and kept, "
+                f"{len(self.unmeasured)} unmeasured, {len(self.warnings)} warning(s)>\n"
+                f"{self.inputs[['status', 'method', 'n']].to_string()}")
+
+
+class CalibratedScenario(Scenario):
+    """A Scenario calibrated from journals; :attr:`calibration` says where each input came from."""
+
+    __slots__ = ("calibration",)
+
+
+def calibrate(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]], base: Scenario) -> CalibratedScenario:
+    """The base scenario with every input the journals measure replaced (docs/journal.md).
+
+    ``journals``: :class:`Journal` objects or journal file paths, all runs of one
+    configuration (instance type, nodes, parallelism, batch, precision…). Measured inputs
+    are written with ``"source": "measured"`` and a note citing the experiment ids, n, the
+    method and the values; inputs no journal measured keep the base's values. The rule from
+    values to a quantity: 10 or more values are fitted (lognormal or gamma, by AIC), 2–9
+    become an empirical distribution, a single value keeps the base (and is flagged when it
+    falls outside the base's P5–P95). The failure rate is a Gamma posterior with the base's
+    MTBF as prior; cache-hit and quality-gate probabilities are Beta posteriors.
+
+    Returns a :class:`CalibratedScenario` whose ``calibration`` (:class:`CalibrationReport`)
+    lists the measured, kept and unmeasured inputs; warnings are issued as JournalWarning.
+    """
+    if not isinstance(base, Scenario):
+        raise _core.ScenarioError(f"base: must be a tm.Scenario, got {type(base).__name__}")
+    loaded = _journals(journals)
+    core, inputs, unmeasured, warns, analyses = _core.calibrate([j._core for j in loaded], base._core)
+    for message in warns:
+        warnings.warn(message, JournalWarning, stacklevel=2)
+    result = CalibratedScenario(core)
+    result.calibration = CalibrationReport(inputs, unmeasured, warns, analyses, loaded, base)
+    return result
+
+
+class BacktestResult:
+    """Where finished runs fell in the predicted distributions.
+
+    ``table``: one row per (experiment, metric): observed, predicted p10/p50/p90, and the
+    percentile of the observation (the PIT value). ``pit(metric)``: the PIT values of one
+    metric over the runs; ``pit_histogram``; ``uniformity`` (Kolmogorov–Smirnov against
+    U(0, 1)).
+    """
+
+    def __init__(self, rows: list, notes: dict) -> None:
+        import pandas as pd
+
+        self.table = pd.DataFrame(rows, columns=["experiment", "metric", "observed", "p10", "p50", "p90",
+                                                 "percentile", "observed_from"]).set_index(["experiment", "metric"])
+        #: How the scenario was reduced to each trial.
+        self.notes = notes
+
+    @property
+    def experiments(self) -> list:
+        return list(dict.fromkeys(self.table.index.get_level_values("experiment")))
+
+    def pit(self, metric: str = "wall_h") -> np.ndarray:
+        """The percentiles of ``metric`` over the runs, in run order."""
+        frame = self.table.xs(metric, level="metric")
+        return frame["percentile"].to_numpy(dtype=float)
+
+    def pit_histogram(self, metric: str = "wall_h", bins: int = 10):
+        """Counts of the PIT values in ``bins`` equal bins of [0, 1]: flat when calibrated,
+        U-shaped when the predictions are too narrow, hump-shaped when too wide."""
+        import pandas as pd
+
+        counts, edges = np.histogram(self.pit(metric), bins=_check_whole("bins", bins, 1, 1000), range=(0.0, 1.0))
+        return pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "count": counts})
+
+    def uniformity(self, metric: str = "wall_h") -> dict:
+        """Kolmogorov–Smirnov test of the PIT values against U(0, 1): ``runs``, ``ks_d``,
+        ``p_value`` (asymptotic with Stephens' correction; rough below ~20 runs)."""
+        return _core.pit_uniformity(list(self.pit(metric)))
+
+    def __repr__(self) -> str:
+        return f"<BacktestResult: {len(self.experiments)} run(s)>\n{self.table.drop(columns='observed_from').to_string()}"
+
+
+def backtest(scenario: Scenario, journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]],
+             samples: int = 20_000, seed: int = 0, threads: Optional[int] = None) -> BacktestResult:
+    """Places each finished run in the distribution the scenario predicts for it.
+
+    The scenario is reduced to each trial (its completed steps, checkpoint and evaluation
+    cadence and final evaluation; no planned recompiles or quality rerun; the compile-cache
+    load instead of a cold compile when the trial started warm) and simulated ``samples``
+    times (≥ 1,000; same ``seed`` for every run, so the runs share random numbers). Observed
+    wall time, node-hours and compute cost exclude the teardown, which scenario v1 does not
+    model. Percentiles near 0 or 1 say the run was outside what the scenario expected.
+    """
+    if not isinstance(scenario, Scenario):
+        raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
+    rows, notes = [], {}
+    for j in _journals(journals):
+        experiment, result_rows, result_notes = _core.backtest(
+            scenario._core, j._core, _check_whole("samples", samples, 1000), _check_whole("seed", seed, 0),
+            _check_threads(threads))
+        rows += [{"experiment": experiment, **r} for r in result_rows]
+        notes[experiment] = list(result_notes)
+    return BacktestResult(rows, notes)
+
+
+__all__ = ["Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
+           "BacktestResult"]
