@@ -1,6 +1,7 @@
 # trnmodel: two commands on a fresh machine.
 #   make run    set up, build, and run the main job: the budget study of a bundled example (out/)
-#   make test   set up, build, and run every test: C++, Python, notebooks, the embedding consumer
+#   make test   set up, build, and run every test: C++, Python, notebooks, the embedding consumer,
+#               the C++ tests under sanitizers and a minute of each fuzzer (docs/reliability.md)
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 BUILD   ?= build
@@ -12,7 +13,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 run: install
 	$(VENV)/bin/trnmodel estimate examples/llama3-8b-lora-trn2.json -o out/budget-llama3-8b-lora-trn2.md
 
-test: test-cpp test-python test-consumer
+test: test-cpp test-python test-consumer test-asan test-tsan fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -39,7 +40,7 @@ test-consumer: test-cpp
 # Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,
 # lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run.
-SANITIZE := -O1 -g -fno-omit-frame-pointer
+SANITIZE := -O1 -g -fno-omit-frame-pointer -Wno-maybe-uninitialized
 test-asan: setup
 	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
@@ -54,8 +55,9 @@ test-tsan: setup
 	cmake --build $(BUILD)/tsan
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/cpp/tsan.supp)" ctest --test-dir $(BUILD)/tsan --output-on-failure
 
-# libFuzzer targets (fuzz/): the scenario loader and the distribution parser, each fuzzed for
-# FUZZ_SECONDS from its seed corpus; any crash, leak, timeout or out-of-memory fails the run.
+# libFuzzer targets (fuzz/): the scenario loader, the distribution parser and the journal
+# loader, each fuzzed for FUZZ_SECONDS from its seed corpus; any crash, leak, timeout or
+# out-of-memory fails the run.
 FUZZ_SECONDS ?= 60
 fuzz: setup
 	cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

@@ -5,18 +5,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ make libeigen3-dev libboost-dev libtbb-dev nlohmann-json3-dev catch2)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages: ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing() {
+  local missing=()
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# clang builds the fuzzers (make fuzz); g++ builds everything else, sanitizer builds included.
+install_missing g++ make libeigen3-dev libboost-dev libtbb-dev nlohmann-json3-dev catch2 clang
+# libFuzzer and clang's sanitizer runtimes are in compiler-rt's package, named after clang's
+# major version (libclang-rt-14-dev on Debian 12, libclang-rt-19-dev on Debian 13).
+clang_major=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\)\..*/\1/p' | head -n 1)
+install_missing "libclang-rt-${clang_major}-dev"
 
 venv=${VENV:-.venv}
 if [ ! -x "$venv/bin/python" ]; then

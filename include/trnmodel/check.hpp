@@ -24,6 +24,14 @@ inline std::string format_number(double value) {
   return buffer;
 }
 
+// A derived figure in a message, to `digits` significant digits (0.001, not
+// 0.0009999999999999998): what the user computes from their inputs is shown as they would.
+inline std::string format_approx(double value, int digits = 3) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
+}
+
 [[noreturn]] inline void fail(const std::string& path, const std::string& rule) {
   throw input_error(path + ": " + rule);
 }

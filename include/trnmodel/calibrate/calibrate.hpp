@@ -261,8 +261,10 @@ class calibrator {
       double mean = 0, var = 0;
       for (double s : stall) mean += s / static_cast<double>(stall.size());
       for (double s : stall) var += (s - mean) * (s - mean) / static_cast<double>(stall.size() - 1);
-      if (mean > 0 && var > 0 && var < mean * (1 - mean)) {  // beta by moments
-        const double common = mean * (1 - mean) / var - 1;
+      const double common = var > 0 ? mean * (1 - mean) / var - 1 : 0;
+      const auto shape_ok = [](double shape) { return shape >= detail::min_shape && shape <= detail::max_shape; };
+      if (mean > 0 && var > 0 && var < mean * (1 - mean) && shape_ok(mean * common) && shape_ok((1 - mean) * common)) {
+        // beta by moments
         add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common), stall,
                      stall_sources, "beta by moments", "n = " + std::to_string(stall.size()) + " data-wait fractions, beta by moments");
         return;

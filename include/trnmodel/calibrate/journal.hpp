@@ -22,6 +22,25 @@
 #include "trnmodel/detail/series_file.hpp"
 #include "trnmodel/detail/sha256.hpp"
 
+namespace trnmodel::detail {
+
+// "algorithm:digest" ([a-z0-9][a-z0-9-]* ":" [A-Za-z0-9+/=_-]+), checked by hand: libstdc++'s
+// std::regex recurses once per character and overflows the stack on a long string.
+inline bool is_checksum(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
+  const auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  const auto digest_char = [&](char c) {
+    return lower_or_digit(c) || (c >= 'A' && c <= 'Z') || c == '+' || c == '/' || c == '=' || c == '_' || c == '-';
+  };
+  return lower_or_digit(text[0]) &&
+         std::all_of(text.begin() + 1, text.begin() + static_cast<std::ptrdiff_t>(colon),
+                     [&](char c) { return lower_or_digit(c) || c == '-'; }) &&
+         std::all_of(text.begin() + static_cast<std::ptrdiff_t>(colon) + 1, text.end(), digest_char);
+}
+
+}  // namespace trnmodel::detail
+
 namespace trnmodel::calibrate {
 
 inline constexpr const char* journal_schema = "trnmodel.journal/1";
@@ -123,6 +142,7 @@ class journal {
 
   // `directory` is where a step-time file named by the journal is looked for.
   static journal from_json(const json& document, const std::filesystem::path& directory = ".") {
+    detail::check_json_depth(document, "journal");
     journal j;
     j.document_ = document;
     j.load(document, directory);
@@ -356,8 +376,7 @@ class journal {
       c.verify_s = r.number("verify_s", rule::nonnegative);
       c.size_gb = r.number("size_gb", rule::nonnegative);
       c.checksum = r.text("checksum");
-      static const std::regex checksum(R"([a-z0-9][a-z0-9-]*:[A-Za-z0-9+/=_-]+)");
-      if (!std::regex_match(c.checksum, checksum))
+      if (!detail::is_checksum(c.checksum))
         fail(r.path("checksum"), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
       c.location = r.text("location");
       c.restore_verified = r.boolean("restore_verified");

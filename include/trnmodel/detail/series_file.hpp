@@ -97,6 +97,10 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
     fail(path, ".npy format version " + std::to_string(major) + " is not supported");
   }
   if (offset + header_length > bytes.size()) fail(path, "truncated .npy header");
+  // A one-dimensional array's header is about a hundred bytes; a longer one is refused before
+  // std::regex, which recurses once per character, could overflow the stack on it.
+  if (header_length > 4096)
+    fail(path, "the .npy header is " + std::to_string(header_length) + " bytes, more than the 4096 a one-dimensional array needs");
   const std::string header = bytes.substr(offset, header_length);
   std::smatch m;
   static const std::regex descr(R"('descr':\s*'([<>|=]?)([fi])(\d)')"), order(R"('fortran_order':\s*(True|False))"),
@@ -106,11 +110,13 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
   const std::size_t item = m[3] == "8" ? 8 : 4;
   if (std::regex_search(header, m, order) && m[1] == "True") fail(path, "the .npy array must be in C order");
   if (!std::regex_search(header, m, shape)) fail(path, "the .npy array must be one-dimensional");
-  const std::size_t n = std::stoull(m[1]);
-  const std::size_t data = offset + header_length;
-  if (bytes.size() - data != n * item)
-    fail(path, "the .npy file holds " + std::to_string(bytes.size() - data) + " data bytes, expected " +
-                   std::to_string(n * item) + " for " + std::to_string(n) + " values");
+  const std::string count = m[1];
+  const std::size_t data = offset + header_length, data_bytes = bytes.size() - data;
+  // The count is compared without multiplying it, which could wrap around for a huge shape.
+  if (count.size() > 18 || std::stoull(count) != data_bytes / item || data_bytes % item != 0)
+    fail(path, "the .npy file holds " + std::to_string(data_bytes) + " data bytes, not " + count + " values of " +
+                   std::to_string(item) + " bytes");
+  const std::size_t n = data_bytes / item;
   std::vector<double> values(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (item == 8) {

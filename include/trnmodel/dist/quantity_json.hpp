@@ -124,6 +124,7 @@ inline std::vector<std::string> family_names() {
 // Parses one quantity at `path`. Errors name the path, the value and the rule.
 inline quantity quantity_from_json(const json& j, const std::string& path) {
   using namespace detail;
+  check_json_depth(j, path);  // messages print the value, recursively
   if (j.is_number()) return make_fixed(json_number(j, path), path);
   if (!j.is_object())
     fail(path, "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " +

@@ -204,6 +204,9 @@ class lifecycle_sample {
     // 8. End.
     spend(metric::eval_h, in_.eval_final_s);
 
+    if (!std::isfinite(clock_s_))
+      fail("scenario", "a sample's wall time is beyond the largest number (about 1.8e308 s); check the magnitudes of "
+                       "job.effective_steps, throughput.step_time_s and the other durations");
     for (const metric::id m : phase_metrics) out[m] = phase[m] / 3600;
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
@@ -233,16 +236,38 @@ class lifecycle_sample {
 
   // Expected failures before an attempt of `attempt_s` completes: 1/P(no failure) − 1, with
   // P = e^{−λD} (exponential) or e^{−(D/scale)^k} (Weibull, a fresh renewal).
-  void check_finishable(double attempt_s, const char* what) const {
+  double expected_failures(double attempt_s) const {
     const double exponent = config_.weibull ? std::pow(attempt_s / weibull_scale_s_, in_.weibull_shape) : rate_per_s_ * attempt_s;
-    const double expected = std::expm1(exponent);
+    return std::expm1(exponent);
+  }
+
+  std::string failure_rate_text() const {
+    return "with " + std::to_string(config_.nodes) + " nodes and a node MTBF of " + format_number(in_.node_mtbf_h) +
+           " h, the job fails every " + format_approx(1 / rate_per_s_ / 3600) + " h";
+  }
+
+  void check_finishable(double attempt_s, const char* what) const {
+    const double expected = expected_failures(attempt_s);
     if (expected > max_expected_failures_per_attempt) {
       fail("failures.node_mtbf_h",
-           "with " + std::to_string(config_.nodes) + " nodes and a node MTBF of " + format_number(in_.node_mtbf_h) +
-               " h, the job fails every " + format_number(1 / rate_per_s_ / 3600) + " h, but a " + what + " takes " +
-               format_number(attempt_s / 3600) + " h: about " + format_number(std::round(expected)) +
+           failure_rate_text() + ", but a " + what + " takes " + format_approx(attempt_s / 3600) + " h: about " +
+               format_approx(expected) +
                " failures are expected before one completes, so the job would never finish; "
                "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF");
+    }
+  }
+
+  // Each segment may be finishable and the job still too long for its failure rate (10^18
+  // steps): refused before the work, with the expected count, instead of met by the backstop.
+  void check_failure_budget(double segments, double segment_s) const {
+    const double per_segment = expected_failures(segment_s);
+    const double expected = failures_ + segments * per_segment;
+    if (expected > max_failures_per_sample) {
+      fail("failures.node_mtbf_h",
+           failure_rate_text() + "; its " + format_approx(segments) + " segments of " + format_approx(segment_s / 3600) +
+               " h expect about " + format_approx(per_segment) + " failures each, about " + format_approx(expected) +
+               " in all, more than the " + format_approx(max_failures_per_sample) +
+               " a sample may simulate; check job.effective_steps and the failure inputs");
     }
   }
 
@@ -261,7 +286,10 @@ class lifecycle_sample {
 
   // `count` identical segments of `steps` steps and duration `duration_s` (save included).
   void run_segments(double count, double steps, double duration_s, bool rerun, double save_s) {
-    if (rate_per_s_ > 0) check_finishable(duration_s, "checkpoint segment");
+    if (rate_per_s_ > 0) {
+      check_finishable(duration_s, "checkpoint segment");
+      check_failure_budget(count, duration_s);
+    }
     while (count > 0) {
       // Segments that end before the next failure complete in one step.
       double done = time_to_failure_s_ >= count * duration_s ? count : std::floor(time_to_failure_s_ / duration_s);

@@ -117,6 +117,7 @@ class scenario {
   // From a parsed JSON value (a dict from Python arrives this way).
   // `profiles` are the hardware profiles that cluster.platform may name (name -> JSON).
   static scenario from_json(const json& doc, profile_library profiles = {}) {
+    detail::check_json_depth(doc, "scenario");
     scenario s;
     s.doc_ = doc;
     s.profiles_ = std::make_shared<const profile_library>(std::move(profiles));
