@@ -13,7 +13,22 @@ namespace trnmodel::python {
 
 namespace py = pybind11;
 
-inline trnmodel::json to_json(py::handle obj, const std::string& path) {
+// Text as UTF-8; a str that cannot be encoded (a lone surrogate such as "\udcff", which is
+// what Python makes of undecodable bytes) is refused with its path, not a UnicodeEncodeError.
+inline std::string utf8_text(py::handle obj, const std::string& path) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(obj.ptr(), &size);
+  if (data == nullptr) {
+    PyErr_Clear();
+    fail(path.empty() ? "value" : path, "is not valid Unicode text (it holds a lone surrogate, as undecodable bytes do), got " +
+                                            shorten(py::repr(obj).cast<std::string>()));
+  }
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
+// `depth` counts the lists and dicts around `obj`: nesting deeper than max_json_depth is
+// refused before this recursion could exhaust the stack.
+inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth = 0) {
   if (obj.is_none()) return nullptr;
   if (PyBool_Check(obj.ptr())) return obj.cast<bool>();
   if (PyLong_Check(obj.ptr())) {
@@ -24,14 +39,16 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path) {
     }
   }
   if (PyFloat_Check(obj.ptr())) return obj.cast<double>();
-  if (PyUnicode_Check(obj.ptr())) return obj.cast<std::string>();
+  if (PyUnicode_Check(obj.ptr())) return utf8_text(obj, path);
+  const bool structured = PyDict_Check(obj.ptr()) || PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr());
+  if (structured && depth >= trnmodel::detail::max_json_depth) trnmodel::detail::fail_too_deep(path.empty() ? "value" : path);
   if (PyDict_Check(obj.ptr())) {
     trnmodel::json out = trnmodel::json::object();
     for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
       if (!PyUnicode_Check(item.first.ptr()))
         fail(path, "keys must be strings, got " + py::repr(item.first).cast<std::string>());
-      const auto key = item.first.cast<std::string>();
-      out[key] = to_json(item.second, path.empty() ? key : path + "." + key);
+      const auto key = utf8_text(item.first, path);
+      out[key] = to_json(item.second, path.empty() ? key : path + "." + key, depth + 1);
     }
     return out;
   }
@@ -39,11 +56,11 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path) {
     trnmodel::json out = trnmodel::json::array();
     std::size_t i = 0;
     for (const auto& item : py::reinterpret_borrow<py::sequence>(obj))
-      out.push_back(to_json(item, path + "[" + std::to_string(i++) + "]"));
+      out.push_back(to_json(item, path + "[" + std::to_string(i++) + "]", depth + 1));
     return out;
   }
   // NumPy scalars and arrays, and anything else that behaves like a number or a sequence.
-  if (py::hasattr(obj, "tolist")) return to_json(obj.attr("tolist")(), path);
+  if (py::hasattr(obj, "tolist")) return to_json(obj.attr("tolist")(), path, depth);
   if (py::hasattr(obj, "__float__")) return obj.cast<double>();
   fail(path.empty() ? "value" : path,
        "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());

@@ -25,6 +25,9 @@ const char* rule_name(field_rule rule) {
   switch (rule) {
     case field_rule::any: return "any";
     case field_rule::nonnegative: return "nonnegative";
+    case field_rule::positive: return "positive";
+    case field_rule::weibull_shape: return "weibull_shape";
+    case field_rule::unit_interval: return "unit_interval";
     case field_rule::probability: return "probability";
     case field_rule::fraction_below_one: return "fraction_below_one";
     case field_rule::at_least_one: return "at_least_one";
@@ -96,6 +99,7 @@ void register_scenario(py::module_& m) {
     return fields;
   });
   m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;
+  m.attr("MAX_JSON_DEPTH") = detail::max_json_depth;
 }
 
 }  // namespace trnmodel::python

@@ -32,6 +32,15 @@ inline std::string format_approx(double value, int digits = 3) {
   return buffer;
 }
 
+// `text` cut to at most `max_bytes` with "..." at a UTF-8 character boundary: a message cut
+// inside a character is not valid UTF-8, and Python cannot even decode it.
+inline std::string shorten(const std::string& text, std::size_t max_bytes = 80) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes - 3;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // a continuation byte
+  return text.substr(0, end) + "...";
+}
+
 [[noreturn]] inline void fail(const std::string& path, const std::string& rule) {
   throw input_error(path + ": " + rule);
 }

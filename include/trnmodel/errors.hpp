@@ -10,10 +10,31 @@
 
 namespace trnmodel {
 
+namespace detail {
+// The message with control characters written out (\u0000): user text in a message (a key,
+// a reason) may hold any, and a NUL would end what() there, leaving the message empty.
+inline std::string printable(const std::string& message) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(message.size());
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else {
+      out += "\\u00";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
 // Bad input: the message names the path, the value and the rule.
 class input_error : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit input_error(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
 };
 
 // A computation needs inputs that are marked unknown; `paths()` lists every one of them.

@@ -2,9 +2,11 @@
 class owns the Python experience."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pathlib
+import types
 from typing import Any, Iterator, Mapping, Optional, Union
 
 from . import _core
@@ -14,7 +16,6 @@ PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
 
 _PROFILE_DIR = pathlib.Path(__file__).with_name("profiles")
-_SHIPPED: dict = {}
 
 
 def profiles() -> list:
@@ -35,23 +36,33 @@ def load_profile(name_or_path: Union[PathLike, str]) -> dict:
     return doc
 
 
+@functools.lru_cache(maxsize=None)
+def _shipped() -> Mapping[str, dict]:
+    """The shipped profiles, read once. Built whole before it is published, so a thread never
+    sees a half-filled library (a cache filled in place would show one to a second thread)."""
+    return types.MappingProxyType({name: json.loads((_PROFILE_DIR / f"{name}.json").read_text(encoding="utf-8"))
+                                   for name in profiles()})
+
+
 def _library(extra: ProfilesArg) -> dict:
     """Shipped profiles, overridden by the user's (name -> dict or file path)."""
-    if not _SHIPPED:
-        for name in profiles():
-            _SHIPPED[name] = json.loads((_PROFILE_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    library = dict(_SHIPPED)
+    library = dict(_shipped())
     for name, value in (extra or {}).items():
         library[str(name)] = dict(value) if isinstance(value, Mapping) else load_profile(value)
     return library
 
 
-def _plain(value: Any) -> Any:
-    """A value as it goes into JSON: distributions become their dicts."""
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A value as it goes into JSON: distributions become their dicts. Nesting is limited as
+    in JSON text (the C++ side refuses lists nested too deep), so that no input reaches
+    Python's recursion limit."""
     if isinstance(value, Distribution):
         return value.to_dict()
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        if depth >= _core.MAX_JSON_DEPTH:
+            raise _core.ScenarioError(f"scenario: JSON nested more than {_core.MAX_JSON_DEPTH} levels deep "
+                                      "(arrays and objects within each other); trnmodel documents need a few")
+        return {k: _plain(v, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -84,6 +95,11 @@ class Scenario:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate, as undecodable bytes become
+            raise _core.ScenarioError(f"scenario: not valid Unicode text (character {e.start}: "
+                                      f"{text[e.start:e.start + 1]!r})") from None
         return cls(_core.Scenario.from_text(text, _library(profiles)))
 
     @classmethod

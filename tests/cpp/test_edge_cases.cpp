@@ -198,3 +198,22 @@ TEST_CASE("gamma and beta shapes outside what double precision can follow are re
     CHECK((x.front() >= lo && x.back() <= hi));
   }
 }
+
+TEST_CASE("messages are cut at a character boundary; triangular draws stay in the support", "[edge][adversarial]") {
+  // Found by the property tests: a message cut inside "é" was not UTF-8, and Python failed to
+  // decode it (UnicodeDecodeError instead of ScenarioError).
+  CHECK(shorten("a\xc3\xa9" "a\xc3\xa9" "a\xc3\xa9", 6) == "a\xc3\xa9...");
+  CHECK(shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
+  CHECK(shorten("short", 6) == "short");
+  CHECK_THAT(error_of(head + R"("throughput": {"step_time_s": 2}, "name": [")" + std::string(100, 'x') + "\"]}"),
+             test::contains("name: must be a string, got [\"xxx") && test::contains("x..."));
+  // A NUL in a key would end what() there: control characters are written out.
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "a\u0000b\n": 1})"), test::contains("a\\u0000b\\u000a: unknown key"));
+  // hi − √((1 − u)·…) rounds to 0 below lo = 9e-275 for u = 2^-60.
+  const auto q = make_triangular(8.952378074998726e-275, 8.952378074998726e-275, 1);
+  CHECK(q.ppf(std::ldexp(1.0, -60)) == 8.952378074998726e-275);
+}
+
+TEST_CASE("the mean of equal measured values is that value", "[edge][adversarial]") {
+  CHECK(make_empirical({1e-5, 1e-5, 1e-5}).mean() == 1e-5);  // the sum rounded 3e-16 above
+}

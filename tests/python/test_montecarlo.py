@@ -3,9 +3,7 @@ import math
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-import _thread
 
 import numpy as np
 import pytest
@@ -112,12 +110,8 @@ def test_errors_in_f_and_bad_arguments():
     assert info.value.paths == ["a", "c"]
 
 
-def test_ctrl_c_stops_a_long_run_promptly():
-    def interrupt_soon():
-        time.sleep(0.3)
-        _thread.interrupt_main()
-
-    threading.Thread(target=interrupt_soon, daemon=True).start()
+def test_ctrl_c_stops_a_long_run_promptly(interrupt_main_soon):
+    interrupt_main_soon()
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         # About a minute of work if nothing stopped it.

@@ -36,9 +36,7 @@ inline std::string compact_json(const json& value) {
 }
 
 inline std::string describe_json(const json& value) {
-  std::string text = compact_json(value);
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
+  return shorten(compact_json(value));
 }
 
 inline double json_number(const json& value, const std::string& path) {
