@@ -258,13 +258,17 @@ class calibrator {
     if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
       extra_changes_.emplace_back("throughput.mode", "measured");
     if (stall.size() >= 10) {
+      // A beta by moments on [0, 0.99]: the scenario needs a stall below 1, and a stall of
+      // 99 % is no training run anyway.
+      constexpr double top = 0.99;
       double mean = 0, var = 0;
-      for (double s : stall) mean += s / static_cast<double>(stall.size());
-      for (double s : stall) var += (s - mean) * (s - mean) / static_cast<double>(stall.size() - 1);
-      if (mean > 0 && var > 0 && var < mean * (1 - mean)) {  // beta by moments
+      for (double s : stall) mean += s / top / static_cast<double>(stall.size());
+      for (double s : stall) var += (s / top - mean) * (s / top - mean) / static_cast<double>(stall.size() - 1);
+      if (mean > 0 && var > 0 && var < mean * (1 - mean)) {
         const double common = mean * (1 - mean) / var - 1;
-        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common), stall,
-                     stall_sources, "beta by moments", "n = " + std::to_string(stall.size()) + " data-wait fractions, beta by moments");
+        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common, 0, top), stall,
+                     stall_sources, "beta by moments",
+                     "n = " + std::to_string(stall.size()) + " data-wait fractions, beta on [0, 0.99] by moments");
         return;
       }
     }
@@ -433,11 +437,15 @@ class calibrator {
                 " node-h) moment-matched to the base's node_mtbf_h";
       }
     }
+    const std::string exposure_text = format_number(std::round(exposure_node_h * 100) / 100) + " node-hours";
+    if (b0 == 0 && k == 0) {  // nothing but the prior's shape: do not invent a rate
+      result_.warnings.push_back("failures.node_mtbf_h: not calibrated: no node failure in " + exposure_text +
+                                 " and no prior in the base, which keeps its failure model");
+      return;
+    }
     if (b0 == 0)
       result_.warnings.push_back("failures.node_mtbf_h: the base gives no prior, so Jeffreys' prior is used; " +
-                                 format_number(std::round(exposure_node_h * 100) / 100) +
-                                 " node-hours cannot pin a rate of order 1e-4 per node-hour");
-    if (k == 0 && b0 == 0) return;  // nothing but the prior's shape: do not invent a rate
+                                 exposure_text + " cannot pin a rate of order 1e-4 per node-hour");
     const auto posterior = failure_rate_posterior(k, exposure_node_h, 0.8, a0, b0);
     const std::string note = std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
                              " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +
