@@ -1,7 +1,8 @@
 """The trnmodel command line.
 
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
-    trnmodel validate SCENARIO...
+    trnmodel validate FILE...              (scenarios and trial-run journals)
+    trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
 
 Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error.
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
+import warnings
 from typing import List, Optional
 
 from . import _core
+from ._calibrate import Journal, JournalWarning, calibrate
 from ._report import budget_report
 from ._scenario import Scenario
 from ._simulate import simulate
@@ -31,16 +34,45 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_journal(path: str) -> bool:
+    try:
+        return '"trnmodel.journal/1"' in pathlib.Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def _validate(args: argparse.Namespace) -> int:
     bad = 0
-    for path in args.scenarios:
+    for path in args.files:
         try:
-            Scenario.from_json(path)
-            print(f"{path}: valid")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", JournalWarning)
+                Journal.from_json(path) if _is_journal(path) else Scenario.from_json(path)
+            print(f"{path}: valid" + (f", {len(caught)} warning(s)" if caught else ""))
+            for w in caught:
+                print(f"  warning: {w.message}")
         except _core.ScenarioError as e:
             print(f"{path}: {e}", file=sys.stderr)
             bad += 1
     return 2 if bad else 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    base = Scenario.from_json(args.base)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JournalWarning)
+        scn = calibrate(args.journals, base)
+    report = scn.calibration
+    print(report.inputs[["status", "method", "n"]].to_string())
+    print(f"\nunmeasured (kept from {args.base}): {', '.join(report.unmeasured.index) or 'none'}")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    if args.output:
+        out = pathlib.Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        scn.to_json(out)
+        print(f"calibrated scenario written: {out}", file=sys.stderr)
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -52,9 +84,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("-o", "--output", help="also write the report to this Markdown file")
     p.set_defaults(run=_estimate)
-    p = sub.add_parser("validate", help="check scenario files; print the first error of each")
-    p.add_argument("scenarios", nargs="+")
+    p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
+    p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
     p.set_defaults(run=_validate)
+    p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")
+    p.add_argument("journals", nargs="+", help="journal JSON files (trnmodel.journal/1) of one configuration")
+    p.add_argument("--base", required=True, help="the scenario to calibrate (JSON file)")
+    p.add_argument("-o", "--output", help="write the calibrated scenario to this JSON file")
+    p.set_defaults(run=_calibrate)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

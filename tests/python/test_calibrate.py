@@ -212,3 +212,31 @@ def test_backtest_examples():
     assert any("cache" in n for n in bt.notes[JOURNALS[1].stem])
     with pytest.raises(tm.ScenarioError, match="samples: must be a whole number in"):
         tm.backtest(scn, JOURNALS[0], samples=10)
+
+
+def run_cli(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "trnmodel", *args], capture_output=True, text=True)
+
+
+def test_cli_calibrate_and_validate(tmp_path):
+    out = tmp_path / "calibrated.json"
+    r = run_cli("calibrate", *map(str, JOURNALS), "--base", str(BASE), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "throughput.step_time_s          measured" in r.stdout
+    scn = tm.Scenario.from_json(out)
+    assert scn["throughput.step_time_s"].to_dict()["source"] == "measured"
+    assert "Calibrated from trial-run journals" in scn.to_dict()["description"]
+    r = run_cli("validate", *map(str, JOURNALS), str(out))
+    assert r.returncode == 0 and r.stdout.count(": valid") == 4
+    bad = tmp_path / "bad.json"
+    d = example_dict()
+    d["phases"]["compile_s"] = -5
+    bad.write_text(json.dumps(d))
+    r = run_cli("validate", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"{bad}: phases.compile_s: must be ≥ 0, got -5"
+    r = run_cli("calibrate", str(bad), "--base", str(BASE))
+    assert r.returncode == 2
+    assert r.stderr.strip() == "trnmodel: phases.compile_s: must be ≥ 0, got -5"

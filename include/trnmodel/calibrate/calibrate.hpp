@@ -110,6 +110,10 @@ class calibrator {
     failures();
     quality();
     std::vector<std::pair<std::string, json>> changes = extra_changes_;
+    std::vector<std::string> all_ids;
+    for (const auto& j : journals_) all_ids.push_back(j.experiment_id);
+    const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
+    changes.emplace_back("description", description + "Calibrated from trial-run journals: " + detail::join_ids(all_ids) + ".");
     std::set<std::string> derived;
     for (const auto& input : result_.inputs) {
       derived.insert(input.path);
