@@ -16,7 +16,7 @@ from ._montecarlo import MonteCarloResult, monte_carlo
 from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
-from . import theory
+from . import plot, theory
 from ._search import search_parallelism
 from ._calibrate import (
     BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
@@ -28,7 +28,7 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot",
     "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
     "BacktestResult",
 ]

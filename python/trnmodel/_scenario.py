@@ -150,6 +150,11 @@ class Scenario:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and self.to_dict() == other.to_dict()
 
+    def _repr_html_(self) -> str:
+        from ._html import scenario_html
+
+        return scenario_html(self)
+
     def __repr__(self) -> str:
         lines = [f"Scenario {self.name or '(unnamed)'}"]
         for path, d, given in self.inputs():
