@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_scenario(m);
   trnmodel::python::register_lifecycle(m);
   trnmodel::python::register_throughput(m);
+  trnmodel::python::register_sensitivity(m);
 }

@@ -9,4 +9,5 @@ void register_montecarlo(pybind11::module_& m);
 void register_scenario(pybind11::module_& m);
 void register_lifecycle(pybind11::module_& m);
 void register_throughput(pybind11::module_& m);
+void register_sensitivity(pybind11::module_& m);
 }  // namespace trnmodel::python

@@ -18,6 +18,9 @@ from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
 from . import theory
 from ._search import search_parallelism
+from ._sensitivity import (
+    Comparison, checkpoint_interval, compare, rank_correlations, sobol, sobol_function, sweep, tornado,
+)
 
 __version__ = _core.__version__
 
@@ -26,4 +29,5 @@ __all__ = [
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
     "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep", "checkpoint_interval",
 ]
