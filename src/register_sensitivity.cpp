@@ -155,6 +155,32 @@ void register_sensitivity(py::module_& m) {
       py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::arg("probability"),
       py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"));
 
+  // A scenario metric at given uniforms: an external design (SALib's, in bench/) evaluated by
+  // the same C++ model. u: rows x drawn inputs (lifecycle_info's uncertain_inputs order);
+  // chance: the index of each row's aleatory draws.
+  m.def(
+      "evaluate_uniforms",
+      [](const scenario& s, const std::string& output, std::uint64_t seed, Eigen::ArrayXXd u,
+         const Eigen::Array<std::uint64_t, Eigen::Dynamic, 1>& chance) {
+        const lifecycle_model model(s);
+        const metric::id id = metric_named(output);
+        require_known_for(model, id);
+        if (u.cols() != static_cast<Eigen::Index>(model.input_count()) || chance.size() != u.rows())
+          fail("u", "needs one column per drawn input (" + std::to_string(model.input_count()) +
+                        ") and one chance index per row, got " + std::to_string(u.rows()) + " x " +
+                        std::to_string(u.cols()) + " and " + std::to_string(chance.size()));
+        Eigen::ArrayXd y(u.rows());
+        {
+          py::gil_scoped_release release;
+          model.to_values(u);
+          Eigen::ArrayXXd metrics(u.rows(), static_cast<Eigen::Index>(metric::count));
+          model.evaluate(seed, u, [&](Eigen::Index r) { return chance(r); }, metrics);
+          y = metrics.col(static_cast<Eigen::Index>(id));
+        }
+        return y;
+      },
+      py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("u"), py::arg("chance"));
+
   m.def(
       "rank_correlations",
       [](const scenario& s, std::uint64_t seed, const Eigen::ArrayXd& y) {

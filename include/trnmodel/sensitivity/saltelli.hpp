@@ -195,9 +195,13 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
     r.total_conf.push_back(st_conf);
     sum_first += s1;
     const auto add = [&](const std::string& text) { note += (note.empty() ? "" : "; ") + text; };
-    if (s1 < 0) add("S1 < 0: estimation noise (its true value is ≥ 0); more base_samples narrow it");
-    if (s1 > st) add("S1 > ST: inconsistent (estimation noise); more base_samples narrow it");
-    if (st > 1) add("ST > 1: estimation noise; more base_samples narrow it");
+    // Flagged, never clipped: how far outside the admissible range an estimate falls says how
+    // much to trust the others. Within its interval, it is noise around a boundary value.
+    if (s1 < 0) add(s1 + s1_conf < 0 ? "S1 < 0 beyond its interval: the estimator is failing; increase base_samples"
+                                     : "S1 < 0 within its interval: S1 ≈ 0");
+    if (s1 > st) add(s1 - s1_conf > st ? "S1 > ST beyond S1's interval: inconsistent; increase base_samples"
+                                       : "S1 > ST within S1's interval: S1 ≈ ST (no interactions)");
+    if (st > 1) add("ST > 1: estimation noise; increase base_samples");
     r.notes.push_back(note);
   }
   if (no_variance)

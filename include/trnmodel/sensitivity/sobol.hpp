@@ -112,6 +112,8 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
         ua(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base, model.input_stream(k), 0);
         ub(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base + 1, model.input_stream(k), 0);
       }
+    model.to_values(ua);
+    model.to_values(ub);
     Eigen::ArrayXXd u, metrics(n, static_cast<Eigen::Index>(metric::count));
     for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
       const auto k = static_cast<std::size_t>(kind);
