@@ -38,10 +38,12 @@ test-consumer: test-cpp
 
 # Benchmarks against the peers a user would otherwise pick (figures: docs/benchmarks.md).
 bench: install
+	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_simulate.py
 	$(PY) bench/bench_derived_step.py
 	$(PY) bench/vtrain_validation.py
+	$(PY) bench/bench_sensitivity.py
 
 clean:
 	rm -rf $(BUILD) out

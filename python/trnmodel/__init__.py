@@ -21,6 +21,9 @@ from ._search import search_parallelism
 from ._calibrate import (
     BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
 )
+from ._sensitivity import (
+    Comparison, checkpoint_interval, compare, rank_correlations, sobol, sobol_function, sweep, tornado,
+)
 
 __version__ = _core.__version__
 
@@ -31,4 +34,5 @@ __all__ = [
     "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot",
     "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
     "BacktestResult",
+    "sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep", "checkpoint_interval",
 ]

@@ -27,6 +27,15 @@ def _check_threads(threads: Optional[int]) -> int:
     return 0 if threads is None else _check_whole("threads", threads, 1, 1024)
 
 
+def _function_inputs(f: Any, inputs: Any) -> tuple:
+    """Checks a user function and its inputs; returns (names, core quantities) in dict order."""
+    if not callable(f):
+        raise _core.ScenarioError(f"f: must be callable, got {type(f).__name__}")
+    if not isinstance(inputs, Mapping) or len(inputs) == 0:
+        raise _core.ScenarioError("inputs: must be a non-empty dict of name -> distribution")
+    return [str(k) for k in inputs], [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
+
+
 class MonteCarloResult:
     """The outcome of :func:`monte_carlo`: per-sample outputs (when kept) and their statistics."""
 
@@ -103,12 +112,7 @@ def monte_carlo(
     ``f(done, total)`` is called between blocks instead. Ctrl-C stops the run
     (KeyboardInterrupt).
     """
-    if not callable(f):
-        raise _core.ScenarioError(f"f: must be callable, got {type(f).__name__}")
-    if not isinstance(inputs, Mapping) or len(inputs) == 0:
-        raise _core.ScenarioError("inputs: must be a non-empty dict of name -> distribution")
-    names = [str(k) for k in inputs]
-    quantities = [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
+    names, quantities = _function_inputs(f, inputs)
     output_names = [outputs] if isinstance(outputs, str) else [str(o) for o in outputs]
     if len(set(output_names)) != len(output_names):
         raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")

@@ -24,9 +24,12 @@ class SimulationResult(MonteCarloResult):
     ``res.summary()`` a DataFrame (rows = metrics); ``res.to_pandas()`` one row per sample.
     """
 
-    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: dict) -> None:
+    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: dict, seed: int = 0) -> None:
         super().__init__(core)
         self.scenario = scenario
+        #: The seed of the run: with the sample index it determines every input drawn
+        #: (tm.rank_correlations recomputes them from it).
+        self.seed = seed
         #: {path: reason} of the unknown inputs (their metrics are NaN).
         self.unknown_inputs = dict(zip(info["unknown_inputs"], info["unknown_reasons"]))
         #: Metrics that could not be computed because they need an unknown input.
@@ -108,14 +111,15 @@ def simulate(
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
     info = _core.lifecycle_info(scenario._core)
+    seed = _check_whole("seed", seed, 0)
     callback, bar = progress_callback(progress, scenario.name or "simulate")
     try:
-        core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), _check_whole("seed", seed, 0),
+        core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), seed,
                               _check_threads(threads), bool(keep_samples), bool(allow_unknown), callback)
     finally:
         if bar is not None:
             bar.close()
-    return SimulationResult(core, scenario, info)
+    return SimulationResult(core, scenario, info, seed)
 
 
 __all__ = ["simulate", "SimulationResult", "METRICS", "PHASES"]
