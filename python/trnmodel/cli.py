@@ -1,6 +1,10 @@
 """The trnmodel command line.
 
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
+    trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
+    trnmodel compare SCENARIO_A SCENARIO_B [--output METRIC] [--break-even PATH]
+    trnmodel sensitivity SCENARIO [--output METRIC] [--method tornado|sobol|rank]
+    trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--output METRIC]
     trnmodel validate FILE...              (scenarios and trial-run journals)
     trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
 
@@ -9,6 +13,7 @@ Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import sys
 import warnings
@@ -16,21 +21,94 @@ from typing import List, Optional
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
-from ._report import budget_report
 from ._scenario import Scenario
 from ._simulate import simulate
 
 
+def _write(path: Optional[str], text: str, what: str) -> None:
+    if path:
+        out = pathlib.Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"{what} written: {out}", file=sys.stderr)
+
+
 def _estimate(args: argparse.Namespace) -> int:
+    from ._report import budget_report
+
     scn = Scenario.from_json(args.scenario)
     result = simulate(scn, samples=args.samples, seed=args.seed, allow_unknown=True, keep_samples=True)
     report = budget_report(result)
     print(report)
-    if args.output:
-        out = pathlib.Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report, encoding="utf-8")
-        print(f"report written: {out}", file=sys.stderr)
+    _write(args.output, report, "report")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    from ._report import signoff_report, write_signoff
+
+    a = Scenario.from_json(args.scenario)
+    b = Scenario.from_json(args.scenario_b) if args.scenario_b else None
+    doc = signoff_report(a, b, samples=args.samples, seed=args.seed, output=args.output_metric,
+                         break_even_path=args.break_even)
+    html_path = pathlib.Path(args.output)
+    md_path = write_signoff(doc, html_path, f"Budget sign-off: {a.name}" + (f" vs {b.name}" if b else ""))
+    for line in doc.summary:
+        print("- " + line.replace("**", "").replace("`", ""))
+    print(f"report written: {html_path} (Markdown twin: {md_path})")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from ._sensitivity import compare
+
+    a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
+    cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(cmp.summary().to_string())
+    print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
+    if args.break_even:
+        value = cmp.break_even(args.break_even)
+        print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
+    return 0
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    from . import _sensitivity as sens
+
+    scn = Scenario.from_json(args.scenario)
+    if args.method == "sobol":
+        frame = sens.sobol(scn, output=args.output_metric, base_samples=args.base_samples, seed=args.seed)
+    elif args.method == "rank":
+        frame = sens.rank_correlations(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
+    else:
+        frame = sens.tornado(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(frame.to_string())
+    return 0
+
+
+def _grid_argument(text: str) -> tuple:
+    path, sep, values = text.partition("=")
+    if not sep or not values:
+        raise _core.ScenarioError(f"grid: must be PATH=V1,V2,..., got {text!r}")
+    parsed = []
+    for v in values.split(","):
+        try:
+            parsed.append(json.loads(v))
+        except json.JSONDecodeError:
+            raise _core.ScenarioError(f"{path}: every value must be a number or JSON, got {v!r}") from None
+    return path, parsed
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from ._sensitivity import sweep
+
+    scn = Scenario.from_json(args.scenario)
+    grid = dict(_grid_argument(g) for g in args.grid)
+    frame = sweep(scn, grid, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(frame.to_string(index=False))
     return 0
 
 
@@ -68,31 +146,91 @@ def _calibrate(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.output:
-        out = pathlib.Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        scn.to_json(out)
-        print(f"calibrated scenario written: {out}", file=sys.stderr)
+        scn.to_json(pathlib.Path(args.output))
+        print(f"calibrated scenario written: {args.output}", file=sys.stderr)
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="trnmodel", description="Wall time and cost of a training job, with every input uncertain.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)")
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trnmodel", description="Wall time and cost of a training job over its whole lifecycle, with every input "
+        "uncertain (Monte Carlo). Exit codes: 0 success, 2 bad input, 1 internal error.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser, samples: int) -> None:
+        p.add_argument("-n", "--samples", type=int, default=samples, help=f"Monte Carlo samples (default {samples})")
+        p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
+
+    def metric(p: argparse.ArgumentParser, default: str = "run_cost_usd") -> None:
+        p.add_argument("--output", dest="output_metric", default=default,
+                       help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default})")
+
+    p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)",
+                       description="Simulate a scenario and print its budget study: P50/P80/P90 time and cost, the phase "
+                       "breakdown, cost per step, the ledger, assumptions and unknowns.")
     p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument("-n", "--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    common(p, 100_000)
     p.add_argument("-o", "--output", help="also write the report to this Markdown file")
     p.set_defaults(run=_estimate)
+
+    p = sub.add_parser("report", help="write the budget sign-off: self-contained HTML with plots, and a Markdown twin",
+                       description="Write the budget sign-off of SCENARIO (and its comparison with SCENARIO_B): the job "
+                       "card, assumptions and unknowns, quotes with their dates, P50/P80/P90 time and cost, the breakdown, "
+                       "cost of a useful step beside lifecycle cost per step, top drivers, how much is chance, and the "
+                       "comparison with break-even. Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
+                       "OUTPUT_files/).")
+    p.add_argument("scenario", help="scenario JSON file (A)")
+    p.add_argument("scenario_b", nargs="?", help="a second scenario to compare with (B)")
+    p.add_argument("-o", dest="output", default="report.html", help="the HTML file to write (default report.html)")
+    common(p, 100_000)
+    metric(p)
+    p.add_argument("--break-even", default="prices.node_hour_usd",
+                   help="path of B solved for equal means (default prices.node_hour_usd)")
+    p.set_defaults(run=_report)
+
+    p = sub.add_parser("compare", help="compare two scenarios on common random numbers",
+                       description="Compare two scenarios on common random numbers: both distributions, the difference, "
+                       "P(A < B), and optionally the break-even value of a path of B.")
+    p.add_argument("scenario_a")
+    p.add_argument("scenario_b")
+    common(p, 100_000)
+    metric(p)
+    p.add_argument("--break-even", metavar="PATH", help="solve PATH of B (e.g. prices.node_hour_usd) for equal means")
+    p.set_defaults(run=_compare)
+
+    p = sub.add_parser("sensitivity", help="which inputs move the estimate (tornado, Sobol, rank correlations)",
+                       description="Which inputs move the estimate: tornado (each input at its P10 and P90), Sobol "
+                       "indices (S1, ST with intervals; 'chance' is all aleatory randomness) or rank correlations.")
+    p.add_argument("scenario")
+    p.add_argument("--method", choices=["tornado", "sobol", "rank"], default="tornado", help="default tornado")
+    common(p, 20_000)
+    p.add_argument("--base-samples", type=int, default=2**13, help="Sobol base samples N (default 8192)")
+    metric(p)
+    p.set_defaults(run=_sensitivity)
+
+    p = sub.add_parser("sweep", help="a grid over one or two scenario paths, on common random numbers",
+                       description="Simulate the scenario on a grid of one or two dotted paths, e.g. "
+                       "checkpoint.every_steps=250,500,1000; every point on the same seed.")
+    p.add_argument("scenario")
+    p.add_argument("grid", nargs="+", metavar="PATH=V1,V2,...")
+    common(p, 20_000)
+    p.add_argument("--output", dest="output_metric", default="wall_h", help="metric (default wall_h)")
+    p.set_defaults(run=_sweep)
+
     p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
     p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
     p.set_defaults(run=_validate)
+
     p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")
     p.add_argument("journals", nargs="+", help="journal JSON files (trnmodel.journal/1) of one configuration")
     p.add_argument("--base", required=True, help="the scenario to calibrate (JSON file)")
     p.add_argument("-o", "--output", help="write the calibrated scenario to this JSON file")
     p.set_defaults(run=_calibrate)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return args.run(args)
     except _core.ScenarioError as e:

@@ -6,6 +6,10 @@ Every function draws on ``ax`` (a new figure when None) and returns the Axes:
     tm.plot.phases(res)                         # where the time goes: mean and a P90 run
     tm.plot.ledger(res)                         # the cost ledger, mean with P10–P90
     tm.plot.pit(backtest)                       # calibration (PIT) histogram of backtests
+    tm.plot.tornado(tm.tornado(scn))            # swing of each input from its P10 to its P90
+    tm.plot.sobol(tm.sobol(scn))                # S1 and ST with their intervals
+    tm.plot.comparison(tm.compare(a, b))        # both distributions and their difference
+    tm.plot.sweep(tm.sweep(scn, grid))          # a line (one path) or a heat map (two)
 
 The same plots hang off results: ``res.plot.distribution("wall_h")``.
 """
@@ -146,6 +150,91 @@ def pit(backtest: Any, metric: str = "wall_h", bins: int = 10, ax: Any = None) -
     return ax
 
 
+def tornado(frame: Any, ax: Any = None, top: int = 12) -> Any:
+    """Bars from the statistic at each input's P10 to its P90 (``tm.tornado``), largest swing
+    on top, around the baseline with every input random."""
+    rows = frame[frame["swing"].notna()].head(top)
+    baseline = float(frame.attrs.get("baseline", np.nan))
+    ax = _axes(ax, (7.5, 0.45 * len(rows) + 1.2))
+    y = np.arange(len(rows))
+    low, high = rows["low"].to_numpy(dtype=float), rows["high"].to_numpy(dtype=float)
+    ax.barh(y, low - baseline, left=baseline, color="#64b5f6", label=f"input at P{round(100 * frame.attrs.get('low', 0.1))}")
+    ax.barh(y, high - baseline, left=baseline, color="#ef5350", label=f"input at P{round(100 * frame.attrs.get('high', 0.9))}")
+    ax.axvline(baseline, color="0.2", lw=1)
+    ax.set_yticks(y, list(rows.index), fontsize=8)
+    ax.invert_yaxis()
+    output = frame.attrs.get("output", "")
+    ax.set_xlabel(f"{frame.attrs.get('statistic', 'mean')} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else ""))
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("What moves the estimate")
+    return ax
+
+
+def sobol(frame: Any, ax: Any = None) -> Any:
+    """First-order (S1) and total (ST) Sobol indices with their confidence intervals."""
+    ax = _axes(ax, (7.5, 0.42 * len(frame) + 1.2))
+    y = np.arange(len(frame))
+    ax.barh(y - 0.2, frame["S1"], height=0.4, xerr=frame["S1_conf"], color="#1976d2", capsize=2, label="S1 (alone)")
+    ax.barh(y + 0.2, frame["ST"], height=0.4, xerr=frame["ST_conf"], color="#90caf9", capsize=2,
+            label="ST (with interactions)")
+    ax.set_yticks(y, list(frame.index), fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(0, color="0.2", lw=0.8)
+    ax.set_xlabel("share of the output's variance")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"Sobol indices of {frame.attrs.get('output', 'the output')}")
+    return ax
+
+
+def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
+    """Both scenarios' distributions of the compared output, overlaid, with P(A < B)."""
+    a, b = np.asarray(cmp.a, dtype=float), np.asarray(cmp.b, dtype=float)
+    ax = _axes(ax)
+    hi = float(np.quantile(np.concatenate([a, b]), 0.999))
+    lo = float(min(a.min(), b.min()))
+    edges = np.linspace(lo, hi, bins + 1)
+    for values, name, colour in ((a, cmp.scenario_a.name or "A", "#1976d2"), (b, cmp.scenario_b.name or "B", "#ef6c00")):
+        ax.hist(values, bins=edges, density=True, alpha=0.4, color=colour, label=f"{name}: P50 {np.median(values):,.4g}")
+    ax.set_xlabel(f"{cmp.output} ({unit_of(cmp.output)})" if unit_of(cmp.output) else cmp.output)
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    ax.set_title(f"P(A < B) = {cmp.p_a_less_b:.3f}, same random numbers")
+    return ax
+
+
+def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax: Any = None) -> Any:
+    """A sweep (``tm.sweep``): the statistic against the swept value (one path, P10–P90 band
+    for ``mean``), or a heat map over the grid (two paths)."""
+    outputs = list(dict.fromkeys(frame["output"]))
+    output = output or outputs[0]
+    if output not in outputs:
+        raise _core.ScenarioError(f"output: the sweep has no output {output!r} (it has {', '.join(outputs)})")
+    if statistic not in frame.columns:
+        raise _core.ScenarioError(f"statistic: must be a column of the sweep ({', '.join(frame.columns)}), got {statistic!r}")
+    rows = frame[frame["output"] == output]
+    paths = [c for c in frame.columns[: list(frame.columns).index("output")]]
+    label = f"{statistic} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else "")
+    if len(paths) == 1:
+        ax = _axes(ax)
+        x = rows[paths[0]].to_numpy(dtype=float)
+        ax.plot(x, rows[statistic], marker="o", color="#1976d2", label=statistic)
+        if statistic == "mean":
+            ax.fill_between(x, rows["p10"], rows["p90"], color="#1976d2", alpha=0.15, label="P10–P90")
+            ax.legend(fontsize=8)
+        ax.set_xlabel(paths[0])
+        ax.set_ylabel(label)
+        return ax
+    grid = rows.pivot(index=paths[0], columns=paths[1], values=statistic)
+    ax = _axes(ax, (6.5, 4.5))
+    image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis")
+    ax.set_yticks(range(len(grid.index)), [f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in grid.index])
+    ax.set_xticks(range(len(grid.columns)), [f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in grid.columns])
+    ax.set_ylabel(paths[0])
+    ax.set_xlabel(paths[1])
+    ax.figure.colorbar(image, ax=ax, label=label)
+    return ax
+
+
 class ResultPlots:
     """``res.plot.<kind>()``: the plots of :mod:`trnmodel.plot` bound to one result."""
 
@@ -162,4 +251,5 @@ class ResultPlots:
         return ledger(self._result, **kwargs)
 
 
-__all__ = ["distribution", "phases", "ledger", "pit", "ResultPlots", "unit_of", "PHASE_COLOURS"]
+__all__ = ["distribution", "phases", "ledger", "pit", "tornado", "sobol", "comparison", "sweep", "ResultPlots", "unit_of",
+           "PHASE_COLOURS"]
