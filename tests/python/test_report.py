@@ -206,3 +206,19 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     image = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert image.shape == (3000, 1200)
     assert image.std() > 20  # text, tables and plots, not a blank page
+
+
+def test_core_stub_declares_every_public_name():
+    import ast
+    import importlib.resources
+
+    import trnmodel._core as core
+
+    stub = importlib.resources.files("trnmodel").joinpath("_core.pyi").read_text(encoding="utf-8")
+    tree = ast.parse(stub)
+    declared = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    declared |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
+    public = {n for n in dir(core) if not n.startswith("_")} | {"__version__"}
+    assert public - declared == set(), "declare these in python/trnmodel/_core.pyi"
+    assert declared - public == set(), "the stub declares names the module does not have"
+    assert importlib.resources.files("trnmodel").joinpath("py.typed").is_file()
