@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 
 import trnmodel as tm
-from _machine import OtherLoad, busy_cores, machine_lines  # bench/ is the script's own folder
+from _machine import OtherLoad, machine_lines, wait_for_quiet  # bench/ is the script's own folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LORA = ROOT / "examples" / "llama3-8b-lora-trn2.json"
@@ -164,6 +164,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--wait-s", type=float, default=300, help="wait up to this long for a quiet machine")
     args = parser.parse_args()
     repeats = args.repeats or (1 if args.quick else 3)
     warnings.simplefilter("ignore")  # SALib's FutureWarnings from pandas/NumPy are not ours to fix
@@ -174,7 +175,7 @@ def main() -> int:
                  f"python {platform.python_version()}, numpy {np.__version__}, SALib {importlib.metadata.version('SALib')}, "
                  f"trnmodel {tm.__version__}", *machine_lines()]:
         print(f"- {line}")
-    busy = busy_cores()
+    busy = wait_for_quiet(args.wait_s)
     print(f"- other processes before the timings: {busy:.2f} cores busy\n" if busy is not None else "")
 
     ishigami_n = [2**12, 2**14] if args.quick else [2**12, 2**14, 2**16]

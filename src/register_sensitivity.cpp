@@ -106,11 +106,9 @@ void register_sensitivity(py::module_& m) {
          int threads, double low, double high) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
-        tornado_result t;
-        {
-          py::gil_scoped_release release;
-          t = tornado(s, id, stat, make_run(samples, seed, threads), low, high);
-        }
+        const tornado_result t = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
+          return tornado(s, id, stat, o, low, high);
+        });
         py::list bars;  // (factor, low_value, high_value, low, high, swing), largest swing first
         for (const auto& b : t.bars)
           bars.append(py::make_tuple(b.factor, b.low_value, b.high_value, b.low_statistic, b.high_statistic, b.swing));
@@ -140,11 +138,9 @@ void register_sensitivity(py::module_& m) {
          double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
-        break_even_result r;
-        {
-          py::gil_scoped_release release;
-          r = break_even(fixed, varied, id, path, stat, make_run(samples, seed, threads), lo, hi);
-        }
+        const break_even_result r = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
+          return break_even(fixed, varied, id, path, stat, o, lo, hi);
+        });
         py::dict d;
         d["value"] = r.value;
         d["target"] = r.target;

@@ -192,3 +192,30 @@ def test_swept_checkpoint_optimum_near_daly():
     assert ci.loc["young", "every_steps"] == round(tm.theory.young_interval(60, 3600) / 10)
     assert abs(ci.loc["simulated", "every_steps"] / daly_steps - 1) <= 0.25, ci.attrs["sweep"]
     assert ci.loc["simulated", "wall_h mean"] <= ci.loc["daly", "wall_h mean"]
+
+
+def test_sobol_function_errors_propagate_and_progress_is_reported():
+    calls = []
+
+    def failing(x):
+        if len(calls) == 2:
+            raise ZeroDivisionError("from the user's f")
+        calls.append(len(x))
+        return x[:, 0]
+
+    with pytest.raises(ZeroDivisionError, match="from the user's f"):
+        tm.sobol_function(failing, {"a": tm.Uniform(0, 1), "b": tm.Uniform(0, 1)}, base_samples=2**16, threads=2)
+    assert calls == [16_384 // 4 * 4] * 2  # blocks of ~16,384 design rows: 4,096 base samples x (d + 2)
+    seen = []
+    tm.sobol(simple(tm.Uniform(1, 3)), output="wall_h", base_samples=1000, progress=lambda done, total: seen.append(done))
+    assert seen[0] == 256 and seen[-1] == 1000
+
+
+def test_compare_sides_are_the_ordinary_runs():
+    # Each side of a comparison is exactly that scenario's own run with the same seed.
+    trn2, p5 = tm.Scenario.from_json(LORA), tm.Scenario.from_json(LORA_P5)
+    c = tm.compare(trn2, p5, output="wall_h", samples=5000, seed=9)
+    np.testing.assert_array_equal(c.a, tm.simulate(trn2, samples=5000, seed=9)["wall_h"])
+    np.testing.assert_array_equal(c.b, tm.simulate(p5, samples=5000, seed=9)["wall_h"])
+    np.testing.assert_array_equal(c.difference, c.a - c.b)
+    assert c.p_a_less_b == np.mean(c.a < c.b)

@@ -259,6 +259,7 @@ sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors, 
     for (std::size_t i = 0; i < totals.size(); ++i) totals[i].merge(s.factors[i]);
   };
   fold(detail::summarise_block(first_block, std::isfinite(shift) ? shift : 0.0));
+  if (run.progress) run.progress(std::min(run.samples, block_size), run.samples);
 
   std::vector<detail::block_statistics> partial(static_cast<std::size_t>(wave));
   for (std::uint64_t wave_first = 1; wave_first < blocks; wave_first += wave) {
