@@ -7,7 +7,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from make_notebook import write_notebook  # noqa: E402
 
 CELLS = [
-    ("md", """# What drives the budget? Sensitivity, luck, and Trn2 against H100
+    ("md", """# What drives the budget? Sensitivity, luck, Trn2 against H100, and the sign-off
 
 A budget signed off on one number is a bet. For the Llama-3-8B LoRA example this notebook asks,
 as a new user would:
@@ -17,7 +17,8 @@ as a new user would:
    inputs we could pin down with a trial run;
 3. the probability that Trn2 is cheaper than H100 (p5), on common random numbers;
 4. the node-hour price at which they break even;
-5. and, as a what-if, the checkpoint interval that minimises wall time, beside Young's and Daly's.
+5. as a what-if, the checkpoint interval that minimises wall time, beside Young's and Daly's;
+6. and the report a manager signs off.
 
 See docs/sensitivity.md for the methods."""),
     ("code", """import pathlib
@@ -37,6 +38,7 @@ estimates that are noise (a negative S1, S1 above ST). The design costs (d + 2) 
     ("code", """sob = tm.sobol(trn2, output="run_cost_usd", base_samples=2**13, seed=0)
 print(f"{sob.attrs['evaluations']:,} lifecycle runs; {sob.attrs['method']}")
 sob.sort_values("ST", ascending=False).head(8)"""),
+    ("code", """tm.plot.sobol(sob.sort_values("ST", ascending=False).head(10));"""),
     ("code", """top3 = sob.drop(index="chance").sort_values("ST", ascending=False).head(3)
 chance = sob.loc["chance"]
 print("The three inputs that drive the trn2 run cost:")
@@ -55,6 +57,7 @@ numbers. Rank correlations come from an ordinary run, at no extra model cost."""
     ("code", """tor = tm.tornado(trn2, output="run_cost_usd", statistic="p90", samples=20_000, seed=0)
 print(f"baseline P90 cost: {tor.attrs['baseline']:.0f} USD")
 tor.head(6)"""),
+    ("code", """tm.plot.tornado(tor);"""),
     ("code", """res = tm.simulate(trn2, samples=50_000, seed=0)
 tm.rank_correlations(res, output="run_cost_usd").head(6)"""),
     ("md", """## 3. Trn2 against H100 on common random numbers
@@ -63,7 +66,8 @@ Inputs shared by the two scenarios (same JSON path) draw the same random numbers
 chance draws: the per-sample difference is what differs between the platforms."""),
     ("code", """cmp = tm.compare(trn2, p5, output="run_cost_usd", samples=100_000, seed=0)
 print(f"P(Trn2 run cost < p5 run cost) = {cmp.p_a_less_b:.3f}")
-cmp.summary()"""),
+cmp.plot.comparison()
+cmp"""),
     ("code", """# The same question for total cost, where porting effort (engineering.*) weighs on Trn2.
 total = tm.compare(trn2, p5, output="total_cost_usd", samples=100_000, seed=0)
 print(f"P(Trn2 total cost < p5 total cost) = {total.p_a_less_b:.3f}")
@@ -88,7 +92,21 @@ ci = tm.checkpoint_interval(full, output="wall_h", samples=4000, seed=0)
 ci"""),
     ("code", """grid = tm.sweep(trn2, {"checkpoint.every_steps": [100, 500, 1000], "cluster.nodes": [1, 2]},
                output="run_cost_usd", samples=10_000, seed=0)
+tm.plot.sweep(grid, "run_cost_usd", statistic="p90")
 grid.pivot(index="checkpoint.every_steps", columns="cluster.nodes", values="p90")"""),
+    ("md", """## 6. The sign-off
+
+`tm.report` (or `trnmodel report A.json B.json -o report.html` on the command line) writes the
+page a manager signs off: a self-contained HTML file with the plots embedded, and its Markdown
+twin. It holds the job cards, assumptions and unknowns, the price quotes with their dates
+(flagged when older than 30 days), P50/P80/P90 time and cost, where the time goes, the cost of a
+useful step beside the lifecycle cost per step, the top drivers, how much is chance, and the
+comparison with its break-even."""),
+    ("code", """import tempfile
+path = pathlib.Path(tempfile.mkdtemp()) / "signoff.html"
+doc = tm.report(trn2, p5, path, samples=20_000, seed=0)
+print(f"{path}: {path.stat().st_size / 1e3:.0f} kB; Markdown twin {path.with_suffix('.md').name}")
+doc"""),
 ]
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
 from . import plot, theory
+from ._report import report
 from ._search import search_parallelism
 from ._calibrate import (
     BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
@@ -31,7 +32,7 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot",
+    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot", "report",
     "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
     "BacktestResult",
     "sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep", "checkpoint_interval",

@@ -151,6 +151,13 @@ class Document:
                 lines += [f"![{caption}]({figure_link}/{name}.png)", "", f"*{caption}*", ""]
         return "\n".join(lines).rstrip() + "\n"
 
+    def _repr_html_(self) -> str:
+        body = "".join(f"<li>{self._bold_html(line)}</li>" for line in self.summary)
+        figures = sum(1 for kind, _ in self.blocks if kind == "figure")
+        return (f'{STYLE}<div class="tm"><h3>Budget sign-off</h3><ul>{body}</ul>'
+                f"<p>{len(self.blocks)} blocks, {figures} figures: write them with <code>tm.report(..., path=...)</code>"
+                f"</p></div>")
+
     def html(self, title: str) -> str:
         """A self-contained HTML page: figures embedded as PNG data, no scripts, no external files."""
         body: List[str] = []
@@ -393,6 +400,23 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     return doc
 
 
+def report(a: Scenario, b: Optional[Scenario] = None, path: Optional[Any] = None, samples: int = 100_000,
+           seed: int = 0, output: str = "run_cost_usd", break_even_path: str = "prices.node_hour_usd",
+           threads: Optional[int] = None) -> Document:
+    """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as in
+    ``trnmodel report``: simulates each scenario ``samples`` times (default 100,000, ``seed``
+    0), ranks the drivers of ``output`` (default ``run_cost_usd``), measures how much is chance,
+    and with ``b`` gives P(A < B) and the break-even of ``break_even_path`` (default
+    ``prices.node_hour_usd``) in B. With ``path`` (an .html file) it also writes the
+    self-contained HTML page and its Markdown twin beside it. Returns the document:
+    ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``."""
+    doc = signoff_report(a, b, samples=samples, seed=seed, output=output, break_even_path=break_even_path,
+                         threads=threads)
+    if path is not None:
+        write_signoff(doc, pathlib.Path(path), f"Budget sign-off: {a.name}" + (f" vs {b.name}" if b is not None else ""))
+    return doc
+
+
 def write_signoff(doc: Document, html_path: pathlib.Path, title: str) -> pathlib.Path:
     """Writes ``report.html`` (self-contained) and its Markdown twin ``report.md`` with its
     figures in ``report_files/``; returns the Markdown path."""
@@ -404,4 +428,4 @@ def write_signoff(doc: Document, html_path: pathlib.Path, title: str) -> pathlib
     return md_path
 
 
-__all__ = ["budget_report", "signoff_report", "write_signoff", "stale_quotes", "provenance_rows", "Document"]
+__all__ = ["report", "budget_report", "signoff_report", "write_signoff", "stale_quotes", "provenance_rows", "Document"]

@@ -249,6 +249,27 @@ class Comparison:
                                self.seed, _check_threads(self.threads), lo, hi)
         return raw["value"]
 
+    @property
+    def plot(self):
+        """``cmp.plot.comparison()``: both distributions overlaid, with P(A < B)."""
+        from . import plot
+
+        comparison = self
+
+        class _Plots:
+            def comparison(self, **kwargs: Any) -> Any:
+                return plot.comparison(comparison, **kwargs)
+
+        return _Plots()
+
+    def _repr_html_(self) -> str:
+        from ._html import card, esc
+
+        a, b = esc(self.scenario_a.name or "A"), esc(self.scenario_b.name or "B")
+        table = self.summary()[["mean", "p10", "p50", "p90"]].to_html(float_format="{:,.4g}".format, border=0)
+        return card(f"Comparison of {self.output}", [f"<p>A = {a}, B = {b}; {self.samples:,} samples on common random "
+                                                      f"numbers. <b>P(A &lt; B) = {self.p_a_less_b:.3f}</b></p>", table])
+
     def __repr__(self) -> str:
         return (f"<Comparison of {self.output}: A = {self.scenario_a.name or 'a'}, B = {self.scenario_b.name or 'b'}, "
                 f"{self.samples} samples, P(A < B) = {self.p_a_less_b:.4f}>\n{self.summary().to_string()}")

@@ -48,17 +48,16 @@ def _report(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
-    from ._report import signoff_report, write_signoff
+    from ._report import report
 
     a = Scenario.from_json(args.scenario)
     b = Scenario.from_json(args.scenario_b) if args.scenario_b else None
-    doc = signoff_report(a, b, samples=args.samples, seed=args.seed, output=args.output_metric,
-                         break_even_path=args.break_even)
     html_path = pathlib.Path(args.output)
-    md_path = write_signoff(doc, html_path, f"Budget sign-off: {a.name}" + (f" vs {b.name}" if b else ""))
+    doc = report(a, b, html_path, samples=args.samples, seed=args.seed, output=args.output_metric,
+                 break_even_path=args.break_even)
     for line in doc.summary:
         print("- " + line.replace("**", "").replace("`", ""))
-    print(f"report written: {html_path} (Markdown twin: {md_path})")
+    print(f"report written: {html_path} (Markdown twin: {html_path.with_suffix('.md')})")
     return 0
 
 

@@ -222,3 +222,22 @@ def test_core_stub_declares_every_public_name():
     assert public - declared == set(), "declare these in python/trnmodel/_core.pyi"
     assert declared - public == set(), "the stub declares names the module does not have"
     assert importlib.resources.files("trnmodel").joinpath("py.typed").is_file()
+
+
+def test_report_from_python(tmp_path):
+    a, b = tm.Scenario.from_json(LORA_TRN2), tm.Scenario.from_json(LORA_P5)
+    doc = tm.report(a, b, tmp_path / "s.html", samples=4000, seed=1)
+    assert (tmp_path / "s.html").is_file() and (tmp_path / "s.md").is_file()
+    assert len(list((tmp_path / "s_files").glob("*.png"))) == 7
+    assert len(doc.summary) == 6 and doc.summary[0].startswith("**llama3-8b-lora-trn2**: run cost P50")
+    assert "Budget sign-off" in doc._repr_html_()
+    single = tm.report(a, samples=2000)  # one scenario, nothing written
+    assert len(single.summary) == 1 and "## Comparison" not in single.markdown()
+
+
+def test_comparison_display():
+    cmp = tm.compare(tm.Scenario.from_json(LORA_TRN2), tm.Scenario.from_json(LORA_P5), samples=4000)
+    html = cmp._repr_html_()
+    assert f"P(A &lt; B) = {cmp.p_a_less_b:.3f}" in html
+    assert isinstance(cmp.plot.comparison(), matplotlib.axes.Axes)
+    matplotlib.pyplot.close("all")
