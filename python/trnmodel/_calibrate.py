@@ -12,6 +12,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
+from ._errors import in_file
 from ._montecarlo import _check_threads, _check_whole
 from ._scenario import Scenario
 
@@ -53,7 +54,9 @@ class Journal:
     def from_json(cls, path: PathLike) -> "Journal":
         """From a journal file (JSON)."""
         path = pathlib.Path(path)
-        return cls(_core.Journal.from_text(_read_text(path), str(path.parent)))
+        text = _read_text(path)
+        with in_file(path):
+            return cls(_core.Journal.from_text(text, str(path.parent)))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], directory: Optional[PathLike] = None) -> "Journal":

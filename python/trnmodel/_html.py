@@ -90,6 +90,17 @@ def card(title: str, body: List[str]) -> str:
     return f'{STYLE}<div class="tm"><h3>{esc(title)}</h3>{"".join(body)}</div>'
 
 
+def _step_time_fact(scenario: Any) -> str:
+    """Where the step time comes from: given in the scenario (with its source) or derived."""
+    mode = scenario["throughput.mode"]
+    if mode != "measured":
+        return f"step time derived ({esc(mode)} mode)"
+    step = scenario["throughput.step_time_s"]
+    spec = step.to_dict() if step is not None else {}
+    source = spec.get("source", "no source") if isinstance(spec, dict) else "no source"
+    return f"step time given (source: {esc(source)})"
+
+
 def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
     """The job card: what runs where, and every given input with its provenance."""
     from ._report import provenance_rows
@@ -101,7 +112,7 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
         body.append(f'<p class="note">{esc(d["description"])}</p>')
     facts = [f"{esc(cluster.get('nodes', '?'))} × {esc(cluster.get('platform', 'nodes'))}",
              f"job kind {esc(job.get('kind', 'full'))}",
-             f"step time {esc(d.get('throughput', {}).get('mode', 'measured'))}"]
+             _step_time_fact(scenario)]
     body.append(f"<p>{' · '.join(facts)}</p>")
     rows = [[f"<code>{esc(path)}</code>", esc(value), badge(source, date, region, today), f'<span class="note">{esc(note)}</span>']
             for path, value, source, note, date, region in provenance_rows(scenario)]

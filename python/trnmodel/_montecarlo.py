@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _core
 from ._distributions import Distribution, as_distribution
-from ._progress import ProgressArg, progress_callback
+from ._progress import ProgressArg, progress_bar
 
 #: Rows per call of a Python function: large enough to amortise the call, small enough that
 #: a run of 10^5 samples still spreads over both cores. Part of the result's definition
@@ -116,16 +116,12 @@ def monte_carlo(
     output_names = [outputs] if isinstance(outputs, str) else [str(o) for o in outputs]
     if len(set(output_names)) != len(output_names):
         raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")
-    callback, bar = progress_callback(progress, "monte_carlo")
-    try:
+    with progress_bar(progress, "monte_carlo") as callback:
         core = _core.run_function(
             f, names, quantities, output_names,
             _check_whole("samples", samples, 1), _check_whole("seed", seed, 0), _check_threads(threads),
             bool(keep_samples), PYTHON_BLOCK_ROWS, callback,
         )
-    finally:
-        if bar is not None:
-            bar.close()
     return MonteCarloResult(core)
 
 

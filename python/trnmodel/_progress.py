@@ -2,9 +2,10 @@
 second, and only where someone is watching (a terminal or a Jupyter kernel)."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 ProgressArg = Union[None, bool, Callable[[int, int], None]]
 
@@ -77,3 +78,15 @@ def progress_callback(progress: ProgressArg, description: str) -> tuple:
         raise _core.ScenarioError(f"progress: must be None, True, False or a callable f(done, total), got {progress!r}")
     bar = _LazyBar(description, DELAY_S)
     return bar, bar
+
+
+@contextlib.contextmanager
+def progress_bar(progress: ProgressArg, description: str) -> Iterator[Optional[Callable[[int, int], None]]]:
+    """The engine's progress callback for ``progress`` (see :func:`progress_callback`); a bar
+    it opened is closed on the way out, also when the run fails or is interrupted."""
+    callback, bar = progress_callback(progress, description)
+    try:
+        yield callback
+    finally:
+        if bar is not None:
+            bar.close()

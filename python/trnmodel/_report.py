@@ -326,7 +326,7 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     if b is not None:
         name_b = b.name or "B"
         scenarios[name_b if name_b != name_a else name_b + " (B)"] = b
-    results = {name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=False)
+    results = {name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True)
                for name, s in scenarios.items()}
     names = list(results)
     doc = Document()
@@ -338,8 +338,11 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     for name, result in results.items():
         s = result.summary()
         headline.append(f"**{name}**: run cost P50 **{_money(s.loc['run_cost_usd', 'p50'])}**, P90 "
-                        f"**{_money(s.loc['run_cost_usd', 'p90'])}**; wall time P50 {_hours(s.loc['wall_h', 'p50'])}, "
-                        f"P90 {_hours(s.loc['wall_h', 'p90'])}.")
+                        f"**{_money(s.loc['run_cost_usd', 'p90'])}**; total cost with porting effort P50 "
+                        f"{_money(s.loc['total_cost_usd', 'p50'])}, P90 {_money(s.loc['total_cost_usd', 'p90'])}; "
+                        f"wall time P50 {_hours(s.loc['wall_h', 'p50'])}, P90 {_hours(s.loc['wall_h', 'p90'])}.")
+    stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
+    headline += [f"**Warning**: {w}" for w in stale]
     doc.bullets(headline)
     doc.summary += headline
 
@@ -379,13 +382,28 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
         doc.heading(f"Comparison: {name_a} vs {name_b}")
         cmp = compare(scenarios[name_a], scenarios[name_b], output=output, samples=samples, seed=seed, threads=threads)
         wall = compare(scenarios[name_a], scenarios[name_b], output="wall_h", samples=samples, seed=seed, threads=threads)
+        check = cmp.pairing_check()
         d = np.asarray(cmp.difference, dtype=float)
-        items = [f"P({name_a} cheaper than {name_b}) = **{cmp.p_a_less_b:.1%}** on common random numbers: an input "
-                 f"both scenarios have (the same JSON path) is drawn at the same quantile in both, so the comparison "
-                 f"is not blurred by independent luck.",
-                 f"Difference in {output} ({name_a} − {name_b}): P10 {_money(np.quantile(d, 0.1))}, "
+        ties = float(np.mean(d == 0))
+        unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
+        items = [f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
+                 f"(every input both scenarios have is drawn at the same quantile in both)"
+                 + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "") + ".",
+                 f"With only the inputs both scenarios describe identically paired, and the others ("
+                 + ", ".join(f"`{p}`" for p in unpaired[:6]) + (", …" if len(unpaired) > 6 else "")
+                 + ") and all chance events drawn independently: **"
+                 f"{check['p_a_less_b']:.1%}**. The truth lies between: common random numbers treat each platform's "
+                 "unknowns (its step time, for one) as moving together, independent draws treat them as unrelated.",
+                 f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(d, 0.1))}, "
                  f"P50 {_money(np.quantile(d, 0.5))}, P90 {_money(np.quantile(d, 0.9))}.",
-                 f"P({name_a} finishes first) = {wall.p_a_less_b:.1%}."]
+                 f"P({name_a} finishes first) = {wall.p_a_less_b:.1%} on common random numbers, "
+                 f"{wall.pairing_check()['p_a_less_b']:.1%} with independent platform inputs."]
+        if output != "total_cost_usd":
+            total = compare(scenarios[name_a], scenarios[name_b], output="total_cost_usd", samples=samples, seed=seed,
+                            threads=threads)
+            if np.isfinite(total.p_a_less_b):
+                items.append(f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
+                             f"**{total.p_a_less_b:.1%}** on common random numbers.")
         try:
             value = cmp.break_even(break_even_path)
             items.append(f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "

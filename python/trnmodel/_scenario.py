@@ -9,6 +9,7 @@ from typing import Any, Iterator, Mapping, Optional, Union
 
 from . import _core
 from ._distributions import Distribution, as_distribution
+from ._errors import in_file
 
 PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
@@ -84,6 +85,11 @@ class Scenario:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+            if '"trnmodel.journal/1"' in text[:2000] and '"trnmodel.scenario/1"' not in text:
+                raise _core.ScenarioError(f"{path}: this is a trial-run journal, not a scenario (load it with "
+                                          f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)")
+            with in_file(path):
+                return cls(_core.Scenario.from_text(text, _library(profiles)))
         return cls(_core.Scenario.from_text(text, _library(profiles)))
 
     @classmethod

@@ -15,6 +15,7 @@ import numpy as np
 from . import _core
 from ._distributions import Distribution
 from ._montecarlo import PYTHON_BLOCK_ROWS, SUMMARY_COLUMNS, _check_threads, _check_whole, _function_inputs
+from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 from ._simulate import METRICS, SimulationResult, simulate
 from . import theory
@@ -91,7 +92,7 @@ def _sobol_frame(raw: dict, output: str):
 
 def sobol(scenario: Scenario, output: str = "run_cost_usd", base_samples: int = 2**13, seed: int = 0,
           threads: Optional[int] = None, *, confidence: float = 0.95,
-          progress: Optional[Callable[[int, int], None]] = None):
+          progress: ProgressArg = None):
     """First-order and total Sobol indices of a scenario's metric.
 
     Factors are the scenario's uncertain (drawn) inputs, by JSON path, plus ``chance``: all
@@ -109,16 +110,17 @@ def sobol(scenario: Scenario, output: str = "run_cost_usd", base_samples: int = 
     ``threads``.
     """
     _check_scenario("scenario", scenario)
-    raw = _core.sobol_scenario(scenario._core, _check_output(output), _check_base_samples(base_samples),
-                               _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
-                               SCENARIO_BASE_BLOCK, progress)
+    with progress_bar(progress, "sobol") as callback:
+        raw = _core.sobol_scenario(scenario._core, _check_output(output), _check_base_samples(base_samples),
+                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
+                                   SCENARIO_BASE_BLOCK, callback)
     return _sobol_frame(raw, output)
 
 
 def sobol_function(f: Callable[[np.ndarray], np.ndarray],
                    inputs: Mapping[str, Union[Distribution, float, Mapping[str, Any]]],
                    base_samples: int = 2**14, seed: int = 0, threads: Optional[int] = None, *,
-                   confidence: float = 0.95, progress: Optional[Callable[[int, int], None]] = None):
+                   confidence: float = 0.95, progress: ProgressArg = None):
     """First-order and total Sobol indices of a vectorized function of uncertain inputs.
 
     ``f`` takes a 2-D float64 array (rows = samples, columns = the inputs in dict order) and
@@ -128,8 +130,10 @@ def sobol_function(f: Callable[[np.ndarray], np.ndarray],
     to ``f`` but are not factors). Same table as :func:`sobol`.
     """
     names, quantities = _function_inputs(f, inputs)
-    raw = _core.sobol_function(f, names, quantities, _check_base_samples(base_samples), _check_whole("seed", seed, 0),
-                               _check_threads(threads), _check_confidence(confidence), PYTHON_BLOCK_ROWS, progress)
+    with progress_bar(progress, "sobol") as callback:
+        raw = _core.sobol_function(f, names, quantities, _check_base_samples(base_samples),
+                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
+                                   PYTHON_BLOCK_ROWS, callback)
     return _sobol_frame(raw, "f")
 
 
@@ -249,6 +253,20 @@ class Comparison:
                                self.seed, _check_threads(self.threads), lo, hi)
         return raw["value"]
 
+    def pairing_check(self) -> dict:
+        """P(A < B) again, pairing only the inputs that both scenarios describe identically.
+
+        Common random numbers draw an input with the same JSON path at the same quantile in
+        both scenarios. For an input that is the same unknown in both (the job's step count,
+        its data pipeline) that is right; for one that means different things (each platform's
+        step time, its price) it makes the comparison more certain than the knowledge behind
+        it. Here inputs whose distributions differ, and the chance draws, are independent.
+        Returns ``p_a_less_b``, ``p_equal``, ``paired`` and ``unpaired`` (input paths), and
+        ``difference`` (a − b per sample)."""
+        ya, yb, paired, unpaired = _partly_paired(self.scenario_a, self.scenario_b, self.output, self.samples, self.seed)
+        return {"p_a_less_b": float(np.mean(ya < yb)), "p_equal": float(np.mean(ya == yb)), "paired": paired,
+                "unpaired": unpaired, "difference": ya - yb}
+
     @property
     def plot(self):
         """``cmp.plot.comparison()``: both distributions overlaid, with P(A < B)."""
@@ -275,9 +293,40 @@ class Comparison:
                 f"{self.samples} samples, P(A < B) = {self.p_a_less_b:.4f}>\n{self.summary().to_string()}")
 
 
+def _distribution_only(scenario: Scenario, path: str) -> Any:
+    """An input's distribution without its provenance, or None for inputs that are not
+    scenario fields (hardware-profile figures, ``platform.*``)."""
+    try:
+        d = scenario[path]
+    except KeyError:
+        return None
+    spec = d.to_dict() if isinstance(d, Distribution) else d
+    if isinstance(spec, dict):
+        return {k: v for k, v in spec.items() if k not in ("source", "note", "date", "region")}
+    return spec
+
+
+def _partly_paired(a: Scenario, b: Scenario, output: str, samples: int, seed: int) -> tuple:
+    """Both outputs per sample, with only identically described inputs on common uniforms."""
+    inputs_a = _core.lifecycle_info(a._core)["uncertain_inputs"]
+    inputs_b = _core.lifecycle_info(b._core)["uncertain_inputs"]
+    paired = [p for p in inputs_b if p in inputs_a and _distribution_only(a, p) is not None
+              and _distribution_only(a, p) == _distribution_only(b, p)]
+    unpaired = sorted((set(inputs_a) | set(inputs_b)) - set(paired))
+    n = int(samples)
+
+    def uniforms(inputs: list, side: str) -> np.ndarray:
+        columns = [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
+        return np.column_stack(columns) if columns else np.zeros((n, 0))
+
+    ya = _core.evaluate_uniforms(a._core, output, seed, uniforms(inputs_a, "a"), np.arange(n, dtype=np.uint64))
+    yb = _core.evaluate_uniforms(b._core, output, seed, uniforms(inputs_b, "b"), np.arange(n, 2 * n, dtype=np.uint64))
+    return np.asarray(ya), np.asarray(yb), paired, unpaired
+
+
 def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int = 100_000, seed: int = 0,
             threads: Optional[int] = None, *, keep_samples: bool = True,
-            progress: Optional[Callable[[int, int], None]] = None) -> Comparison:
+            progress: ProgressArg = None) -> Comparison:
     """Compare two scenarios on common random numbers.
 
     Both run on the same seed and sample indices; an input present in both (same JSON path)
@@ -289,8 +338,9 @@ def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int
     _check_scenario("b", b)
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
-    core = _core.compare(a._core, b._core, _check_output(output), samples, seed, _check_threads(threads),
-                         bool(keep_samples), progress)
+    with progress_bar(progress, "compare") as callback:
+        core = _core.compare(a._core, b._core, _check_output(output), samples, seed, _check_threads(threads),
+                             bool(keep_samples), callback)
     return Comparison(core, a, b, output, samples, seed, threads)
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 from . import _core
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
-from ._progress import ProgressArg, progress_callback
+from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 
 #: Every per-sample metric, in order (DESIGN §6). Times in hours, costs in USD.
@@ -112,13 +112,9 @@ def simulate(
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
     info = _core.lifecycle_info(scenario._core)
     seed = _check_whole("seed", seed, 0)
-    callback, bar = progress_callback(progress, scenario.name or "simulate")
-    try:
+    with progress_bar(progress, scenario.name or "simulate") as callback:
         core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), seed,
                               _check_threads(threads), bool(keep_samples), bool(allow_unknown), callback)
-    finally:
-        if bar is not None:
-            bar.close()
     return SimulationResult(core, scenario, info, seed)
 
 

@@ -2,9 +2,9 @@
 
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
     trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
-    trnmodel compare SCENARIO_A SCENARIO_B [--output METRIC] [--break-even PATH]
-    trnmodel sensitivity SCENARIO [--output METRIC] [--method tornado|sobol|rank]
-    trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--output METRIC]
+    trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
+    trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
+    trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
     trnmodel validate FILE...              (scenarios and trial-run journals)
     trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
 
@@ -52,7 +52,11 @@ def _report(args: argparse.Namespace) -> int:
 
     a = Scenario.from_json(args.scenario)
     b = Scenario.from_json(args.scenario_b) if args.scenario_b else None
+    if b is not None:
+        _check_quantity_path(args.break_even, "--break-even")
     html_path = pathlib.Path(args.output)
+    if html_path.suffix.lower() not in (".html", ".htm"):
+        raise _core.ScenarioError(f"-o: must name an .html file (the Markdown twin is written beside it), got {args.output}")
     doc = report(a, b, html_path, samples=args.samples, seed=args.seed, output=args.output_metric,
                  break_even_path=args.break_even)
     for line in doc.summary:
@@ -65,6 +69,8 @@ def _compare(args: argparse.Namespace) -> int:
     from ._sensitivity import compare
 
     a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
+    if args.break_even:
+        _check_quantity_path(args.break_even, "--break-even")
     cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed)
     print(cmp.summary().to_string())
     print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
@@ -72,6 +78,19 @@ def _compare(args: argparse.Namespace) -> int:
         value = cmp.break_even(args.break_even)
         print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
     return 0
+
+
+def _check_quantity_path(path: str, option: str) -> None:
+    import difflib
+
+    from ._scenario import _FIELDS
+
+    field = _FIELDS.get(path)
+    if field is None or field["kind"] != "quantity":
+        quantities = [p for p, f in _FIELDS.items() if f["kind"] == "quantity"]
+        hint = difflib.get_close_matches(path, quantities, n=1)
+        raise _core.ScenarioError(f"{option}: {path} is not a quantity of the scenario format"
+                                  + (f" (did you mean {hint[0]}?)" if hint else ""))
 
 
 def _sensitivity(args: argparse.Namespace) -> int:
@@ -89,15 +108,22 @@ def _sensitivity(args: argparse.Namespace) -> int:
 
 
 def _grid_argument(text: str) -> tuple:
+    """PATH=V1,V2,... where each value is JSON (a number, an object such as
+    {"dist":"fixed","value":3}, or a quoted string) or a bare word taken as a string."""
     path, sep, values = text.partition("=")
     if not sep or not values:
         raise _core.ScenarioError(f"grid: must be PATH=V1,V2,..., got {text!r}")
-    parsed = []
-    for v in values.split(","):
-        try:
-            parsed.append(json.loads(v))
-        except json.JSONDecodeError:
-            raise _core.ScenarioError(f"{path}: every value must be a number or JSON, got {v!r}") from None
+    try:
+        parsed = json.loads(f"[{values}]")
+    except json.JSONDecodeError:
+        parsed = []
+        for v in values.split(","):
+            try:
+                parsed.append(json.loads(v))
+            except json.JSONDecodeError:
+                if not v or any(c in v for c in '{}[]"'):
+                    raise _core.ScenarioError(f"{path}: every value must be a number, JSON or a word, got {v!r}") from None
+                parsed.append(v)  # a bare word: a text value such as full or lora
     return path, parsed
 
 
@@ -129,9 +155,15 @@ def _validate(args: argparse.Namespace) -> int:
             for w in caught:
                 print(f"  warning: {w.message}")
         except _core.ScenarioError as e:
-            print(f"{path}: {e}", file=sys.stderr)
+            message = str(e)
+            print(message if message.startswith(f"{path}:") else f"{path}: {message}", file=sys.stderr)
             bad += 1
     return 2 if bad else 0
+
+
+def _short_values(values: list) -> str:
+    shown = ", ".join(f"{v:.4g}" for v in values[:4])
+    return shown + (f", … ({len(values)})" if len(values) > 4 else "")
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -140,7 +172,12 @@ def _calibrate(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", JournalWarning)
         scn = calibrate(args.journals, base)
     report = scn.calibration
-    print(report.inputs[["status", "method", "n"]].to_string())
+    table = report.inputs[["status", "method", "n"]].copy()
+    table["measured"] = [_short_values(report.values(p)) for p in table.index]
+    print(table.to_string())
+    for path, row in report.inputs.iterrows():
+        if row["status"] != "measured":
+            print(f"  {path}: {row['note']}")
     print(f"\nunmeasured (kept from {args.base}): {', '.join(report.unmeasured.index) or 'none'}")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
@@ -161,8 +198,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
 
     def metric(p: argparse.ArgumentParser, default: str = "run_cost_usd") -> None:
-        p.add_argument("--output", dest="output_metric", default=default,
-                       help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default})")
+        p.add_argument("--metric", dest="output_metric", default=default,
+                       help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default}; "
+                       f"every metric: docs/metrics.md)")
 
     p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)",
                        description="Simulate a scenario and print its budget study: P50/P80/P90 time and cost, the phase "
@@ -180,7 +218,8 @@ def _parser() -> argparse.ArgumentParser:
                        "OUTPUT_files/).")
     p.add_argument("scenario", help="scenario JSON file (A)")
     p.add_argument("scenario_b", nargs="?", help="a second scenario to compare with (B)")
-    p.add_argument("-o", dest="output", default="report.html", help="the HTML file to write (default report.html)")
+    p.add_argument("-o", "--output", dest="output", default="report.html",
+                   help="the HTML file to write (default report.html); the Markdown twin goes beside it")
     common(p, 100_000)
     metric(p)
     p.add_argument("--break-even", default="prices.node_hour_usd",
@@ -213,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("scenario")
     p.add_argument("grid", nargs="+", metavar="PATH=V1,V2,...")
     common(p, 20_000)
-    p.add_argument("--output", dest="output_metric", default="wall_h", help="metric (default wall_h)")
+    metric(p, "wall_h")
     p.set_defaults(run=_sweep)
 
     p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")

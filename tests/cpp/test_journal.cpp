@@ -197,6 +197,11 @@ TEST_CASE("bad journals are refused with the field, the value and the rule", "[j
       {"wrong type", [](json& d) { d["instance"]["nodes"] = "one"; }, "instance.nodes: must be a number, got \"one\""},
       {"fractional count", [](json& d) { d["instance"]["nodes"] = 1.5; }, "instance.nodes: must be an integer, got 1.5"},
       {"enum", [](json& d) { d["training"]["precision"] = "bf61"; }, "training.precision: must be one of bf16, fp8, fp32, got \"bf61\" (did you mean bf16?)"},
+      {"misspelt required key", [](json& d) {
+         d["phases"]["compile_cache_hits"] = d["phases"]["compile_cache_hit"];
+         d["phases"].erase("compile_cache_hit");
+       },
+       "phases.compile_cache_hit: required key is missing (found compile_cache_hits, a misspelling?)"},
       {"checkpoint beyond the run", [](json& d) { d["checkpoints"][2]["step"] = 601; },
        "checkpoints[2].step: must be ≤ training.steps_completed (600), got 601"},
   };
@@ -341,7 +346,9 @@ TEST_CASE("calibration of the example scenario from the three journals", "[journ
     FAIL("no calibrated input " << path);
     throw;
   };
-  CHECK(r.warnings.empty());
+  REQUIRE(r.warnings.size() == 1);  // the inputs from 2–9 values keep only the spread the runs showed
+  CHECK_THAT(r.warnings[0], test::contains("fewer than 10 values: throughput.step_time_s"));
+  CHECK(input("checkpoint.load_s").values.size() == 4);  // trial 002's recovery load is on its checkpoint too: once
 
   // Step time: the per-run values themselves (three runs → empirical), tagged measured.
   const auto& step = input("throughput.step_time_s");
@@ -389,6 +396,25 @@ TEST_CASE("calibration of the example scenario from the three journals", "[journ
   CHECK(r.calibrated.q("job.effective_steps").ppf(0.5) == base.q("job.effective_steps").ppf(0.5));
 }
 
+TEST_CASE("one run: the step time's spread is its batch-means interval", "[journal][calibrate]") {
+  const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
+  const auto r = calibrate::calibrate({example(3)}, base);
+  const quantity& step = r.calibrated.q("throughput.step_time_s");
+  const auto& a = r.step_analyses.at(0);
+  CHECK(step.prov().source == "measured");
+  CHECK_THAT(step.ppf(0.5), WithinRel(a.step_time_s, 1e-12));
+  // The 95 % interval of the quantity is the batch-means interval, scaled by (1 − data wait).
+  CHECK_THAT(step.ppf(0.975) - step.ppf(0.025), WithinRel((a.ci_hi_s - a.ci_lo_s) * (1 - a.data_wait_fraction), 1e-9));
+  CHECK(std::any_of(r.warnings.begin(), r.warnings.end(),
+                    [](const std::string& w) { return w.find("from one run") != std::string::npos; }));
+}
+
+TEST_CASE("journals of another platform are refused", "[journal][calibrate]") {
+  const auto p5 = scenario::from_file((examples / "llama3-8b-lora-p5.json").string());
+  CHECK_THROWS_WITH(calibrate::calibrate({example(1)}, p5),
+                    test::contains("instance.type: the journals ran on trn2.48xlarge, the scenario is on p5.48xlarge"));
+}
+
 TEST_CASE("pooling rules: one configuration, each run once", "[journal][calibrate]") {
   const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
   CHECK_THROWS_WITH(calibrate::calibrate({example(1), example(1)}, base),
@@ -432,6 +458,9 @@ TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]")
     if (row.observed > row.predicted_p90) CHECK(row.percentile >= 0.9 - 1e-9);
   }
   CHECK(r.row("failures").observed == 1);
+  CHECK_THAT(r.row("checkpoint_h").observed, WithinRel((13.7 + 2.5 + 18.9 + 3.1 + 15.0 + 2.7) / 3600, 1e-12));
+  CHECK_THAT(r.row("compile_h").observed, WithinRel((133.2 + 94.0) / 3600, 1e-12));  // start + the recovery's cache load
+  CHECK_THAT(r.row("eval_h").observed, WithinRel((59.1 + 61.9 + 60.4 + 336.0) / 3600, 1e-12));
   options.samples = 10;
   CHECK_THROWS_WITH(backtest(base, j, options), test::contains("samples: must be ≥ 1000 for a backtest, got 10"));
   json doc = example_json(2);

@@ -44,6 +44,7 @@ def test_scenario_card_html_golden():
     # The marks a reader needs: the stale quote in red with its age, an assumption, a vendor figure.
     assert 'class="badge stale">quote 2025-11-30 us-east-2 (365 days old)' in html
     assert 'class="badge assumption">assumption' in html and 'class="badge vendor">vendor' in html
+    assert "step time given (source: model)" in html  # a model's figure is not called measured
 
 
 def test_simulation_html_golden():
@@ -142,7 +143,7 @@ def test_cli_bad_scenario_exit_2_one_line(tmp_path, args):
     r = run_cli(*[a.replace("{bad}", str(bad)) for a in args])
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
-    assert r.stderr.startswith("trnmodel: checkpoint.every_step: unknown key (did you mean every_steps?)")
+    assert r.stderr.startswith(f"trnmodel: {bad}: checkpoint.every_step: unknown key (did you mean every_steps?)")
 
 
 def test_cli_other_errors(tmp_path):
@@ -150,7 +151,7 @@ def test_cli_other_errors(tmp_path):
     assert r.returncode == 2 and "grid: must be PATH=V1,V2,..." in r.stderr
     r = run_cli("estimate", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "no such scenario file" in r.stderr
-    r = run_cli("compare", str(LORA_TRN2), str(LORA_P5), "-n", "2000", "--output", "wall")
+    r = run_cli("compare", str(LORA_TRN2), str(LORA_P5), "-n", "2000", "--metric", "wall")
     assert r.returncode == 2 and "wall" in r.stderr
 
 
@@ -177,7 +178,9 @@ def test_report_structure(report):
     md = report.with_suffix(".md").read_text(encoding="utf-8")
     headings = [line for line in md.splitlines() if line.startswith("#")]
     check_golden("signoff_headings.txt", "\n".join(headings) + "\n")
-    for needle in ["P(llama3-8b-lora-trn2 cheaper than llama3-8b-lora-p5) = **", "Break-even:", "Cost of a useful step (P50)",
+    for needle in ["P(llama3-8b-lora-trn2 cheaper than llama3-8b-lora-p5, run_cost_usd) = **",
+                   "With only the inputs both scenarios describe identically paired", "Including the porting effort",
+                   "Break-even:", "Cost of a useful step (P50)",
                    "Lifecycle cost per step (P50)", "Chance (failures"]:
         assert needle in md, needle
     assert re.search(r"prices.node_hour_usd: quote of 2025-11-30 \(us-east-2\) is \d+ days old; confirm it", md)
@@ -229,10 +232,13 @@ def test_report_from_python(tmp_path):
     doc = tm.report(a, b, tmp_path / "s.html", samples=4000, seed=1)
     assert (tmp_path / "s.html").is_file() and (tmp_path / "s.md").is_file()
     assert len(list((tmp_path / "s_files").glob("*.png"))) == 7
-    assert len(doc.summary) == 6 and doc.summary[0].startswith("**llama3-8b-lora-trn2**: run cost P50")
+    assert doc.summary[0].startswith("**llama3-8b-lora-trn2**: run cost P50")
+    assert doc.summary[1].startswith("**llama3-8b-lora-p5**: run cost P50")
+    assert sum(line.startswith("**Warning**") for line in doc.summary) == 2  # both price quotes are old
+    assert any("P(llama3-8b-lora-trn2 finishes first)" in line for line in doc.summary)
     assert "Budget sign-off" in doc._repr_html_()
     single = tm.report(a, samples=2000)  # one scenario, nothing written
-    assert len(single.summary) == 1 and "## Comparison" not in single.markdown()
+    assert single.summary[0].startswith("**llama3-8b-lora-trn2**") and "## Comparison" not in single.markdown()
 
 
 def test_comparison_display():

@@ -219,3 +219,19 @@ def test_compare_sides_are_the_ordinary_runs():
     np.testing.assert_array_equal(c.b, tm.simulate(p5, samples=5000, seed=9)["wall_h"])
     np.testing.assert_array_equal(c.difference, c.a - c.b)
     assert c.p_a_less_b == np.mean(c.a < c.b)
+
+
+def test_pairing_check_pairs_only_identical_inputs():
+    """Inputs described identically stay paired, different ones become independent: for two
+    scenarios differing only in a fixed-vs-uncertain step time the check must differ from CRN,
+    and a scenario against itself keeps every input paired (only chance is independent)."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    a = tm.Scenario.from_json(root / "examples" / "llama3-8b-lora-trn2.json")
+    b = tm.Scenario.from_json(root / "examples" / "llama3-8b-lora-p5.json")
+    check = tm.compare(a, b, samples=20_000, seed=3).pairing_check()
+    assert "throughput.step_time_s" in check["unpaired"] and "job.effective_steps" in check["paired"]
+    assert 0.5 < check["p_a_less_b"] < 0.95  # far from the 0.997 of common random numbers
+    own = tm.compare(a, a, samples=20_000, seed=3).pairing_check()
+    assert own["unpaired"] == [] and own["p_equal"] > 0.5  # unequal only where chance differs

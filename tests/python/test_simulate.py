@@ -128,7 +128,7 @@ def test_cli_bad_input_exit_code_2_one_line(tmp_path):
                    ' "throughput": {"step_time_s": 1}, "chekpoint": {}}')
     r = run_cli("estimate", str(bad))
     assert r.returncode == 2
-    assert r.stderr.strip() == "trnmodel: chekpoint: unknown key (did you mean checkpoint?)"
+    assert r.stderr.strip() == f"trnmodel: {bad}: chekpoint: unknown key (did you mean checkpoint?)"
     r = run_cli("validate", str(bad))
     assert r.returncode == 2
 

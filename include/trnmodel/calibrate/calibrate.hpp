@@ -121,6 +121,13 @@ class calibrator {
     }
     for (const auto& [path, q] : base_.quantities())
       if (!derived.count(path) && !q.is_fixed()) result_.unmeasured.push_back(path);
+    std::string few;
+    for (const auto& input : result_.inputs)
+      if (input.status == "measured" && input.method == "empirical" && input.values.size() < 10)
+        few += (few.empty() ? "" : ", ") + input.path;
+    if (!few.empty())
+      result_.warnings.push_back("fewer than 10 values: " + few + " take only the spread the runs showed (bounded by the "
+                                 "extremes seen), so P90s are optimistic until more runs are added");
     result_.calibrated = base_.updated(changes);
     return result_;
   }
@@ -237,12 +244,17 @@ class calibrator {
         result_.warnings.push_back("journals with different versions are pooled: " + first.experiment_id + " (" +
                                    version(first) + ") and " + j.experiment_id + " (" + version(j) + ")");
     }
+    // Compile, set-up, checkpoint and recovery times belong to a platform: measurements of one
+    // must not become inputs of another.
+    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type)
+      fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
+                                base_.text("cluster.platform") + "; calibrate a scenario of the platform the trials ran on");
     if (base_.has_integer("cluster.nodes") && base_.integer("cluster.nodes") != first.instance.nodes) config_matches_ = false;
-    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type) config_matches_ = false;
     if (!config_matches_)
       result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " + first.instance.type +
-                                 ", the scenario another cluster: throughput.step_time_s and data_stall_fraction are "
-                                 "not calibrated (extrapolate them with the platform model, DESIGN §9)");
+                                 ", the scenario " + std::to_string(base_.integer("cluster.nodes")) + " node(s): "
+                                 "throughput.step_time_s and data_stall_fraction are not calibrated (extrapolate them "
+                                 "with the platform model, DESIGN §9)");
   }
 
   // ---- the inputs ----------------------------------------------------------------------
@@ -258,7 +270,22 @@ class calibrator {
         stall_sources.push_back(k);
       }
     }
-    add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+    if (step.size() == 1) {
+      // One run: its batch-means interval is the only spread known (docs/journal.md).
+      const auto& a = result_.step_analyses.front();
+      const double scale = 1 - a.data_wait_fraction;
+      const double se = (a.ci_hi_s - a.ci_lo_s) / 2 / 1.959963984540054 * scale;
+      quantity q = se > 0 ? make_normal(a.step_time_s, se, 0.0, dist::infinity, "throughput.step_time_s")
+                          : make_fixed(a.step_time_s);
+      add_quantity("throughput.step_time_s", q, step, all(), "one run: batch-means interval",
+                   "one run, steady-state step time " + format_number(std::round(a.step_time_s * 1e4) / 1e4) +
+                       " s with its 95 % batch-means interval as the only spread; run-to-run variation is not "
+                       "estimated from one run");
+      result_.warnings.push_back("throughput.step_time_s: from one run, so its spread is that run's batch-means "
+                                 "interval only; run-to-run variation needs more trial runs");
+    } else {
+      add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+    }
     if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
       extra_changes_.emplace_back("throughput.mode", "measured");
     if (stall.size() >= 10) {
@@ -366,11 +393,15 @@ class calibrator {
           load_sources.push_back(k);
         }
       }
-      for (const auto& x : journals_[k].interruptions)
-        if (x.load_s && x.recovered) {
+      // A recovery's load is also recorded on the checkpoint it restored: count it once.
+      for (const auto& x : journals_[k].interruptions) {
+        const bool on_checkpoint = std::any_of(journals_[k].checkpoints.begin(), journals_[k].checkpoints.end(),
+                                               [&](const auto& c) { return c.step == x.restored_from_step && c.load_s; });
+        if (x.load_s && x.recovered && !on_checkpoint) {
           load.push_back(*x.load_s);
           load_sources.push_back(k);
         }
+      }
     }
     add_values("checkpoint.save_s", save, sources, "checkpoints[].save_s");
     add_values("checkpoint.verify_s", verify, sources, "checkpoints[].verify_s");
