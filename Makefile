@@ -1,5 +1,5 @@
 # trnmodel: two commands on a fresh machine.
-#   make run    set up, build, and run the main job: the budget study of a bundled example (out/)
+#   make run    set up, build, and run the main job: the budget sign-off of a bundled example (out/)
 #   make test   set up, build, and run every test: C++, Python, notebooks, the embedding consumer,
 #               the C++ tests under sanitizers and a minute of each fuzzer (docs/reliability.md)
 VENV    ?= .venv
@@ -9,9 +9,11 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: run test setup install test-cpp test-python test-consumer test-asan test-tsan fuzz bench clean
 
-# The main job: the budget study of the bundled Llama-3-8B LoRA on Trn2 example.
+# The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
+# a self-contained HTML report with plots and its Markdown twin, in out/.
 run: install
-	$(VENV)/bin/trnmodel estimate examples/llama3-8b-lora-trn2.json -o out/budget-llama3-8b-lora-trn2.md
+	$(VENV)/bin/trnmodel report examples/llama3-8b-lora-trn2.json examples/llama3-8b-lora-p5.json \
+	  -o out/signoff-llama3-8b-lora-trn2-vs-p5.html
 
 test: test-cpp test-python test-consumer test-asan test-tsan fuzz
 
@@ -66,10 +68,12 @@ fuzz: setup
 
 # Benchmarks against the peers a user would otherwise pick (figures: docs/benchmarks.md).
 bench: install
+	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_simulate.py
 	$(PY) bench/bench_derived_step.py
 	$(PY) bench/vtrain_validation.py
+	$(PY) bench/bench_sensitivity.py
 
 clean:
 	rm -rf $(BUILD) out

@@ -50,6 +50,16 @@ def busy_cores(seconds: float = 1.0):
     return ncpu * (1 - (end[1] - start[1]) / max(end[0] - start[0], 1e-9))
 
 
+def wait_for_quiet(max_wait_s: float, threshold: float = 0.2):
+    """Wait (up to ``max_wait_s``) until other processes use fewer than ``threshold`` cores;
+    returns the last reading. Other work on a 2-core machine halves every 2-thread figure."""
+    deadline = time.monotonic() + max_wait_s
+    busy = busy_cores()
+    while busy is not None and busy >= threshold and time.monotonic() < deadline:
+        busy = busy_cores(2.0)
+    return busy
+
+
 def build_id() -> str:
     """The repository commit (and whether the tree has changes) and the compiled module's
     modification time, so a figure can be tied to the build that produced it (the package is

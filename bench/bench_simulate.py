@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 import trnmodel as tm
-from _machine import OtherLoad, build_id, busy_cores, machine_lines  # bench/ is the script's own folder
+from _machine import OtherLoad, build_id, machine_lines, wait_for_quiet  # bench/ is the script's own folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -63,16 +63,6 @@ TARGET_SCALING = 1.8
 # --------------------------------------------------------------------------------------------
 # Machine
 # --------------------------------------------------------------------------------------------
-
-def wait_for_quiet(max_wait_s: float, threshold: float = 0.2):
-    """Wait (up to ``max_wait_s``) until other processes use fewer than ``threshold`` cores;
-    returns the last reading. Other work on a 2-core machine halves every 2-thread figure."""
-    deadline = time.monotonic() + max_wait_s
-    busy = busy_cores()
-    while busy is not None and busy >= threshold and time.monotonic() < deadline:
-        busy = busy_cores(2.0)
-    return busy
-
 
 def platform_lines() -> list:
     lines = [

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_lifecycle(m);
   trnmodel::python::register_throughput(m);
   trnmodel::python::register_calibrate(m);
+  trnmodel::python::register_sensitivity(m);
 }

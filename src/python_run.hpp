@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include "trnmodel/errors.hpp"
@@ -15,10 +16,10 @@ namespace trnmodel::python {
 
 namespace py = pybind11;
 
-// Calls `work(options)` with the GIL released, after installing hooks that check for
-// signals between waves (KeyboardInterrupt on Ctrl-C) and report progress.
-template <class Work>
-auto with_python_hooks(run_options options, const py::object& progress, const Work& work) {
+// Calls body(options) with the GIL released, options' hooks polling Ctrl-C and reporting
+// progress to `progress` (a callable(done, total) or None).
+template <class Body>
+auto with_python_hooks(run_options options, const py::object& progress, const Body& body) {
   bool interrupted = false;
   options.cancelled = [&] {
     py::gil_scoped_acquire gil;
@@ -36,7 +37,7 @@ auto with_python_hooks(run_options options, const py::object& progress, const Wo
   }
   try {
     py::gil_scoped_release release;
-    return work(options);
+    return body(static_cast<const run_options&>(options));
   } catch (const cancelled_error&) {
     if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt set by the signal
     throw;
@@ -44,9 +45,27 @@ auto with_python_hooks(run_options options, const py::object& progress, const Wo
 }
 
 template <class Model>
-run_result run_from_python(const Model& model, std::vector<std::string> outputs, const run_options& options,
+run_result run_from_python(const Model& model, std::vector<std::string> outputs, run_options options,
                            const py::object& progress) {
-  return with_python_hooks(options, progress, [&](const run_options& hooked) { return run(model, outputs, hooked); });
+  return with_python_hooks(std::move(options), progress,
+                           [&](const run_options& o) { return run(model, std::move(outputs), o); });
+}
+
+// What a user function returned for `rows` rows, checked: one value per row (a 1-D array when
+// there is one output) or one column per output. Needs the GIL.
+inline py::array_t<double, py::array::forcecast> checked_block_outputs(const py::object& returned, py::ssize_t rows,
+                                                                       py::ssize_t outputs) {
+  const auto y = py::array_t<double, py::array::forcecast>::ensure(returned);
+  if (!y) fail("f", "must return an array of numbers, got " + py::repr(py::type::of(returned)).cast<std::string>());
+  const bool one_output = outputs == 1 && y.ndim() == 1;
+  const bool matrix = y.ndim() == 2 && y.shape(1) == outputs;
+  if (!(one_output || matrix) || y.shape(0) != rows) {
+    std::string shape;
+    for (py::ssize_t d = 0; d < y.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(y.shape(d));
+    fail("f", "must return one value per row of its input (shape (" + std::to_string(rows) +
+                  (outputs == 1 ? ",)" : ", " + std::to_string(outputs) + ")") + "), got shape (" + shape + ")");
+  }
+  return y;
 }
 
 }  // namespace trnmodel::python

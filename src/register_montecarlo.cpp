@@ -39,17 +39,8 @@ run_result run_python_function(py::function f, std::vector<std::string> names, s
       py::gil_scoped_release no_gil;
       set.draw(block, Eigen::Map<Eigen::ArrayXXd>(x.mutable_data(), block.size, n_inputs));
     }
-    const py::object returned = f(x);
-    const auto y = py::array_t<double, py::array::forcecast>::ensure(returned);
-    if (!y) fail("f", "must return an array of numbers, got " + py::repr(py::type::of(returned)).cast<std::string>());
-    const bool one_output = n_outputs == 1 && y.ndim() == 1;
-    const bool matrix = y.ndim() == 2 && y.shape(1) == n_outputs;
-    if (!(one_output || matrix) || y.shape(0) != block.size) {
-      std::string shape;
-      for (py::ssize_t d = 0; d < y.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(y.shape(d));
-      fail("f", "must return one value per row of its input (shape (" + std::to_string(block.size) +
-                    (n_outputs == 1 ? ",)" : ", " + std::to_string(n_outputs) + ")") + "), got shape (" + shape + ")");
-    }
+    const auto y = checked_block_outputs(f(x), static_cast<py::ssize_t>(block.size), static_cast<py::ssize_t>(n_outputs));
+    const bool one_output = y.ndim() == 1;
     const auto r = y.unchecked();
     for (Eigen::Index k = 0; k < n_outputs; ++k)
       for (Eigen::Index i = 0; i < block.size; ++i)

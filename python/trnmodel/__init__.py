@@ -16,10 +16,14 @@ from ._montecarlo import MonteCarloResult, monte_carlo
 from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._core import collectives
 from ._simulate import METRICS, PHASES, SimulationResult, simulate
-from . import theory
+from . import plot, theory
+from ._report import report
 from ._search import search_parallelism
 from ._calibrate import (
     BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
+)
+from ._sensitivity import (
+    Comparison, checkpoint_interval, compare, rank_correlations, sobol, sobol_function, sweep, tornado,
 )
 
 __version__ = _core.__version__
@@ -28,7 +32,8 @@ __all__ = [
     "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
     "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
     "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory",
+    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot", "report",
     "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
     "BacktestResult",
+    "sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep", "checkpoint_interval",
 ]

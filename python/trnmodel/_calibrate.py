@@ -12,6 +12,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
+from ._errors import in_file
 from ._montecarlo import _check_threads, _check_whole
 from ._scenario import Scenario
 
@@ -53,7 +54,9 @@ class Journal:
     def from_json(cls, path: PathLike) -> "Journal":
         """From a journal file (JSON)."""
         path = pathlib.Path(path)
-        return cls(_core.Journal.from_text(_read_text(path), str(path.parent)))
+        text = _read_text(path)
+        with in_file(path):
+            return cls(_core.Journal.from_text(text, str(path.parent)))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], directory: Optional[PathLike] = None) -> "Journal":
@@ -145,6 +148,11 @@ class Journal:
         frame.attrs["experiment_id"] = self.experiment_id
         return frame
 
+    def _repr_html_(self) -> str:
+        from ._html import frame_html
+
+        return frame_html(self.summary(), f"Journal {self.experiment_id}")
+
     def __repr__(self) -> str:
         d = self.to_dict()
         return (f"<Journal {self.experiment_id}: {d['instance']['nodes']} × {d['instance']['type']}, "
@@ -196,6 +204,13 @@ class CalibrationReport:
             if i["path"] == path:
                 return list(i["values"])
         raise KeyError(path)
+
+    def _repr_html_(self) -> str:
+        from ._html import card, esc
+
+        body = [self.inputs.to_html(border=0), "<h3>Unmeasured (kept from the base)</h3>", self.unmeasured.to_html(border=0)]
+        body += [f'<p class="warn">{esc(w)}</p>' for w in self.warnings]
+        return card("Calibration", body)
 
     def __repr__(self) -> str:
         return (f"<CalibrationReport: {int((self.inputs['status'] == 'measured').sum())} inputs measured, "
@@ -274,6 +289,22 @@ class BacktestResult:
         """Kolmogorov–Smirnov test of the PIT values against U(0, 1): ``runs``, ``ks_d``,
         ``p_value`` (asymptotic with Stephens' correction; rough below ~20 runs)."""
         return _core.pit_uniformity(list(self.pit(metric)))
+
+    @property
+    def plot(self):
+        """``bt.plot.pit(metric="wall_h")``: the PIT histogram."""
+        from . import plot
+
+        class _Plots:
+            def pit(_, metric: str = "wall_h", **kwargs: Any) -> Any:
+                return plot.pit(self, metric, **kwargs)
+
+        return _Plots()
+
+    def _repr_html_(self) -> str:
+        from ._html import frame_html
+
+        return frame_html(self.table.drop(columns="observed_from"), f"Backtest of {len(self.experiments)} run(s)")
 
     def __repr__(self) -> str:
         return f"<BacktestResult: {len(self.experiments)} run(s)>\n{self.table.drop(columns='observed_from').to_string()}"

@@ -1,6 +1,9 @@
 """Exceptions shared with the C++ core (DESIGN §12-§13)."""
 from __future__ import annotations
 
+import contextlib
+from typing import Any, Iterator
+
 from . import _core
 
 #: Bad input: a ValueError whose message names the path, the value and the rule.
@@ -13,4 +16,18 @@ UnknownInputError.__doc__ = (
     "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
 )
 
-__all__ = ["ScenarioError", "UnknownInputError"]
+
+
+@contextlib.contextmanager
+def in_file(path: Any) -> Iterator[None]:
+    """Prefixes the message of a ScenarioError raised inside with the file it came from, so
+    that commands reading several files say which one is wrong."""
+    try:
+        yield
+    except ScenarioError as e:
+        if type(e) is not ScenarioError or str(e).startswith(f"{path}:"):
+            raise
+        raise ScenarioError(f"{path}: {e}") from None
+
+
+__all__ = ["ScenarioError", "UnknownInputError", "in_file"]

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _core
 from ._distributions import Distribution, as_distribution
+from ._progress import ProgressArg, progress_bar
 
 #: Rows per call of a Python function: large enough to amortise the call, small enough that
 #: a run of 10^5 samples still spreads over both cores. Part of the result's definition
@@ -26,6 +27,15 @@ def _check_threads(threads: Optional[int]) -> int:
     return 0 if threads is None else _check_whole("threads", threads, 1, 1024)
 
 
+def _function_inputs(f: Any, inputs: Any) -> tuple:
+    """Checks a user function and its inputs; returns (names, core quantities) in dict order."""
+    if not callable(f):
+        raise _core.ScenarioError(f"f: must be callable, got {type(f).__name__}")
+    if not isinstance(inputs, Mapping) or len(inputs) == 0:
+        raise _core.ScenarioError("inputs: must be a non-empty dict of name -> distribution")
+    return [str(k) for k in inputs], [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
+
+
 class MonteCarloResult:
     """The outcome of :func:`monte_carlo`: per-sample outputs (when kept) and their statistics."""
 
@@ -40,6 +50,11 @@ class MonteCarloResult:
     @property
     def samples(self) -> int:
         return self._core.samples
+
+    @property
+    def kept(self) -> bool:
+        """Whether the per-sample values were kept (``keep_samples=True``)."""
+        return bool(self._core.kept)
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The samples of one output (a read-only NumPy view; needs ``keep_samples=True``)."""
@@ -81,7 +96,7 @@ def monte_carlo(
     *,
     keep_samples: bool = True,
     outputs: Union[str, Sequence[str]] = "y",
-    progress: Optional[Callable[[int, int], None]] = None,
+    progress: ProgressArg = None,
 ) -> MonteCarloResult:
     """Monte Carlo of a vectorized function of uncertain inputs.
 
@@ -92,23 +107,21 @@ def monte_carlo(
     Results do not depend on ``threads`` (None: all cores), bitwise.
 
     ``keep_samples=False`` keeps only streaming statistics (memory flat in ``samples``;
-    quantiles within 0.1% relative). ``progress(done, total)`` is called between blocks.
-    Ctrl-C stops the run (KeyboardInterrupt).
+    quantiles within 0.1% relative). ``progress``: None shows a progress bar for runs
+    longer than about a second on interactive output, True always, False never; a callable
+    ``f(done, total)`` is called between blocks instead. Ctrl-C stops the run
+    (KeyboardInterrupt).
     """
-    if not callable(f):
-        raise _core.ScenarioError(f"f: must be callable, got {type(f).__name__}")
-    if not isinstance(inputs, Mapping) or len(inputs) == 0:
-        raise _core.ScenarioError("inputs: must be a non-empty dict of name -> distribution")
-    names = [str(k) for k in inputs]
-    quantities = [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
+    names, quantities = _function_inputs(f, inputs)
     output_names = [outputs] if isinstance(outputs, str) else [str(o) for o in outputs]
     if len(set(output_names)) != len(output_names):
         raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")
-    core = _core.run_function(
-        f, names, quantities, output_names,
-        _check_whole("samples", samples, 1), _check_whole("seed", seed, 0), _check_threads(threads),
-        bool(keep_samples), PYTHON_BLOCK_ROWS, progress,
-    )
+    with progress_bar(progress, "monte_carlo") as callback:
+        core = _core.run_function(
+            f, names, quantities, output_names,
+            _check_whole("samples", samples, 1), _check_whole("seed", seed, 0), _check_threads(threads),
+            bool(keep_samples), PYTHON_BLOCK_ROWS, callback,
+        )
     return MonteCarloResult(core)
 
 

@@ -11,6 +11,7 @@ from typing import Any, Iterator, Mapping, Optional, Union
 
 from . import _core
 from ._distributions import Distribution, as_distribution
+from ._errors import in_file
 
 PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
@@ -95,6 +96,11 @@ class Scenario:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+            if '"trnmodel.journal/1"' in text[:2000] and '"trnmodel.scenario/1"' not in text:
+                raise _core.ScenarioError(f"{path}: this is a trial-run journal, not a scenario (load it with "
+                                          f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)")
+            with in_file(path):
+                return cls(_core.Scenario.from_text(text, _library(profiles)))
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate, as undecodable bytes become
@@ -165,6 +171,11 @@ class Scenario:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and self.to_dict() == other.to_dict()
+
+    def _repr_html_(self) -> str:
+        from ._html import scenario_html
+
+        return scenario_html(self)
 
     def __repr__(self) -> str:
         lines = [f"Scenario {self.name or '(unnamed)'}"]

@@ -1,11 +1,12 @@
 """tm.simulate: the lifecycle simulator (DESIGN §5-§6) on the Monte Carlo engine."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional
 
 
 from . import _core
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
+from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 
 #: Every per-sample metric, in order (DESIGN §6). Times in hours, costs in USD.
@@ -23,9 +24,12 @@ class SimulationResult(MonteCarloResult):
     ``res.summary()`` a DataFrame (rows = metrics); ``res.to_pandas()`` one row per sample.
     """
 
-    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: dict) -> None:
+    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: dict, seed: int = 0) -> None:
         super().__init__(core)
         self.scenario = scenario
+        #: The seed of the run: with the sample index it determines every input drawn
+        #: (tm.rank_correlations recomputes them from it).
+        self.seed = seed
         #: {path: reason} of the unknown inputs (their metrics are NaN).
         self.unknown_inputs = dict(zip(info["unknown_inputs"], info["unknown_reasons"]))
         #: Metrics that could not be computed because they need an unknown input.
@@ -49,6 +53,19 @@ class SimulationResult(MonteCarloResult):
         frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame
 
+    @property
+    def plot(self):
+        """Plots of this result: ``res.plot.distribution("wall_h")``, ``.phases()``, ``.ledger()``
+        (matplotlib Axes; see :mod:`trnmodel.plot`)."""
+        from .plot import ResultPlots
+
+        return ResultPlots(self)
+
+    def _repr_html_(self) -> str:
+        from ._html import simulation_html
+
+        return simulation_html(self)
+
     def to_pandas(self):
         """One row per sample, one column per metric (needs ``keep_samples=True``)."""
         import pandas as pd
@@ -69,7 +86,7 @@ def simulate(
     threads: Optional[int] = None,
     keep_samples: bool = True,
     allow_unknown: bool = False,
-    progress: Optional[Callable[[int, int], None]] = None,
+    progress: ProgressArg = None,
 ) -> SimulationResult:
     """Simulate a scenario's lifecycle ``samples`` times.
 
@@ -85,13 +102,20 @@ def simulate(
     :class:`tm.UnknownInputError` listing every one; with ``allow_unknown=True`` the metrics
     that need them are NaN and the summary says so. ``keep_samples=False`` keeps memory
     flat in ``samples`` (quantiles then within 0.1% relative).
+
+    ``progress``: None (default) shows a progress bar for runs longer than about a second when
+    output is interactive (a terminal or Jupyter); True always, False never; or a callable
+    ``f(done, total)`` called between waves of blocks. Ctrl-C stops the run within one wave and
+    raises KeyboardInterrupt; nothing is left half-done.
     """
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
     info = _core.lifecycle_info(scenario._core)
-    core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), _check_whole("seed", seed, 0),
-                          _check_threads(threads), bool(keep_samples), bool(allow_unknown), progress)
-    return SimulationResult(core, scenario, info)
+    seed = _check_whole("seed", seed, 0)
+    with progress_bar(progress, scenario.name or "simulate") as callback:
+        core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), seed,
+                              _check_threads(threads), bool(keep_samples), bool(allow_unknown), callback)
+    return SimulationResult(core, scenario, info, seed)
 
 
 __all__ = ["simulate", "SimulationResult", "METRICS", "PHASES"]

@@ -1,61 +1,274 @@
 """The trnmodel command line.
 
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
-    trnmodel validate SCENARIO...
+    trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
+    trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
+    trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
+    trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
+    trnmodel validate FILE...              (scenarios and trial-run journals)
+    trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
 
 Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import sys
+import warnings
 from typing import List, Optional
 
 from . import _core
-from ._report import budget_report
+from ._calibrate import Journal, JournalWarning, calibrate
 from ._scenario import Scenario
 from ._simulate import simulate
 
 
+def _write(path: Optional[str], text: str, what: str) -> None:
+    if path:
+        out = pathlib.Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"{what} written: {out}", file=sys.stderr)
+
+
 def _estimate(args: argparse.Namespace) -> int:
+    from ._report import budget_report
+
     scn = Scenario.from_json(args.scenario)
     result = simulate(scn, samples=args.samples, seed=args.seed, allow_unknown=True, keep_samples=True)
     report = budget_report(result)
     print(report)
-    if args.output:
-        out = pathlib.Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report, encoding="utf-8")
-        print(f"report written: {out}", file=sys.stderr)
+    _write(args.output, report, "report")
     return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    from ._report import report
+
+    a = Scenario.from_json(args.scenario)
+    b = Scenario.from_json(args.scenario_b) if args.scenario_b else None
+    if b is not None:
+        _check_quantity_path(args.break_even, "--break-even")
+    html_path = pathlib.Path(args.output)
+    if html_path.suffix.lower() not in (".html", ".htm"):
+        raise _core.ScenarioError(f"-o: must name an .html file (the Markdown twin is written beside it), got {args.output}")
+    doc = report(a, b, html_path, samples=args.samples, seed=args.seed, output=args.output_metric,
+                 break_even_path=args.break_even)
+    for line in doc.summary:
+        print("- " + line.replace("**", "").replace("`", ""))
+    print(f"report written: {html_path} (Markdown twin: {html_path.with_suffix('.md')})")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from ._sensitivity import compare
+
+    a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
+    if args.break_even:
+        _check_quantity_path(args.break_even, "--break-even")
+    cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(cmp.summary().to_string())
+    print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
+    if args.break_even:
+        value = cmp.break_even(args.break_even)
+        print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
+    return 0
+
+
+def _check_quantity_path(path: str, option: str) -> None:
+    import difflib
+
+    from ._scenario import _FIELDS
+
+    field = _FIELDS.get(path)
+    if field is None or field["kind"] != "quantity":
+        quantities = [p for p, f in _FIELDS.items() if f["kind"] == "quantity"]
+        hint = difflib.get_close_matches(path, quantities, n=1)
+        raise _core.ScenarioError(f"{option}: {path} is not a quantity of the scenario format"
+                                  + (f" (did you mean {hint[0]}?)" if hint else ""))
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    from . import _sensitivity as sens
+
+    scn = Scenario.from_json(args.scenario)
+    if args.method == "sobol":
+        frame = sens.sobol(scn, output=args.output_metric, base_samples=args.base_samples, seed=args.seed)
+    elif args.method == "rank":
+        frame = sens.rank_correlations(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
+    else:
+        frame = sens.tornado(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(frame.to_string())
+    return 0
+
+
+def _grid_argument(text: str) -> tuple:
+    """PATH=V1,V2,... where each value is JSON (a number, an object such as
+    {"dist":"fixed","value":3}, or a quoted string) or a bare word taken as a string."""
+    path, sep, values = text.partition("=")
+    if not sep or not values:
+        raise _core.ScenarioError(f"grid: must be PATH=V1,V2,..., got {text!r}")
+    try:
+        parsed = json.loads(f"[{values}]")
+    except json.JSONDecodeError:
+        parsed = []
+        for v in values.split(","):
+            try:
+                parsed.append(json.loads(v))
+            except json.JSONDecodeError:
+                if not v or any(c in v for c in '{}[]"'):
+                    raise _core.ScenarioError(f"{path}: every value must be a number, JSON or a word, got {v!r}") from None
+                parsed.append(v)  # a bare word: a text value such as full or lora
+    return path, parsed
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from ._sensitivity import sweep
+
+    scn = Scenario.from_json(args.scenario)
+    grid = dict(_grid_argument(g) for g in args.grid)
+    frame = sweep(scn, grid, output=args.output_metric, samples=args.samples, seed=args.seed)
+    print(frame.to_string(index=False))
+    return 0
+
+
+def _is_journal(path: str) -> bool:
+    try:
+        return '"trnmodel.journal/1"' in pathlib.Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def _validate(args: argparse.Namespace) -> int:
     bad = 0
-    for path in args.scenarios:
+    for path in args.files:
         try:
-            Scenario.from_json(path)
-            print(f"{path}: valid")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", JournalWarning)
+                Journal.from_json(path) if _is_journal(path) else Scenario.from_json(path)
+            print(f"{path}: valid" + (f", {len(caught)} warning(s)" if caught else ""))
+            for w in caught:
+                print(f"  warning: {w.message}")
         except _core.ScenarioError as e:
-            print(f"{path}: {e}", file=sys.stderr)
+            message = str(e)
+            print(message if message.startswith(f"{path}:") else f"{path}: {message}", file=sys.stderr)
             bad += 1
     return 2 if bad else 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="trnmodel", description="Wall time and cost of a training job, with every input uncertain.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)")
+def _short_values(values: list) -> str:
+    shown = ", ".join(f"{v:.4g}" for v in values[:4])
+    return shown + (f", … ({len(values)})" if len(values) > 4 else "")
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    base = Scenario.from_json(args.base)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JournalWarning)
+        scn = calibrate(args.journals, base)
+    report = scn.calibration
+    table = report.inputs[["status", "method", "n"]].copy()
+    table["measured"] = [_short_values(report.values(p)) for p in table.index]
+    print(table.to_string())
+    for path, row in report.inputs.iterrows():
+        if row["status"] != "measured":
+            print(f"  {path}: {row['note']}")
+    print(f"\nunmeasured (kept from {args.base}): {', '.join(report.unmeasured.index) or 'none'}")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    if args.output:
+        scn.to_json(pathlib.Path(args.output))
+        print(f"calibrated scenario written: {args.output}", file=sys.stderr)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trnmodel", description="Wall time and cost of a training job over its whole lifecycle, with every input "
+        "uncertain (Monte Carlo). Exit codes: 0 success, 2 bad input, 1 internal error.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser, samples: int) -> None:
+        p.add_argument("-n", "--samples", type=int, default=samples, help=f"Monte Carlo samples (default {samples})")
+        p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
+
+    def metric(p: argparse.ArgumentParser, default: str = "run_cost_usd") -> None:
+        p.add_argument("--metric", dest="output_metric", default=default,
+                       help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default}; "
+                       f"every metric: docs/metrics.md)")
+
+    p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)",
+                       description="Simulate a scenario and print its budget study: P50/P80/P90 time and cost, the phase "
+                       "breakdown, cost per step, the ledger, assumptions and unknowns.")
     p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument("-n", "--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    common(p, 100_000)
     p.add_argument("-o", "--output", help="also write the report to this Markdown file")
     p.set_defaults(run=_estimate)
-    p = sub.add_parser("validate", help="check scenario files; print the first error of each")
-    p.add_argument("scenarios", nargs="+")
+
+    p = sub.add_parser("report", help="write the budget sign-off: self-contained HTML with plots, and a Markdown twin",
+                       description="Write the budget sign-off of SCENARIO (and its comparison with SCENARIO_B): the job "
+                       "card, assumptions and unknowns, quotes with their dates, P50/P80/P90 time and cost, the breakdown, "
+                       "cost of a useful step beside lifecycle cost per step, top drivers, how much is chance, and the "
+                       "comparison with break-even. Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
+                       "OUTPUT_files/).")
+    p.add_argument("scenario", help="scenario JSON file (A)")
+    p.add_argument("scenario_b", nargs="?", help="a second scenario to compare with (B)")
+    p.add_argument("-o", "--output", dest="output", default="report.html",
+                   help="the HTML file to write (default report.html); the Markdown twin goes beside it")
+    common(p, 100_000)
+    metric(p)
+    p.add_argument("--break-even", default="prices.node_hour_usd",
+                   help="path of B solved for equal means (default prices.node_hour_usd)")
+    p.set_defaults(run=_report)
+
+    p = sub.add_parser("compare", help="compare two scenarios on common random numbers",
+                       description="Compare two scenarios on common random numbers: both distributions, the difference, "
+                       "P(A < B), and optionally the break-even value of a path of B.")
+    p.add_argument("scenario_a")
+    p.add_argument("scenario_b")
+    common(p, 100_000)
+    metric(p)
+    p.add_argument("--break-even", metavar="PATH", help="solve PATH of B (e.g. prices.node_hour_usd) for equal means")
+    p.set_defaults(run=_compare)
+
+    p = sub.add_parser("sensitivity", help="which inputs move the estimate (tornado, Sobol, rank correlations)",
+                       description="Which inputs move the estimate: tornado (each input at its P10 and P90), Sobol "
+                       "indices (S1, ST with intervals; 'chance' is all aleatory randomness) or rank correlations.")
+    p.add_argument("scenario")
+    p.add_argument("--method", choices=["tornado", "sobol", "rank"], default="tornado", help="default tornado")
+    common(p, 20_000)
+    p.add_argument("--base-samples", type=int, default=2**13, help="Sobol base samples N (default 8192)")
+    metric(p)
+    p.set_defaults(run=_sensitivity)
+
+    p = sub.add_parser("sweep", help="a grid over one or two scenario paths, on common random numbers",
+                       description="Simulate the scenario on a grid of one or two dotted paths, e.g. "
+                       "checkpoint.every_steps=250,500,1000; every point on the same seed.")
+    p.add_argument("scenario")
+    p.add_argument("grid", nargs="+", metavar="PATH=V1,V2,...")
+    common(p, 20_000)
+    metric(p, "wall_h")
+    p.set_defaults(run=_sweep)
+
+    p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
+    p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
     p.set_defaults(run=_validate)
-    args = parser.parse_args(argv)
+
+    p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")
+    p.add_argument("journals", nargs="+", help="journal JSON files (trnmodel.journal/1) of one configuration")
+    p.add_argument("--base", required=True, help="the scenario to calibrate (JSON file)")
+    p.add_argument("-o", "--output", help="write the calibrated scenario to this JSON file")
+    p.set_defaults(run=_calibrate)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return args.run(args)
     except _core.ScenarioError as e:

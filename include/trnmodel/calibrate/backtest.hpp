@@ -113,6 +113,14 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
       {metric::node_h, "billed.node_hours − nodes × teardown", j.billed.node_hours - teardown_node_h},
       {metric::queue_h, "phases.queue_s", j.phases.queue_s / 3600},
       {metric::setup_h, "phases.setup_s", j.phases.setup_s / 3600}};
+  double recovery_compile_s = 0, saves_s = 0, evals_s = j.phases.final_eval_s;
+  for (const auto& x : j.interruptions) recovery_compile_s += x.compile_s.value_or(0);
+  for (const auto& c : j.checkpoints) saves_s += c.save_s + c.verify_s;
+  for (const auto& e : j.evaluations) evals_s += e.time_s;
+  observed.emplace_back(metric::compile_h, "phases.compile_s + interruptions' compile_s",
+                        (j.phases.compile_s + recovery_compile_s) / 3600);
+  observed.emplace_back(metric::checkpoint_h, "checkpoints' save_s + verify_s", saves_s / 3600);
+  observed.emplace_back(metric::eval_h, "evaluations' time_s + phases.final_eval_s", evals_s / 3600);
   if (j.billed.usd && j.billed.node_hours > 0)
     observed.emplace_back(metric::cost_compute_usd, "billed.usd − the teardown's share",
                           *j.billed.usd * (1 - teardown_node_h / j.billed.node_hours));

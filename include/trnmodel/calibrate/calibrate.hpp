@@ -110,6 +110,10 @@ class calibrator {
     failures();
     quality();
     std::vector<std::pair<std::string, json>> changes = extra_changes_;
+    std::vector<std::string> all_ids;
+    for (const auto& j : journals_) all_ids.push_back(j.experiment_id);
+    const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
+    changes.emplace_back("description", description + "Calibrated from trial-run journals: " + detail::join_ids(all_ids) + ".");
     std::set<std::string> derived;
     for (const auto& input : result_.inputs) {
       derived.insert(input.path);
@@ -117,6 +121,13 @@ class calibrator {
     }
     for (const auto& [path, q] : base_.quantities())
       if (!derived.count(path) && !q.is_fixed()) result_.unmeasured.push_back(path);
+    std::string few;
+    for (const auto& input : result_.inputs)
+      if (input.status == "measured" && input.method == "empirical" && input.values.size() < 10)
+        few += (few.empty() ? "" : ", ") + input.path;
+    if (!few.empty())
+      result_.warnings.push_back("fewer than 10 values: " + few + " take only the spread the runs showed (bounded by the "
+                                 "extremes seen), so P90s are optimistic until more runs are added");
     result_.calibrated = base_.updated(changes);
     return result_;
   }
@@ -233,12 +244,17 @@ class calibrator {
         result_.warnings.push_back("journals with different versions are pooled: " + first.experiment_id + " (" +
                                    version(first) + ") and " + j.experiment_id + " (" + version(j) + ")");
     }
+    // Compile, set-up, checkpoint and recovery times belong to a platform: measurements of one
+    // must not become inputs of another.
+    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type)
+      fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
+                                base_.text("cluster.platform") + "; calibrate a scenario of the platform the trials ran on");
     if (base_.has_integer("cluster.nodes") && base_.integer("cluster.nodes") != first.instance.nodes) config_matches_ = false;
-    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type) config_matches_ = false;
     if (!config_matches_)
       result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " + first.instance.type +
-                                 ", the scenario another cluster: throughput.step_time_s and data_stall_fraction are "
-                                 "not calibrated (extrapolate them with the platform model, DESIGN §9)");
+                                 ", the scenario " + std::to_string(base_.integer("cluster.nodes")) + " node(s): "
+                                 "throughput.step_time_s and data_stall_fraction are not calibrated (extrapolate them "
+                                 "with the platform model, DESIGN §9)");
   }
 
   // ---- the inputs ----------------------------------------------------------------------
@@ -254,19 +270,37 @@ class calibrator {
         stall_sources.push_back(k);
       }
     }
-    add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+    if (step.size() == 1) {
+      // One run: its batch-means interval is the only spread known (docs/journal.md).
+      const auto& a = result_.step_analyses.front();
+      const double scale = 1 - a.data_wait_fraction;
+      const double se = (a.ci_hi_s - a.ci_lo_s) / 2 / 1.959963984540054 * scale;
+      quantity q = se > 0 ? make_normal(a.step_time_s, se, 0.0, dist::infinity, "throughput.step_time_s")
+                          : make_fixed(a.step_time_s);
+      add_quantity("throughput.step_time_s", q, step, all(), "one run: batch-means interval",
+                   "one run, steady-state step time " + format_number(std::round(a.step_time_s * 1e4) / 1e4) +
+                       " s with its 95 % batch-means interval as the only spread; run-to-run variation is not "
+                       "estimated from one run");
+      result_.warnings.push_back("throughput.step_time_s: from one run, so its spread is that run's batch-means "
+                                 "interval only; run-to-run variation needs more trial runs");
+    } else {
+      add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+    }
     if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
       extra_changes_.emplace_back("throughput.mode", "measured");
     if (stall.size() >= 10) {
+      // A beta by moments on [0, 0.99]: the scenario needs a stall below 1, and a stall of
+      // 99 % is no training run anyway.
+      constexpr double top = 0.99;
       double mean = 0, var = 0;
-      for (double s : stall) mean += s / static_cast<double>(stall.size());
-      for (double s : stall) var += (s - mean) * (s - mean) / static_cast<double>(stall.size() - 1);
+      for (double s : stall) mean += s / top / static_cast<double>(stall.size());
+      for (double s : stall) var += (s / top - mean) * (s / top - mean) / static_cast<double>(stall.size() - 1);
       const double common = var > 0 ? mean * (1 - mean) / var - 1 : 0;
       const auto shape_ok = [](double shape) { return shape >= detail::min_shape && shape <= detail::max_shape; };
       if (mean > 0 && var > 0 && var < mean * (1 - mean) && shape_ok(mean * common) && shape_ok((1 - mean) * common)) {
-        // beta by moments
-        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common), stall,
-                     stall_sources, "beta by moments", "n = " + std::to_string(stall.size()) + " data-wait fractions, beta by moments");
+        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common, 0, top), stall,
+                     stall_sources, "beta by moments",
+                     "n = " + std::to_string(stall.size()) + " data-wait fractions, beta on [0, 0.99] by moments");
         return;
       }
     }
@@ -360,11 +394,15 @@ class calibrator {
           load_sources.push_back(k);
         }
       }
-      for (const auto& x : journals_[k].interruptions)
-        if (x.load_s && x.recovered) {
+      // A recovery's load is also recorded on the checkpoint it restored: count it once.
+      for (const auto& x : journals_[k].interruptions) {
+        const bool on_checkpoint = std::any_of(journals_[k].checkpoints.begin(), journals_[k].checkpoints.end(),
+                                               [&](const auto& c) { return c.step == x.restored_from_step && c.load_s; });
+        if (x.load_s && x.recovered && !on_checkpoint) {
           load.push_back(*x.load_s);
           load_sources.push_back(k);
         }
+      }
     }
     add_values("checkpoint.save_s", save, sources, "checkpoints[].save_s");
     add_values("checkpoint.verify_s", verify, sources, "checkpoints[].verify_s");
@@ -435,11 +473,15 @@ class calibrator {
                 " node-h) moment-matched to the base's node_mtbf_h";
       }
     }
+    const std::string exposure_text = format_number(std::round(exposure_node_h * 100) / 100) + " node-hours";
+    if (b0 == 0 && k == 0) {  // nothing but the prior's shape: do not invent a rate
+      result_.warnings.push_back("failures.node_mtbf_h: not calibrated: no node failure in " + exposure_text +
+                                 " and no prior in the base, which keeps its failure model");
+      return;
+    }
     if (b0 == 0)
       result_.warnings.push_back("failures.node_mtbf_h: the base gives no prior, so Jeffreys' prior is used; " +
-                                 format_number(std::round(exposure_node_h * 100) / 100) +
-                                 " node-hours cannot pin a rate of order 1e-4 per node-hour");
-    if (k == 0 && b0 == 0) return;  // nothing but the prior's shape: do not invent a rate
+                                 exposure_text + " cannot pin a rate of order 1e-4 per node-hour");
     const auto posterior = failure_rate_posterior(k, exposure_node_h, 0.8, a0, b0);
     const std::string note = std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
                              " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +

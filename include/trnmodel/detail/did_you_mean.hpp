@@ -23,8 +23,9 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// " (did you mean X?)" for the closest candidate within a third of the key's length, else "".
-inline std::string did_you_mean(std::string_view key, const std::vector<std::string>& candidates) {
+// The candidate closest to `key`: within a third of the key's length in edit distance, or
+// else one that `key` abbreviates ("trn2.48xl" for "trn2.48xlarge"); "" when none is close.
+inline std::string closest_name(std::string_view key, const std::vector<std::string>& candidates) {
   const std::string* best = nullptr;
   std::size_t best_distance = std::max<std::size_t>(2, key.size() / 3) + 1;
   for (const auto& candidate : candidates) {
@@ -35,11 +36,16 @@ inline std::string did_you_mean(std::string_view key, const std::vector<std::str
     }
   }
   if (best == nullptr && key.size() >= 3) {
-    // An abbreviation of a longer name ("trn2.48xl" for "trn2.48xlarge").
     for (const auto& candidate : candidates)
-      if (candidate.size() > key.size() && candidate.compare(0, key.size(), key) == 0) return " (did you mean " + candidate + "?)";
+      if (candidate.size() > key.size() && candidate.compare(0, key.size(), key) == 0) return candidate;
   }
-  return best ? " (did you mean " + *best + "?)" : "";
+  return best ? *best : std::string();
+}
+
+// " (did you mean X?)" for the closest candidate, else "".
+inline std::string did_you_mean(std::string_view key, const std::vector<std::string>& candidates) {
+  const std::string best = closest_name(key, candidates);
+  return best.empty() ? "" : " (did you mean " + best + "?)";
 }
 
 }  // namespace trnmodel::detail

@@ -39,7 +39,16 @@ class json_reader {
 
   const json& required(const std::string& key) {
     const json* v = find(key);
-    if (v == nullptr) fail(path(key), "required key is missing");
+    if (v == nullptr) {
+      // A misspelt required key is both missing and unknown: say which key it probably is.
+      std::vector<std::string> present;
+      for (const auto& [name, item] : value_.items()) {
+        (void)item;
+        if (std::find(asked_.begin(), asked_.end(), name) == asked_.end()) present.push_back(name);
+      }
+      const std::string guess = closest_name(key, present);
+      fail(path(key), "required key is missing" + (guess.empty() ? std::string() : " (found " + guess + ", a misspelling?)"));
+    }
     return *v;
   }
 

@@ -4,6 +4,7 @@
 // scenarios); failures, cache draws and the quality gate use the "chance.*" streams.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 #include <string>
@@ -104,18 +105,43 @@ class lifecycle_model {
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(drawn_.size()));
     for (std::size_t j = 0; j < drawn_.size(); ++j) {
+      // Each column is turned into values while it is still in cache.
       double* column = x.col(static_cast<Eigen::Index>(j)).data();
       block.uniforms(drawn_[j].stream, column);
       drawn_[j].value.ppf(column, column, static_cast<std::size_t>(block.size));
     }
+    evaluate(block.seed, x, [&](Eigen::Index row) { return block.first + static_cast<std::uint64_t>(row); }, out);
+  }
+
+  // The stream each drawn input takes its uniforms from (column j of `evaluate`'s x).
+  std::uint32_t input_stream(std::size_t j) const { return drawn_[j].stream; }
+  std::size_t input_count() const { return drawn_.size(); }
+  const quantity& input_quantity(std::size_t j) const { return drawn_[j].value; }
+
+  // Turns uniforms u(i, j) of drawn input j into its values, in place.
+  void to_values(Eigen::ArrayXXd& u) const {
+    for (std::size_t j = 0; j < drawn_.size(); ++j) {
+      double* column = u.col(static_cast<Eigen::Index>(j)).data();
+      drawn_[j].value.ppf(column, column, static_cast<std::size_t>(u.rows()));
+    }
+  }
+
+  // Evaluates x.rows() samples from given input values: x(i, j) is drawn input j's value,
+  // chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
+  // gate). The ordinary run passes each sample's own draws and index; a sensitivity design
+  // mixes the inputs and chance indices of several samples.
+  template <class ChanceIndex>
+  void evaluate(std::uint64_t seed, const Eigen::ArrayXXd& x, const ChanceIndex& chance_index,
+                Eigen::Ref<Eigen::ArrayXXd> out) const {
+    const Eigen::Index rows = x.rows();
     double row_out[metric::count];
-    for (Eigen::Index i = 0; i < block.size; ++i) {
+    for (Eigen::Index i = 0; i < rows; ++i) {
       lifecycle_inputs in = base_;
       for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
       if (time_known_) {
         step_parts parts;
         const bool derived = throughput_.derive(in, parts);
-        chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
+        chance_draws chance{seed, chance_index(i)};
         simulate_sample(in, config_, chance, row_out);
         row_out[metric::step_time_s] = in.step_time_s;
         const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -131,6 +157,15 @@ class lifecycle_model {
       }
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
     }
+  }
+
+  // A copy in which drawn input j is held at `value` (a tornado bar); its stream is then
+  // unused, every other input and the chance draws keep theirs (common random numbers).
+  lifecycle_model pinned(std::size_t j, double value) const {
+    lifecycle_model copy = *this;
+    copy.base_.*(drawn_[j].member) = value;
+    copy.drawn_.erase(copy.drawn_.begin() + static_cast<std::ptrdiff_t>(j));
+    return copy;
   }
 
  private:

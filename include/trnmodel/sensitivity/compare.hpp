@@ -1,0 +1,129 @@
+#pragma once
+// Comparing two scenarios on common random numbers (DESIGN §8), and break-even solving.
+//
+// Both scenarios run on the same seed and sample indices, and every input draws from the
+// stream named by its JSON path: an input present in both draws the same uniforms, and the
+// chance draws (failures, cache, quality gate) share their streams too. The per-sample
+// difference is then the effect of what differs between the scenarios, not of two different
+// samples: a scenario compared with itself differs by exactly zero.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <Eigen/Core>
+#include <boost/math/tools/toms748_solve.hpp>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/scenario/fields.hpp"
+#include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/statistic.hpp"
+
+namespace trnmodel::sensitivity {
+
+// Outputs, per sample: "a", "b", "difference" (a − b) and "a_less_b" (1 when a < b, else 0,
+// so its mean is P(A < B)).
+class comparison_model {
+ public:
+  comparison_model(const scenario& a, const scenario& b, metric::id m) : a_(a), b_(b), metric_(m) {
+    require_known_for(a_, m);
+    require_known_for(b_, m);
+  }
+  static std::vector<std::string> output_names() { return {"a", "b", "difference", "a_less_b"}; }
+
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    a_(block, all);
+    out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
+    b_(block, all);
+    out.col(1) = all.col(static_cast<Eigen::Index>(metric_));
+    out.col(2) = out.col(0) - out.col(1);
+    out.col(3) = (out.col(0) < out.col(1)).cast<double>();
+  }
+
+ private:
+  lifecycle_model a_, b_;
+  metric::id metric_;
+};
+
+inline run_result compare(const scenario& a, const scenario& b, metric::id m, const run_options& options) {
+  return run(comparison_model(a, b, m), comparison_model::output_names(), options);
+}
+
+struct break_even_result {
+  double value;       // of the path in the varied scenario
+  double target;      // the fixed scenario's statistic
+  double achieved;    // the varied scenario's statistic at `value`
+  int evaluations;    // simulations of the varied scenario
+};
+
+// The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
+// of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
+// answer; with NaN bounds the bracket grows geometrically from the path's current median.
+// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9.
+inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m, const std::string& path,
+                                    statistic stat, const run_options& options,
+                                    double lo = std::numeric_limits<double>::quiet_NaN(),
+                                    double hi = std::numeric_limits<double>::quiet_NaN()) {
+  const field_spec* field = find_field(path);
+  if (field == nullptr) fail(path, "no such scenario field" + trnmodel::detail::did_you_mean(path, trnmodel::detail::all_paths()));
+  if (field->kind != field_kind::quantity)
+    fail("path", "\"" + path + "\" is not a scenario quantity (break-even varies one uncertain input)");
+  const lifecycle_model fixed_model(fixed);
+  require_known_for(fixed_model, m);
+  break_even_result result{std::numeric_limits<double>::quiet_NaN(), metric_statistic(fixed_model, m, stat, options),
+                           std::numeric_limits<double>::quiet_NaN(), 0};
+  const auto gap = [&](double value) {
+    ++result.evaluations;
+    const lifecycle_model model(varied.updated({{path, json(value)}}));
+    require_known_for(model, m);
+    return metric_statistic(model, m, stat, options) - result.target;
+  };
+  const bool given = !std::isnan(lo) || !std::isnan(hi);
+  double g_lo = 0, g_hi = 0;
+  if (given) {
+    check_finite("lo", lo);
+    check_finite("hi", hi);
+    if (!(lo < hi)) fail("lo", "must be below hi, got lo=" + format_number(lo) + ", hi=" + format_number(hi));
+    g_lo = gap(lo);
+    g_hi = gap(hi);
+    if (g_lo * g_hi > 0)
+      fail("bracket", "[" + format_number(lo) + ", " + format_number(hi) + "] does not bracket the break-even of " + path +
+                          ": the difference of the " + stat.name() + " is " + format_number(g_lo) + " and " +
+                          format_number(g_hi) + " at its ends");
+  } else {
+    const quantity* q = varied.find(path);
+    const double start = q != nullptr && !q->is_unknown() && q->ppf(0.5) > 0 ? q->ppf(0.5) : 1.0;
+    lo = start / 2;
+    hi = start * 2;
+    g_lo = gap(lo);
+    g_hi = gap(hi);
+    for (int widen = 0; g_lo * g_hi > 0; ++widen) {
+      if (widen == 40)
+        fail(path, "no break-even between " + format_number(lo) + " and " + format_number(hi) + ": the " + stat.name() +
+                       " of " + metric_names()[m] + " stays " + (g_lo > 0 ? "above" : "below") +
+                       " the other scenario's (" + format_number(result.target) + ") over that range");
+      lo /= 4;
+      hi *= 4;
+      g_lo = gap(lo);
+      g_hi = gap(hi);
+    }
+  }
+  if (g_lo == 0 || g_hi == 0) {
+    result.value = g_lo == 0 ? lo : hi;
+  } else {
+    std::uintmax_t iterations = 200;
+    const auto root = boost::math::tools::toms748_solve(
+        gap, lo, hi, g_lo, g_hi, [](double a, double b) { return std::abs(b - a) <= 1e-9 * std::max(std::abs(a), std::abs(b)); },
+        iterations);
+    result.value = (root.first + root.second) / 2;
+  }
+  result.achieved = result.target + gap(result.value);
+  return result;
+}
+
+}  // namespace trnmodel::sensitivity

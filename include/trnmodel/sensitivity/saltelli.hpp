@@ -1,0 +1,281 @@
+#pragma once
+// Sobol indices from a Saltelli design (DESIGN §8), for any model that can be evaluated on the
+// design's rows: first order by Saltelli et al. (2010, Comput. Phys. Commun. 181, eq. (b) of
+// table 2), total by Jansen (1999), with asymptotic (delta-method) normal confidence intervals.
+//
+// The design is never stored. For base index j and factor k, matrix A takes the uniforms of
+// sample 2j, matrix B those of sample 2j+1 (the same counter-based streams as an ordinary run,
+// so A ∪ B is exactly an ordinary run of 2N samples), and AB_i is A with factor i taken from B.
+// A block of base indices is evaluated at once (rows A, B, AB_1 .. AB_d of each base index),
+// its estimator statistics computed there, and the blocks' statistics merged in block order:
+// memory does not grow with N and the result is bitwise identical for any thread count.
+//
+// Estimators, with a = f(A) − c, b = f(B) − c, x_i = f(AB_i) − c per base index:
+//   U_i = b (x_i − a)        S1_i = mean(U_i) / V      (Saltelli 2010)
+//   W_i = (a − x_i)² / 2     ST_i = mean(W_i) / V      (Jansen 1999)
+//   Q = (a² + b²) / 2, M = (a + b) / 2,   V = mean(Q) − mean(M)²  (variance of f over A ∪ B)
+// The shift c (the mean of f(A) and f(B) over the first block) leaves the expectations alone
+// but removes the term mean(f)·(x_i − a) from U_i, whose variance would otherwise swamp a
+// small index when the output's mean is large next to its spread (a cost in dollars).
+// Each index is a smooth function of the means of (U_i or W_i, Q, M); its standard error
+// comes from their sample covariance (the delta method), and the interval is ±z·se.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <boost/math/distributions/normal.hpp>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/dist/quantity.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/random/philox.hpp"
+
+namespace trnmodel::sensitivity {
+
+// Rows of the design for one base index: kind 0 is A, 1 is B, 2 + i is AB_i.
+inline constexpr std::size_t row_a = 0, row_b = 1;
+inline constexpr std::size_t row_ab(std::size_t factor) { return 2 + factor; }
+
+// The sample index whose uniforms factor `factor` takes in row kind `kind` of base index `base`.
+inline constexpr std::uint64_t design_sample(std::uint64_t base, std::size_t kind, std::size_t factor) {
+  const bool from_b = kind == row_b || kind == row_ab(factor);
+  return 2 * base + (from_b ? 1 : 0);
+}
+
+// Fills x[0 .. n) with the values of quantity q for base indices [base_first, base_first + n)
+// in matrix A (from_b false) or B (from_b true).
+inline void draw_design_column(const quantity& q, std::uint32_t stream, std::uint64_t seed, std::uint64_t base_first,
+                               Eigen::Index n, bool from_b, double* x) {
+  for (Eigen::Index r = 0; r < n; ++r)
+    x[r] = uniform(seed, 2 * (base_first + static_cast<std::uint64_t>(r)) + (from_b ? 1 : 0), stream, 0);
+  if (q.is_constant()) {
+    std::fill(x, x + n, q.ppf(0.5));
+    return;
+  }
+  q.ppf(x, x, static_cast<std::size_t>(n));
+}
+
+struct sobol_options {
+  run_options run;            // run.samples = N base samples; run.block_size = base samples per block
+  double confidence = 0.95;  // of the intervals S1_conf, ST_conf (half-widths)
+};
+
+struct sobol_result {
+  std::vector<std::string> factors;
+  std::vector<double> first_order, first_order_conf, total, total_conf;
+  // Per factor: why an estimate cannot be taken at face value (empty when it can).
+  std::vector<std::string> notes;
+  std::string note;  // about the whole result (e.g. first-order indices summing above 1)
+  double output_mean = 0, output_variance = 0;
+  std::uint64_t base_samples = 0, evaluations = 0;
+  double confidence = 0.95;
+};
+
+namespace detail {
+
+// Mean and co-moments of a small vector, merged pairwise (Chan et al. 1979).
+template <std::size_t K>
+struct mean_covariance {
+  double count = 0;
+  std::array<double, K> mean{};
+  std::array<double, K * K> comoment{};  // sums of products of deviations from the mean
+
+  // Two passes over the rows of z (n x K): exact mean first, then co-moments.
+  void add(const Eigen::Array<double, Eigen::Dynamic, static_cast<int>(K)>& z) {
+    mean_covariance block;
+    block.count = static_cast<double>(z.rows());
+    if (z.rows() == 0) return;
+    for (std::size_t k = 0; k < K; ++k) block.mean[k] = z.col(static_cast<Eigen::Index>(k)).mean();
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t l = k; l < K; ++l) {
+        const double s = ((z.col(static_cast<Eigen::Index>(k)) - block.mean[k]) *
+                          (z.col(static_cast<Eigen::Index>(l)) - block.mean[l])).sum();
+        block.comoment[k * K + l] = block.comoment[l * K + k] = s;
+      }
+    merge(block);
+  }
+
+  void merge(const mean_covariance& other) {
+    if (other.count == 0) return;
+    if (count == 0) {
+      *this = other;
+      return;
+    }
+    const double n = count + other.count;
+    std::array<double, K> delta;
+    for (std::size_t k = 0; k < K; ++k) delta[k] = other.mean[k] - mean[k];
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t l = 0; l < K; ++l)
+        comoment[k * K + l] += other.comoment[k * K + l] + delta[k] * delta[l] * count * other.count / n;
+    for (std::size_t k = 0; k < K; ++k) mean[k] += delta[k] * other.count / n;
+    count = n;
+  }
+
+  double covariance(std::size_t k, std::size_t l) const { return comoment[k * K + l] / (count - 1); }
+};
+
+// Per factor: (U_i, W_i, Q, M) of every base index.
+using factor_statistics = mean_covariance<4>;
+
+struct block_statistics {
+  std::vector<factor_statistics> factors;
+  std::uint64_t non_finite = 0;
+};
+
+// y: n base indices x (d + 2) row kinds (A, B, AB_1 .. AB_d).
+inline block_statistics summarise_block(const Eigen::ArrayXXd& y, double shift) {
+  const Eigen::Index n = y.rows(), d = y.cols() - 2;
+  block_statistics out;
+  out.non_finite = static_cast<std::uint64_t>((!y.isFinite()).count());
+  out.factors.resize(static_cast<std::size_t>(d));
+  if (out.non_finite > 0) return out;
+  const Eigen::ArrayXd a = y.col(static_cast<Eigen::Index>(row_a)) - shift;
+  const Eigen::ArrayXd b = y.col(static_cast<Eigen::Index>(row_b)) - shift;
+  Eigen::Array<double, Eigen::Dynamic, 4> z(n, 4);
+  z.col(2) = (a.square() + b.square()) / 2;
+  z.col(3) = (a + b) / 2;
+  for (Eigen::Index i = 0; i < d; ++i) {
+    const Eigen::ArrayXd x = y.col(static_cast<Eigen::Index>(row_ab(static_cast<std::size_t>(i)))) - shift;
+    z.col(0) = b * (x - a);
+    z.col(1) = (a - x).square() / 2;
+    out.factors[static_cast<std::size_t>(i)].add(z);
+  }
+  return out;
+}
+
+// The standard error of g(mean U, mean Q, mean M) = U / (Q − M²) by the delta method; column
+// `numerator` of the statistics is U (0 for S1, 1 for ST).
+inline double ratio_standard_error(const factor_statistics& s, std::size_t numerator) {
+  const double u = s.mean[numerator], q = s.mean[2], m = s.mean[3];
+  const double v = q - m * m;
+  const std::array<std::size_t, 3> index{numerator, 2, 3};
+  const std::array<double, 3> gradient{1 / v, -u / (v * v), 2 * m * u / (v * v)};
+  double variance = 0;
+  for (std::size_t k = 0; k < 3; ++k)
+    for (std::size_t l = 0; l < 3; ++l) variance += gradient[k] * gradient[l] * s.covariance(index[k], index[l]);
+  return std::sqrt(std::max(0.0, variance) / s.count);
+}
+
+inline sobol_result finish(std::vector<std::string> factors, const std::vector<factor_statistics>& totals, double shift,
+                           const sobol_options& options) {
+  sobol_result r;
+  r.factors = std::move(factors);
+  r.base_samples = options.run.samples;
+  r.evaluations = options.run.samples * (r.factors.size() + 2);
+  r.confidence = options.confidence;
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + options.confidence / 2);
+  const factor_statistics& any = totals.front();
+  r.output_mean = shift + any.mean[3];
+  r.output_variance = any.mean[2] - any.mean[3] * any.mean[3];
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Relative to the output's scale, a variance this small is rounding: the indices are 0/0.
+  const bool no_variance = !(r.output_variance > 1e-24 * std::max(1.0, r.output_mean * r.output_mean));
+  double sum_first = 0;
+  for (const auto& s : totals) {
+    std::string note;
+    if (no_variance) {
+      r.first_order.push_back(nan);
+      r.total.push_back(nan);
+      r.first_order_conf.push_back(nan);
+      r.total_conf.push_back(nan);
+      r.notes.emplace_back("output has no variance: indices undefined");
+      continue;
+    }
+    const double s1 = s.mean[0] / r.output_variance, st = s.mean[1] / r.output_variance;
+    const double s1_conf = z * ratio_standard_error(s, 0), st_conf = z * ratio_standard_error(s, 1);
+    r.first_order.push_back(s1);
+    r.total.push_back(st);
+    r.first_order_conf.push_back(s1_conf);
+    r.total_conf.push_back(st_conf);
+    sum_first += s1;
+    const auto add = [&](const std::string& text) { note += (note.empty() ? "" : "; ") + text; };
+    // Flagged, never clipped: how far outside the admissible range an estimate falls says how
+    // much to trust the others. Within its interval, it is noise around a boundary value.
+    if (s1 < 0) add(s1 + s1_conf < 0 ? "S1 < 0 beyond its interval: the estimator is failing; increase base_samples"
+                                     : "S1 < 0 within its interval: S1 ≈ 0");
+    if (s1 > st) add(s1 - s1_conf > st ? "S1 > ST beyond S1's interval: inconsistent; increase base_samples"
+                                       : "S1 > ST within S1's interval: S1 ≈ ST (no interactions)");
+    if (st > 1) add("ST > 1: estimation noise; increase base_samples");
+    r.notes.push_back(note);
+  }
+  if (no_variance)
+    r.note = "the output is constant over the design: it has no variance to apportion";
+  else if (sum_first > 1)
+    r.note = "first-order indices sum to " + format_number(sum_first) + " > 1: estimation noise";
+  return r;
+}
+
+}  // namespace detail
+
+inline void check_sobol_options(const sobol_options& options) {
+  if (options.run.samples < 2) fail("base_samples", "must be ≥ 2, got " + std::to_string(options.run.samples));
+  if (options.run.samples > (std::uint64_t{1} << 62))
+    fail("base_samples", "must be ≤ 2^62 (two sample indices per base index), got " + std::to_string(options.run.samples));
+  if (!(options.confidence > 0 && options.confidence < 1))
+    fail("confidence", "must be in (0, 1), got " + format_number(options.confidence));
+  check_run_options(options.run);
+}
+
+// Sobol indices of a model given as an evaluator
+//   evaluate(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y)
+// that fills y (n x (d + 2), already sized) with f at rows A, B, AB_1 .. AB_d of base indices
+// [base_first, base_first + n), drawing factor k's uniforms from sample design_sample(j, kind, k).
+// It must be safe to call concurrently. Non-finite outputs are refused (they have no variance
+// to apportion), naming how many there were.
+template <class Evaluator>
+sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors, const sobol_options& options,
+                   const std::string& output_name = "output") {
+  check_sobol_options(options);
+  if (factors.empty()) fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
+  const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);
+  const run_options& run = options.run;
+  const int threads = run.threads > 0 ? run.threads : default_threads();
+  const auto block_size = static_cast<std::uint64_t>(run.block_size);
+  const std::uint64_t blocks = (run.samples + block_size - 1) / block_size;
+  const std::uint64_t wave = static_cast<std::uint64_t>(std::max(4, 4 * threads));
+  const auto evaluate_block = [&](std::uint64_t b) {
+    const std::uint64_t first = b * block_size;
+    Eigen::ArrayXXd y(static_cast<Eigen::Index>(std::min(block_size, run.samples - first)), kinds);
+    evaluate(run.seed, first, y.rows(), y);
+    return y;
+  };
+
+  // The shift comes from the first block, before anything is accumulated: it depends on the
+  // seed and the block size only.
+  const Eigen::ArrayXXd first_block = evaluate_block(0);
+  const double shift = (first_block.col(static_cast<Eigen::Index>(row_a)).sum() +
+                        first_block.col(static_cast<Eigen::Index>(row_b)).sum()) /
+                       (2.0 * static_cast<double>(first_block.rows()));
+  std::vector<detail::factor_statistics> totals(factors.size());
+  std::uint64_t non_finite = 0;
+  const auto fold = [&](const detail::block_statistics& s) {
+    non_finite += s.non_finite;
+    for (std::size_t i = 0; i < totals.size(); ++i) totals[i].merge(s.factors[i]);
+  };
+  fold(detail::summarise_block(first_block, std::isfinite(shift) ? shift : 0.0));
+  if (run.progress) run.progress(std::min(run.samples, block_size), run.samples);
+
+  std::vector<detail::block_statistics> partial(static_cast<std::size_t>(wave));
+  for (std::uint64_t wave_first = 1; wave_first < blocks; wave_first += wave) {
+    if (run.cancelled && run.cancelled()) throw cancelled_error("run cancelled");
+    const std::uint64_t wave_last = std::min(blocks, wave_first + wave);
+    trnmodel::detail::for_each_block(wave_first, wave_last, threads, [&](std::uint64_t b) {
+      partial[static_cast<std::size_t>(b - wave_first)] = detail::summarise_block(evaluate_block(b), shift);
+    });
+    for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
+    if (run.progress) run.progress(std::min(run.samples, wave_last * block_size), run.samples);
+  }
+  if (non_finite > 0)
+    fail(output_name, "the model returned " + std::to_string(non_finite) + " non-finite values (NaN or infinity) in " +
+                          std::to_string(run.samples * static_cast<std::uint64_t>(kinds)) +
+                          " evaluations; Sobol indices need a finite output everywhere");
+  return detail::finish(std::move(factors), totals, shift, options);
+}
+
+}  // namespace trnmodel::sensitivity

@@ -1,0 +1,133 @@
+#pragma once
+// Sobol indices of a user function of named inputs and of a scenario's metric: the two
+// evaluators of the Saltelli design (saltelli.hpp).
+//
+// Factors of a function are its non-constant inputs. Factors of a scenario are its drawn
+// inputs, by JSON path, plus "chance": all aleatory randomness (failures, cache draws, the
+// quality gate), which is one factor because it is keyed by one index per sample
+// (chance_draws::chance_index). Its indices say how much of the spread is luck.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "trnmodel/lifecycle/metrics.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/sensitivity/saltelli.hpp"
+
+namespace trnmodel::sensitivity {
+
+inline const char* const chance_factor = "chance";
+
+// The design's rows for a set of named inputs: x (n (d + 2) x inputs), rows stacked as
+// [A; B; AB_1; ...; AB_d] over the non-constant inputs (the factors), each block of n rows in
+// base-index order.
+class function_design {
+ public:
+  explicit function_design(const input_set& inputs) : inputs_(inputs) {
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (!inputs.inputs()[k].value.is_constant()) factor_inputs_.push_back(k);
+  }
+
+  std::vector<std::string> factors() const {
+    std::vector<std::string> names;
+    for (const std::size_t k : factor_inputs_) names.push_back(inputs_.inputs()[k].name);
+    return names;
+  }
+  Eigen::Index kinds() const { return static_cast<Eigen::Index>(factor_inputs_.size() + 2); }
+
+  void rows(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& x) const {
+    const auto columns = static_cast<Eigen::Index>(inputs_.size());
+    x.resize(n * kinds(), columns);
+    for (Eigen::Index k = 0; k < columns; ++k) {
+      const auto& input = inputs_.inputs()[static_cast<std::size_t>(k)];
+      const std::uint32_t stream = stream_id(input.name);
+      draw_design_column(input.value, stream, seed, base_first, n, false, x.col(k).data());
+      draw_design_column(input.value, stream, seed, base_first, n, true, x.col(k).data() + n);
+    }
+    for (std::size_t i = 0; i < factor_inputs_.size(); ++i) {
+      const Eigen::Index top = static_cast<Eigen::Index>(row_ab(i)) * n;
+      x.middleRows(top, n) = x.topRows(n);
+      x.col(static_cast<Eigen::Index>(factor_inputs_[i])).segment(top, n) =
+          x.col(static_cast<Eigen::Index>(factor_inputs_[i])).segment(n, n);
+    }
+  }
+
+ private:
+  const input_set& inputs_;
+  std::vector<std::size_t> factor_inputs_;
+};
+
+// f(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) evaluates y for every row of x.
+template <class Function>
+sobol_result sobol(const input_set& inputs, const Function& f, const sobol_options& options) {
+  const function_design design(inputs);
+  const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
+    Eigen::ArrayXXd x;
+    design.rows(seed, base_first, n, x);
+    Eigen::ArrayXd flat(x.rows());
+    f(static_cast<const Eigen::ArrayXXd&>(x), Eigen::Ref<Eigen::ArrayXd>(flat));
+    y = Eigen::Map<const Eigen::ArrayXXd>(flat.data(), n, design.kinds());
+  };
+  return sobol(evaluate, design.factors(), options, "f");
+}
+
+// The scenario's factors: drawn inputs by path, then "chance".
+inline std::vector<std::string> scenario_factors(const lifecycle_model& model) {
+  std::vector<std::string> factors = model.uncertain_inputs();
+  factors.emplace_back(chance_factor);
+  return factors;
+}
+
+// Refuses a metric that needs unknown inputs (a NaN output has no variance to apportion).
+inline void require_known_for(const lifecycle_model& model, metric::id m) {
+  const auto needed = model.unknowns_needed_by(m);
+  if (needed.empty()) return;
+  std::string list;
+  for (const auto& path : needed) list += (list.empty() ? "" : ", ") + path;
+  throw unknown_input_error(std::string(metric_names()[m]) + " needs unknown inputs: " + list, needed);
+}
+
+inline metric::id metric_named(const std::string& name, const std::string& parameter = "output") {
+  for (std::size_t m = 0; m < metric::count; ++m)
+    if (metric_names()[m] == name) return static_cast<metric::id>(m);
+  std::string all;
+  for (std::size_t m = 0; m < metric::count; ++m) all += (m ? ", " : "") + std::string(metric_names()[m]);
+  fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
+}
+
+inline sobol_result sobol(const scenario& s, metric::id output, const sobol_options& options) {
+  const lifecycle_model model(s);
+  require_known_for(model, output);
+  const std::size_t inputs = model.input_count();
+  const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
+    Eigen::ArrayXXd ua(n, static_cast<Eigen::Index>(inputs)), ub(n, static_cast<Eigen::Index>(inputs));
+    for (std::size_t k = 0; k < inputs; ++k)
+      for (Eigen::Index r = 0; r < n; ++r) {
+        const std::uint64_t base = base_first + static_cast<std::uint64_t>(r);
+        ua(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base, model.input_stream(k), 0);
+        ub(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base + 1, model.input_stream(k), 0);
+      }
+    model.to_values(ua);
+    model.to_values(ub);
+    Eigen::ArrayXXd u, metrics(n, static_cast<Eigen::Index>(metric::count));
+    for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
+      const auto k = static_cast<std::size_t>(kind);
+      u = k == row_b ? ub : ua;
+      if (k >= row_ab(0) && k - row_ab(0) < inputs)
+        u.col(static_cast<Eigen::Index>(k - row_ab(0))) = ub.col(static_cast<Eigen::Index>(k - row_ab(0)));
+      // "chance" is the last factor.
+      const std::uint64_t chance_offset = design_sample(0, k, inputs);
+      model.evaluate(seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
+                     metrics);
+      y.col(kind) = metrics.col(static_cast<Eigen::Index>(output));
+    }
+  };
+  return sobol(evaluate, scenario_factors(model), options, metric_names()[output]);
+}
+
+}  // namespace trnmodel::sensitivity

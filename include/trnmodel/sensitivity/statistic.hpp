@@ -1,0 +1,56 @@
+#pragma once
+// The statistic a tornado, a comparison or a break-even looks at (the mean, or a quantile such
+// as the P90 a budget is signed off on), and the engine model that runs one metric of a
+// scenario (so that only that metric's samples are kept).
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/lifecycle/metrics.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/montecarlo/engine.hpp"
+
+namespace trnmodel::sensitivity {
+
+struct statistic {
+  double probability = -1;  // < 0: the mean; else the quantile at this probability
+
+  static statistic mean() { return {}; }
+  static statistic quantile(double p) {
+    if (!(p >= 0 && p <= 1)) fail("statistic", "a quantile's probability must be in [0, 1], got " + format_number(p));
+    return {p};
+  }
+  bool is_mean() const { return probability < 0; }
+  std::string name() const { return is_mean() ? "mean" : "quantile " + format_number(probability); }
+  // Needs kept samples for a quantile to be exact (else the histogram's, within its accuracy).
+  double of(const run_result& r, std::size_t output = 0) const {
+    return is_mean() ? r.stats(output).mean : r.quantiles(output, {probability}).front();
+  }
+};
+
+// One metric of a lifecycle model as an engine model with one output.
+class one_metric {
+ public:
+  one_metric(lifecycle_model model, metric::id m) : model_(std::move(model)), metric_(m) {}
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    model_(block, all);
+    out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
+  }
+  const lifecycle_model& model() const { return model_; }
+
+ private:
+  lifecycle_model model_;
+  metric::id metric_;
+};
+
+// The statistic of metric m of a model over options.samples samples (kept, so quantiles are exact).
+inline double metric_statistic(const lifecycle_model& model, metric::id m, statistic stat, run_options options) {
+  options.keep_samples = !stat.is_mean();
+  return stat.of(run(one_metric(model, m), {metric_names()[m]}, options));
+}
+
+}  // namespace trnmodel::sensitivity

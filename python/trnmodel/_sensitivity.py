@@ -1,0 +1,451 @@
+"""Sensitivity, comparison and what-if (DESIGN §8): Sobol indices, tornado, rank
+correlations, comparison on common random numbers, break-even, sweeps.
+
+The heavy parts run in C++ (include/trnmodel/sensitivity/); this module owns the user
+experience: argument checks, pandas tables, docs. See docs/sensitivity.md.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from ._distributions import Distribution
+from ._montecarlo import PYTHON_BLOCK_ROWS, SUMMARY_COLUMNS, _check_threads, _check_whole, _function_inputs
+from ._progress import ProgressArg, progress_bar
+from ._scenario import Scenario
+from ._simulate import METRICS, SimulationResult, simulate
+from . import theory
+
+#: Base samples per block of a scenario's Saltelli design (each block evaluates
+#: (d + 2) × this many samples). Part of the result's definition, so fixed.
+SCENARIO_BASE_BLOCK = 256
+
+SOBOL_COLUMNS = ["S1", "S1_conf", "ST", "ST_conf"]
+
+StatisticArg = Union[str, float]
+
+
+def _check_scenario(name: str, scenario: Any) -> Scenario:
+    if not isinstance(scenario, Scenario):
+        raise _core.ScenarioError(f"{name}: must be a tm.Scenario, got {type(scenario).__name__}")
+    return scenario
+
+
+def _check_output(output: Any) -> str:
+    if output not in METRICS:
+        raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)})")
+    return output
+
+
+def _probability(statistic: StatisticArg) -> float:
+    """-1 for the mean, else the quantile's probability: "mean", "median", "p90", or 0.9."""
+    if isinstance(statistic, str):
+        text = statistic.strip().lower()
+        if text == "mean":
+            return -1.0
+        if text == "median":
+            return 0.5
+        if text.startswith("p") and text[1:].replace(".", "", 1).isdigit() and 0 <= float(text[1:]) <= 100:
+            return float(text[1:]) / 100
+    elif isinstance(statistic, (int, float, np.floating)) and not isinstance(statistic, bool) and 0 <= statistic <= 1:
+        return float(statistic)
+    raise _core.ScenarioError(f"statistic: must be 'mean', 'median', 'pNN' (e.g. 'p90') or a probability in [0, 1], "
+                              f"got {statistic!r}")
+
+
+def _statistic_label(statistic: StatisticArg) -> str:
+    p = _probability(statistic)
+    return "mean" if p < 0 else f"p{100 * p:g}"
+
+
+def _check_confidence(confidence: Any) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise _core.ScenarioError(f"confidence: must be in (0, 1), got {confidence!r}")
+    return float(confidence)
+
+
+def _check_base_samples(base_samples: Any) -> int:
+    return _check_whole("base_samples", base_samples, 2, 2**62)
+
+
+# ------------------------------------------------------------------------------------------
+# Sobol indices
+# ------------------------------------------------------------------------------------------
+
+def _sobol_frame(raw: dict, output: str):
+    import pandas as pd
+
+    frame = pd.DataFrame({k: raw[k] for k in SOBOL_COLUMNS}, index=pd.Index(raw["factors"], name="factor"))
+    frame["note"] = raw["notes"]
+    frame.attrs.update({
+        "output": output, "mean": raw["mean"], "variance": raw["variance"], "base_samples": raw["base_samples"],
+        "evaluations": raw["evaluations"], "confidence": raw["confidence"], "note": raw["note"],
+        "method": "Saltelli design; S1: Saltelli et al. 2010; ST: Jansen 1999; *_conf: half-width of the "
+                  f"{100 * raw['confidence']:g}% asymptotic (delta-method) normal interval",
+    })
+    return frame
+
+
+def sobol(scenario: Scenario, output: str = "run_cost_usd", base_samples: int = 2**13, seed: int = 0,
+          threads: Optional[int] = None, *, confidence: float = 0.95,
+          progress: ProgressArg = None):
+    """First-order and total Sobol indices of a scenario's metric.
+
+    Factors are the scenario's uncertain (drawn) inputs, by JSON path, plus ``chance``: all
+    aleatory randomness (failures, cache draws, the quality gate). ``chance``'s indices say how
+    much of the spread is luck rather than missing knowledge.
+
+    Returns a DataFrame, one row per factor, with SALib's columns ``S1 S1_conf ST ST_conf``
+    (the ``_conf`` columns are half-widths of ``confidence`` intervals, asymptotic normal by
+    the delta method) and ``note``, which flags estimates not to be taken at face value (a
+    negative S1, S1 above ST). ``frame.attrs`` holds the output's mean and variance, the
+    number of model evaluations ((d + 2) · base_samples) and the method.
+
+    The Saltelli design is generated from the random streams' counters (never stored): memory
+    does not grow with ``base_samples``, and the result is identical, bitwise, for any
+    ``threads``.
+    """
+    _check_scenario("scenario", scenario)
+    with progress_bar(progress, "sobol") as callback:
+        raw = _core.sobol_scenario(scenario._core, _check_output(output), _check_base_samples(base_samples),
+                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
+                                   SCENARIO_BASE_BLOCK, callback)
+    return _sobol_frame(raw, output)
+
+
+def sobol_function(f: Callable[[np.ndarray], np.ndarray],
+                   inputs: Mapping[str, Union[Distribution, float, Mapping[str, Any]]],
+                   base_samples: int = 2**14, seed: int = 0, threads: Optional[int] = None, *,
+                   confidence: float = 0.95, progress: ProgressArg = None):
+    """First-order and total Sobol indices of a vectorized function of uncertain inputs.
+
+    ``f`` takes a 2-D float64 array (rows = samples, columns = the inputs in dict order) and
+    returns one value per row. It is called on blocks of about 16,384 rows: the rows of the
+    Saltelli design's matrices A, B and AB_i for a block of base samples, (d + 2) · base_samples
+    rows in all, d being the number of non-constant inputs (the factors; constants are passed
+    to ``f`` but are not factors). Same table as :func:`sobol`.
+    """
+    names, quantities = _function_inputs(f, inputs)
+    with progress_bar(progress, "sobol") as callback:
+        raw = _core.sobol_function(f, names, quantities, _check_base_samples(base_samples),
+                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
+                                   PYTHON_BLOCK_ROWS, callback)
+    return _sobol_frame(raw, "f")
+
+
+# ------------------------------------------------------------------------------------------
+# Tornado and rank correlations
+# ------------------------------------------------------------------------------------------
+
+def tornado(scenario: Scenario, output: str = "run_cost_usd", statistic: StatisticArg = "mean",
+            samples: int = 20_000, seed: int = 0, threads: Optional[int] = None, *,
+            low: float = 0.1, high: float = 0.9):
+    """Each uncertain input held at its P10, then at its P90 (``low``/``high``), every other
+    input and the chance draws left random on common random numbers; the output statistic
+    (``"mean"``, ``"median"``, ``"p90"`` or a probability) in each case.
+
+    Returns a DataFrame sorted by ``swing`` = |high − low|, one row per input, with the input
+    values (``low_value``, ``high_value``), the statistic there (``low``, ``high``) and the
+    baseline statistic with every input random in ``frame.attrs["baseline"]``. ``chance`` has no
+    P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``.
+    """
+    import pandas as pd
+
+    _check_scenario("scenario", scenario)
+    for name, value in (("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise _core.ScenarioError(f"{name}: must be a probability in [0, 1], got {value!r}")
+    raw = _core.tornado(scenario._core, _check_output(output), _probability(statistic), _check_whole("samples", samples, 1),
+                        _check_whole("seed", seed, 0), _check_threads(threads), float(low), float(high))
+    columns = ["factor", "low_value", "high_value", "low", "high", "swing"]
+    frame = pd.DataFrame([list(bar) for bar in raw["bars"]], columns=columns).set_index("factor")
+    frame.attrs.update({"output": output, "statistic": _statistic_label(statistic), "baseline": raw["baseline"],
+                        "low": low, "high": high})
+    return frame
+
+
+def rank_correlations(result: Union[SimulationResult, Scenario], output: str = "run_cost_usd", *,
+                      samples: int = 20_000, seed: int = 0, threads: Optional[int] = None):
+    """Spearman and partial rank correlation (PRCC) of every uncertain input with an output.
+
+    From a :class:`SimulationResult` (with kept samples) this costs no model run: the inputs
+    are recomputed from the random streams' counters. Given a Scenario, it is simulated first
+    (``samples``, ``seed``). Returns a DataFrame (``spearman``, ``prcc``), sorted by |prcc|.
+    Constant inputs, and ``chance`` (not a scalar input), have no rank correlation.
+    """
+    import pandas as pd
+
+    if isinstance(result, Scenario):
+        result = simulate(result, samples=samples, seed=seed, threads=threads)
+    if not isinstance(result, SimulationResult):
+        raise _core.ScenarioError(f"result: must be a tm.SimulationResult or a tm.Scenario, got {type(result).__name__}")
+    if not result._core.kept:
+        raise _core.ScenarioError("result: samples were not kept (simulate with keep_samples=True)")
+    y = np.asarray(result[_check_output(output)], dtype=float)
+    raw = _core.rank_correlations(result.scenario._core, result.seed, y)
+    frame = pd.DataFrame({"spearman": raw["spearman"], "prcc": raw["prcc"]},
+                         index=pd.Index(raw["factors"], name="factor"))
+    frame = frame.iloc[np.argsort(-np.nan_to_num(np.abs(frame["prcc"].to_numpy()), nan=-1), kind="stable")]
+    frame.attrs["output"] = output
+    return frame
+
+
+# ------------------------------------------------------------------------------------------
+# Comparison and break-even
+# ------------------------------------------------------------------------------------------
+
+class Comparison:
+    """Two scenarios on common random numbers: per sample ``a``, ``b`` and ``difference``
+    (a − b), ``p_a_less_b``, ``summary()`` and :meth:`break_even`."""
+
+    def __init__(self, core, a: Scenario, b: Scenario, output: str, samples: int, seed: int,
+                 threads: Optional[int]) -> None:
+        self._core = core
+        self.scenario_a, self.scenario_b = a, b
+        self.output, self.samples, self.seed, self.threads = output, samples, seed, threads
+
+    def _values(self, name: str) -> np.ndarray:
+        return self._core.values(name)
+
+    @property
+    def a(self) -> np.ndarray:
+        """The output of scenario A, per sample (keep_samples=True)."""
+        return self._values("a")
+
+    @property
+    def b(self) -> np.ndarray:
+        return self._values("b")
+
+    @property
+    def difference(self) -> np.ndarray:
+        """a − b, per sample: the same random numbers on both sides."""
+        return self._values("difference")
+
+    @property
+    def p_a_less_b(self) -> float:
+        """P(A < B): the fraction of samples in which A's output is below B's."""
+        return self._core.moments("a_less_b")["mean"]
+
+    def summary(self):
+        """mean sd p10 p50 p80 p90 p99 min max of a, b and the difference (rows)."""
+        import pandas as pd
+
+        table = self._core.summary()
+        frame = pd.DataFrame({k: table[k] for k in SUMMARY_COLUMNS}, index=pd.Index(table["name"], name=self.output))
+        return frame.loc[["a", "b", "difference"]]
+
+    def break_even(self, path: str, statistic: StatisticArg = "mean", *, on: str = "b",
+                   bracket: Optional[Sequence[float]] = None) -> float:
+        """The value of ``path`` (a quantity, e.g. ``"prices.node_hour_usd"``) in scenario ``on``
+        (``"b"`` or ``"a"``), set to a fixed value, at which its ``statistic`` of the output equals
+        the other scenario's, every run on this comparison's seed and sample count. ``bracket``
+        = (lo, hi) around the answer; by default it grows from the path's current median.
+        Solved by TOMS 748 to a relative 1e-9 of the value."""
+        if on not in ("a", "b"):
+            raise _core.ScenarioError(f"on: must be 'a' or 'b', got {on!r}")
+        fixed, varied = (self.scenario_a, self.scenario_b) if on == "b" else (self.scenario_b, self.scenario_a)
+        lo, hi = (math.nan, math.nan) if bracket is None else (float(bracket[0]), float(bracket[1]))
+        raw = _core.break_even(fixed._core, varied._core, self.output, str(path), _probability(statistic), self.samples,
+                               self.seed, _check_threads(self.threads), lo, hi)
+        return raw["value"]
+
+    def pairing_check(self) -> dict:
+        """P(A < B) again, pairing only the inputs that both scenarios describe identically.
+
+        Common random numbers draw an input with the same JSON path at the same quantile in
+        both scenarios. For an input that is the same unknown in both (the job's step count,
+        its data pipeline) that is right; for one that means different things (each platform's
+        step time, its price) it makes the comparison more certain than the knowledge behind
+        it. Here inputs whose distributions differ, and the chance draws, are independent.
+        Returns ``p_a_less_b``, ``p_equal``, ``paired`` and ``unpaired`` (input paths), and
+        ``difference`` (a − b per sample)."""
+        ya, yb, paired, unpaired = _partly_paired(self.scenario_a, self.scenario_b, self.output, self.samples, self.seed)
+        return {"p_a_less_b": float(np.mean(ya < yb)), "p_equal": float(np.mean(ya == yb)), "paired": paired,
+                "unpaired": unpaired, "difference": ya - yb}
+
+    @property
+    def plot(self):
+        """``cmp.plot.comparison()``: both distributions overlaid, with P(A < B)."""
+        from . import plot
+
+        comparison = self
+
+        class _Plots:
+            def comparison(self, **kwargs: Any) -> Any:
+                return plot.comparison(comparison, **kwargs)
+
+        return _Plots()
+
+    def _repr_html_(self) -> str:
+        from ._html import card, esc
+
+        a, b = esc(self.scenario_a.name or "A"), esc(self.scenario_b.name or "B")
+        table = self.summary()[["mean", "p10", "p50", "p90"]].to_html(float_format="{:,.4g}".format, border=0)
+        return card(f"Comparison of {self.output}", [f"<p>A = {a}, B = {b}; {self.samples:,} samples on common random "
+                                                      f"numbers. <b>P(A &lt; B) = {self.p_a_less_b:.3f}</b></p>", table])
+
+    def __repr__(self) -> str:
+        return (f"<Comparison of {self.output}: A = {self.scenario_a.name or 'a'}, B = {self.scenario_b.name or 'b'}, "
+                f"{self.samples} samples, P(A < B) = {self.p_a_less_b:.4f}>\n{self.summary().to_string()}")
+
+
+def _distribution_only(scenario: Scenario, path: str) -> Any:
+    """An input's distribution without its provenance, or None for inputs that are not
+    scenario fields (hardware-profile figures, ``platform.*``)."""
+    try:
+        d = scenario[path]
+    except KeyError:
+        return None
+    spec = d.to_dict() if isinstance(d, Distribution) else d
+    if isinstance(spec, dict):
+        return {k: v for k, v in spec.items() if k not in ("source", "note", "date", "region")}
+    return spec
+
+
+def _partly_paired(a: Scenario, b: Scenario, output: str, samples: int, seed: int) -> tuple:
+    """Both outputs per sample, with only identically described inputs on common uniforms."""
+    inputs_a = _core.lifecycle_info(a._core)["uncertain_inputs"]
+    inputs_b = _core.lifecycle_info(b._core)["uncertain_inputs"]
+    paired = [p for p in inputs_b if p in inputs_a and _distribution_only(a, p) is not None
+              and _distribution_only(a, p) == _distribution_only(b, p)]
+    unpaired = sorted((set(inputs_a) | set(inputs_b)) - set(paired))
+    n = int(samples)
+
+    def uniforms(inputs: list, side: str) -> np.ndarray:
+        columns = [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
+        return np.column_stack(columns) if columns else np.zeros((n, 0))
+
+    ya = _core.evaluate_uniforms(a._core, output, seed, uniforms(inputs_a, "a"), np.arange(n, dtype=np.uint64))
+    yb = _core.evaluate_uniforms(b._core, output, seed, uniforms(inputs_b, "b"), np.arange(n, 2 * n, dtype=np.uint64))
+    return np.asarray(ya), np.asarray(yb), paired, unpaired
+
+
+def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int = 100_000, seed: int = 0,
+            threads: Optional[int] = None, *, keep_samples: bool = True,
+            progress: ProgressArg = None) -> Comparison:
+    """Compare two scenarios on common random numbers.
+
+    Both run on the same seed and sample indices; an input present in both (same JSON path)
+    draws the same uniforms, and so do failures, cache draws and the quality gate. The
+    per-sample difference is therefore the effect of what differs between A and B, not of two
+    different samples: a scenario compared with itself differs by exactly zero.
+    """
+    _check_scenario("a", a)
+    _check_scenario("b", b)
+    samples = _check_whole("samples", samples, 1)
+    seed = _check_whole("seed", seed, 0)
+    with progress_bar(progress, "compare") as callback:
+        core = _core.compare(a._core, b._core, _check_output(output), samples, seed, _check_threads(threads),
+                             bool(keep_samples), callback)
+    return Comparison(core, a, b, output, samples, seed, threads)
+
+
+# ------------------------------------------------------------------------------------------
+# Sweeps
+# ------------------------------------------------------------------------------------------
+
+def sweep(scenario: Scenario, grid: Mapping[str, Sequence[Any]],
+          output: Union[str, Sequence[str]] = ("wall_h", "run_cost_usd"), samples: int = 20_000, seed: int = 0,
+          threads: Optional[int] = None):
+    """The scenario on a grid of one or two dotted paths, every point on the same seed
+    (common random numbers: differences between points are the change's effect, not noise).
+
+    Returns a tidy DataFrame: one row per point and output, the path columns, ``output``, and
+    mean sd p10 p50 p80 p90 p99 min max (streamed statistics, quantiles within 0.1%).
+    """
+    import pandas as pd
+
+    _check_scenario("scenario", scenario)
+    if not isinstance(grid, Mapping) or not 1 <= len(grid) <= 2:
+        raise _core.ScenarioError(f"grid: must map one or two dotted paths to lists of values, got {grid!r}")
+    axes = {}
+    for path, values in grid.items():
+        values = list(values) if not isinstance(values, (str, bytes)) else []
+        if not values:
+            raise _core.ScenarioError(f"grid[{path!r}]: must be a non-empty list of values")
+        axes[str(path)] = values
+    outputs = [output] if isinstance(output, str) else list(output)
+    for o in outputs:
+        _check_output(o)
+    rows = []
+    for point in itertools.product(*axes.values()):
+        changes = dict(zip(axes, point))
+        res = simulate(scenario.updated(changes), samples=samples, seed=seed, threads=threads, keep_samples=False)
+        stats = res.summary()
+        for o in outputs:
+            rows.append({**{p: _plain_value(v) for p, v in changes.items()}, "output": o,
+                         **{c: stats.at[o, c] for c in SUMMARY_COLUMNS}})
+    return pd.DataFrame(rows)
+
+
+def _plain_value(value: Any) -> Any:
+    return value.to_dict() if isinstance(value, Distribution) else value
+
+
+def _mean_of(scenario: Scenario, path: str, default: float) -> float:
+    d = scenario[path]
+    return default if d is None else float(d.mean())
+
+
+def checkpoint_interval(scenario: Scenario, every_steps: Optional[Sequence[int]] = None, output: str = "wall_h",
+                        statistic: StatisticArg = "mean", samples: int = 20_000, seed: int = 0,
+                        threads: Optional[int] = None):
+    """The simulated optimal ``checkpoint.every_steps`` beside Young's and Daly's intervals.
+
+    Young's and Daly's intervals (compute seconds between checkpoints) come from the inputs'
+    means: checkpoint cost δ = save_s + verify_s, job MTBF M = node_mtbf_h · 3600 / nodes; they
+    are converted to steps by the mean seconds per step (step time with stalls, plus periodic
+    eval per step). ``every_steps`` (default: 25 values from Daly/4 to 4·Daly) is swept on common
+    random numbers and the value with the lowest ``statistic`` of ``output`` is the simulated
+    optimum. Returns a DataFrame indexed by method (simulated, young, daly) with every_steps,
+    interval_s and the statistic; ``frame.attrs["sweep"]`` holds the sweep.
+    """
+    import pandas as pd
+
+    _check_scenario("scenario", scenario)
+    _check_output(output)
+    label = _statistic_label(statistic)
+    probability = _probability(statistic)
+    if scenario["failures.node_mtbf_h"] is None:
+        raise _core.ScenarioError("failures.node_mtbf_h: checkpoint_interval needs a failure model (it is absent)")
+    nodes = scenario["cluster.nodes"]
+    save_s = _mean_of(scenario, "checkpoint.save_s", 0.0) + _mean_of(scenario, "checkpoint.verify_s", 0.0)
+    mtbf_s = _mean_of(scenario, "failures.node_mtbf_h", math.inf) * 3600 / nodes
+    # Seconds per step: the mean step time (drawn or derived) with stalls, plus eval per step.
+    pilot = simulate(scenario, samples=2000, seed=seed, threads=threads)
+    step_s = float(np.mean(pilot["step_time_s"] * (1 + pilot["stall_h"] / np.maximum(pilot["useful_h"], 1e-300))))
+    eval_every = _mean_of(scenario, "eval.every_steps", 0.0)
+    step_s += _mean_of(scenario, "eval.time_s", 0.0) / eval_every if eval_every > 0 else 0.0
+    young_s = theory.young_interval(save_s, mtbf_s)
+    daly_s = theory.daly_interval(save_s, mtbf_s)
+    young_steps = max(1, round(young_s / step_s))
+    daly_steps = max(1, round(daly_s / step_s))
+    if every_steps is None:
+        every_steps = sorted({max(1, round(daly_steps * 4 ** (k / 12))) for k in range(-12, 13)})
+    candidates = sorted({int(s) for s in every_steps} | {young_steps, daly_steps})
+    table = sweep(scenario, {"checkpoint.every_steps": candidates}, output=output, samples=samples, seed=seed,
+                  threads=threads)
+    if probability >= 0:  # the sweep streams p10 .. p99; other quantiles need kept samples
+        column = {0.1: "p10", 0.5: "p50", 0.8: "p80", 0.9: "p90", 0.99: "p99"}.get(round(probability, 6))
+        if column is None:
+            raise _core.ScenarioError(f"statistic: checkpoint_interval supports mean, p10, p50, p80, p90 and p99, "
+                                      f"got {statistic!r}")
+    else:
+        column = "mean"
+    values = dict(zip(table["checkpoint.every_steps"], table[column]))
+    best = min(values, key=lambda s: (values[s], s))
+    frame = pd.DataFrame({
+        "every_steps": [best, young_steps, daly_steps],
+        "interval_s": [best * step_s, young_s, daly_s],
+        f"{output} {label}": [values[best], values[young_steps], values[daly_steps]],
+    }, index=pd.Index(["simulated", "young", "daly"], name="method"))
+    frame.attrs.update({"sweep": table, "step_s": step_s, "checkpoint_s": save_s, "mtbf_s": mtbf_s})
+    return frame
+
+
+__all__ = ["sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep",
+           "checkpoint_interval"]

@@ -1,0 +1,255 @@
+"""Plots of trnmodel results (matplotlib, imported only when a plot is drawn).
+
+Every function draws on ``ax`` (a new figure when None) and returns the Axes:
+
+    tm.plot.distribution(res, "run_cost_usd")   # histogram + CDF, P50/P80/P90 marked
+    tm.plot.phases(res)                         # where the time goes: mean and a P90 run
+    tm.plot.ledger(res)                         # the cost ledger, mean with P10–P90
+    tm.plot.pit(backtest)                       # calibration (PIT) histogram of backtests
+    tm.plot.tornado(tm.tornado(scn))            # swing of each input from its P10 to its P90
+    tm.plot.sobol(tm.sobol(scn))                # S1 and ST with their intervals
+    tm.plot.comparison(tm.compare(a, b))        # both distributions and their difference
+    tm.plot.sweep(tm.sweep(scn, grid))          # a line (one path) or a heat map (two)
+
+The same plots hang off results: ``res.plot.distribution("wall_h")``.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import _core
+
+#: Colours of the lifecycle phases (stable across plots, so a phase is recognised at a glance).
+PHASE_COLOURS = {
+    "queue_h": "#9e9e9e", "setup_h": "#bcaaa4", "compile_h": "#ff8a65", "warmup_h": "#ffd54f",
+    "useful_h": "#4caf50", "stall_h": "#aed581", "eval_h": "#4fc3f7", "checkpoint_h": "#1976d2",
+    "lost_h": "#e53935", "recovery_h": "#ab47bc", "rerun_h": "#795548",
+}
+COST_LINES = ["cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd", "adaptation_usd"]
+
+
+def _axes(ax: Any, size: tuple = (7.0, 3.6)) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
+
+
+def unit_of(metric: str) -> str:
+    """The unit a metric name carries (DESIGN: names carry units)."""
+    for suffix, unit in (("_usd", "USD"), ("_h", "hours"), ("_s", "seconds")):
+        if metric.endswith(suffix):
+            return unit
+    return ""
+
+
+def _kept(result: Any, metric: str) -> np.ndarray:
+    if metric not in result.outputs:
+        raise _core.ScenarioError(f"metric: no metric {metric!r} (metrics: {', '.join(result.outputs)})")
+    if not result.kept:
+        raise _core.ScenarioError("result: this plot needs the samples; run with keep_samples=True")
+    values = np.asarray(result[metric], dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        raise _core.ScenarioError(f"{metric}: no finite values to plot (an unknown input?)")
+    return values
+
+
+def distribution(result: Any, metric: str = "wall_h", ax: Any = None, bins: int = 60,
+                 label: Optional[str] = None, color: str = "#1976d2") -> Any:
+    """Histogram (density, left axis) and CDF (right axis) of ``metric``, with P50, P80 and
+    P90 marked. Needs ``keep_samples=True``."""
+    values = _kept(result, metric)
+    ax = _axes(ax)
+    ax.hist(values, bins=bins, density=True, color=color, alpha=0.35, label=label)
+    ax.set_xlabel(f"{metric} ({unit_of(metric)})" if unit_of(metric) else metric)
+    ax.set_ylabel("density")
+    cdf_ax = ax.twinx()
+    x = np.sort(values)
+    cdf_ax.plot(x, np.arange(1, x.size + 1) / x.size, color=color, lw=1.4)
+    cdf_ax.set_ylim(0, 1)
+    cdf_ax.set_ylabel("P(≤ x)")
+    for q, style in ((0.5, "-"), (0.8, "--"), (0.9, ":")):
+        v = float(np.quantile(values, q))
+        ax.axvline(v, color="0.2", ls=style, lw=1)
+        ax.annotate(f"P{int(q * 100)} {v:,.3g}", (v, 0.98), xycoords=("data", "axes fraction"), rotation=90,
+                    ha="right", va="top", fontsize=8)
+    ax.set_xlim(float(x[0]), float(np.quantile(values, 0.999)))  # a far tail would squash the body
+    ax.set_title(label or metric)
+    return ax
+
+
+def _p90_sample(result: Any) -> int:
+    wall = np.asarray(result["wall_h"], dtype=float)
+    return int(np.nanargmin(np.abs(wall - np.nanquantile(wall, 0.9))))
+
+
+def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = None) -> Any:
+    """Stacked bars of the phase times: the mean over all samples, and the one sample whose
+    wall time is nearest the P90 (a bad-but-plausible run). Needs ``keep_samples=True``."""
+    from ._simulate import PHASES
+
+    names = list(phase_names or PHASES)
+    _kept(result, "wall_h")
+    s = result.summary()
+    rows = {"mean": [float(s.loc[p, "mean"]) for p in names]}
+    k = _p90_sample(result)
+    rows["P90 run"] = [float(result[p][k]) for p in names]
+    ax = _axes(ax, (8.0, 3.0))
+    for i, (label, values) in enumerate(rows.items()):
+        left = 0.0
+        for p, v in zip(names, values):
+            ax.barh(i, v, left=left, color=PHASE_COLOURS.get(p, None), edgecolor="white", lw=0.5,
+                    label=p if i == 0 else None)
+            left += v
+    ax.set_yticks(range(len(rows)), list(rows))
+    ax.invert_yaxis()
+    ax.set_xlabel("hours")
+    ax.legend(ncol=6, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), frameon=False)
+    ax.set_title("Where the time goes")
+    return ax
+
+
+def ledger(result: Any, ax: Any = None) -> Any:
+    """The cost ledger: each line's mean with a P10–P90 bar, and the run and total costs."""
+    s = result.summary()
+    lines = COST_LINES + ["run_cost_usd", "total_cost_usd"]
+    lines = [m for m in lines if m in s.index and np.isfinite(s.loc[m, "mean"])]
+    if not lines:
+        raise _core.ScenarioError("result: no cost line could be computed (is the node price unknown?)")
+    mean = s.loc[lines, "mean"].to_numpy(dtype=float)
+    lo = s.loc[lines, "p10"].to_numpy(dtype=float)
+    hi = s.loc[lines, "p90"].to_numpy(dtype=float)
+    ax = _axes(ax, (7.0, 3.0))
+    colours = ["#90a4ae"] * (len(lines) - 2) + ["#1976d2", "#0d47a1"] if len(lines) >= 2 else ["#1976d2"]
+    y = np.arange(len(lines))
+    ax.barh(y, mean, color=colours[: len(lines)], xerr=np.vstack([mean - lo, hi - mean]), capsize=3)
+    ax.set_yticks(y, [m.removesuffix("_usd") for m in lines])
+    ax.invert_yaxis()
+    ax.set_xscale("symlog", linthresh=max(1.0, float(np.min(mean[mean > 0])) if np.any(mean > 0) else 1.0))
+    ax.set_xlabel("USD (mean, bar P10–P90)")
+    ax.set_title("Cost ledger")
+    return ax
+
+
+def pit(backtest: Any, metric: str = "wall_h", bins: int = 10, ax: Any = None) -> Any:
+    """The calibration (PIT) histogram of a backtest over several runs: flat when the
+    predictions are calibrated, U-shaped when too narrow, hump-shaped when too wide."""
+    h = backtest.pit_histogram(metric, bins)
+    ax = _axes(ax, (5.0, 3.0))
+    ax.bar(h["lo"], h["count"], width=h["hi"] - h["lo"], align="edge", color="#90a4ae", edgecolor="white")
+    expected = h["count"].sum() / len(h)
+    ax.axhline(expected, color="0.2", ls="--", lw=1, label="uniform")
+    ax.set_xlabel(f"percentile of the observed {metric} in the prediction")
+    ax.set_ylabel("runs")
+    ax.legend()
+    return ax
+
+
+def tornado(frame: Any, ax: Any = None, top: int = 12) -> Any:
+    """Bars from the statistic at each input's P10 to its P90 (``tm.tornado``), largest swing
+    on top, around the baseline with every input random."""
+    rows = frame[frame["swing"].notna()].head(top)
+    baseline = float(frame.attrs.get("baseline", np.nan))
+    ax = _axes(ax, (7.5, 0.45 * len(rows) + 1.2))
+    y = np.arange(len(rows))
+    low, high = rows["low"].to_numpy(dtype=float), rows["high"].to_numpy(dtype=float)
+    ax.barh(y, low - baseline, left=baseline, color="#64b5f6", label=f"input at P{round(100 * frame.attrs.get('low', 0.1))}")
+    ax.barh(y, high - baseline, left=baseline, color="#ef5350", label=f"input at P{round(100 * frame.attrs.get('high', 0.9))}")
+    ax.axvline(baseline, color="0.2", lw=1)
+    ax.set_yticks(y, list(rows.index), fontsize=8)
+    ax.invert_yaxis()
+    output = frame.attrs.get("output", "")
+    ax.set_xlabel(f"{frame.attrs.get('statistic', 'mean')} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else ""))
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("What moves the estimate")
+    return ax
+
+
+def sobol(frame: Any, ax: Any = None) -> Any:
+    """First-order (S1) and total (ST) Sobol indices with their confidence intervals."""
+    ax = _axes(ax, (7.5, 0.42 * len(frame) + 1.2))
+    y = np.arange(len(frame))
+    ax.barh(y - 0.2, frame["S1"], height=0.4, xerr=frame["S1_conf"], color="#1976d2", capsize=2, label="S1 (alone)")
+    ax.barh(y + 0.2, frame["ST"], height=0.4, xerr=frame["ST_conf"], color="#90caf9", capsize=2,
+            label="ST (with interactions)")
+    ax.set_yticks(y, list(frame.index), fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(0, color="0.2", lw=0.8)
+    ax.set_xlabel("share of the output's variance")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"Sobol indices of {frame.attrs.get('output', 'the output')}")
+    return ax
+
+
+def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
+    """Both scenarios' distributions of the compared output, overlaid, with P(A < B)."""
+    a, b = np.asarray(cmp.a, dtype=float), np.asarray(cmp.b, dtype=float)
+    ax = _axes(ax)
+    hi = float(np.quantile(np.concatenate([a, b]), 0.999))
+    lo = float(min(a.min(), b.min()))
+    edges = np.linspace(lo, hi, bins + 1)
+    for values, name, colour in ((a, cmp.scenario_a.name or "A", "#1976d2"), (b, cmp.scenario_b.name or "B", "#ef6c00")):
+        ax.hist(values, bins=edges, density=True, alpha=0.4, color=colour, label=f"{name}: P50 {np.median(values):,.4g}")
+    ax.set_xlabel(f"{cmp.output} ({unit_of(cmp.output)})" if unit_of(cmp.output) else cmp.output)
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    ax.set_title(f"P(A < B) = {cmp.p_a_less_b:.3f}, same random numbers")
+    return ax
+
+
+def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax: Any = None) -> Any:
+    """A sweep (``tm.sweep``): the statistic against the swept value (one path, P10–P90 band
+    for ``mean``), or a heat map over the grid (two paths)."""
+    outputs = list(dict.fromkeys(frame["output"]))
+    output = output or outputs[0]
+    if output not in outputs:
+        raise _core.ScenarioError(f"output: the sweep has no output {output!r} (it has {', '.join(outputs)})")
+    if statistic not in frame.columns:
+        raise _core.ScenarioError(f"statistic: must be a column of the sweep ({', '.join(frame.columns)}), got {statistic!r}")
+    rows = frame[frame["output"] == output]
+    paths = [c for c in frame.columns[: list(frame.columns).index("output")]]
+    label = f"{statistic} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else "")
+    if len(paths) == 1:
+        ax = _axes(ax)
+        x = rows[paths[0]].to_numpy(dtype=float)
+        ax.plot(x, rows[statistic], marker="o", color="#1976d2", label=statistic)
+        if statistic == "mean":
+            ax.fill_between(x, rows["p10"], rows["p90"], color="#1976d2", alpha=0.15, label="P10–P90")
+            ax.legend(fontsize=8)
+        ax.set_xlabel(paths[0])
+        ax.set_ylabel(label)
+        return ax
+    grid = rows.pivot(index=paths[0], columns=paths[1], values=statistic)
+    ax = _axes(ax, (6.5, 4.5))
+    image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis")
+    ax.set_yticks(range(len(grid.index)), [f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in grid.index])
+    ax.set_xticks(range(len(grid.columns)), [f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in grid.columns])
+    ax.set_ylabel(paths[0])
+    ax.set_xlabel(paths[1])
+    ax.figure.colorbar(image, ax=ax, label=label)
+    return ax
+
+
+class ResultPlots:
+    """``res.plot.<kind>()``: the plots of :mod:`trnmodel.plot` bound to one result."""
+
+    def __init__(self, result: Any) -> None:
+        self._result = result
+
+    def distribution(self, metric: str = "wall_h", **kwargs: Any) -> Any:
+        return distribution(self._result, metric, **kwargs)
+
+    def phases(self, **kwargs: Any) -> Any:
+        return phases(self._result, **kwargs)
+
+    def ledger(self, **kwargs: Any) -> Any:
+        return ledger(self._result, **kwargs)
+
+
+__all__ = ["distribution", "phases", "ledger", "pit", "tornado", "sobol", "comparison", "sweep", "ResultPlots", "unit_of",
+           "PHASE_COLOURS"]

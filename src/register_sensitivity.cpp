@@ -1,0 +1,198 @@
+// Sensitivity and comparison (DESIGN §8): Sobol indices of scenarios and of Python functions,
+// tornado bars, rank correlations, comparison on common random numbers and break-even.
+// Heavy loops run without the GIL; a Python function is called with it, one block at a time.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "python_run.hpp"
+#include "register.hpp"
+#include "trnmodel/sensitivity/compare.hpp"
+#include "trnmodel/sensitivity/rank_correlation.hpp"
+#include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/tornado.hpp"
+
+namespace py = pybind11;
+
+namespace trnmodel::python {
+
+namespace {
+
+using namespace trnmodel::sensitivity;
+
+run_options make_run(std::uint64_t samples, std::uint64_t seed, int threads) {
+  run_options options;
+  options.samples = samples;
+  options.seed = seed;
+  options.threads = threads;
+  return options;
+}
+
+statistic statistic_from(double probability) {
+  return probability < 0 ? statistic::mean() : statistic::quantile(probability);
+}
+
+py::dict sobol_dict(const sobol_result& r) {
+  using namespace pybind11::literals;
+  return py::dict("factors"_a = r.factors, "S1"_a = r.first_order, "S1_conf"_a = r.first_order_conf, "ST"_a = r.total,
+                  "ST_conf"_a = r.total_conf, "notes"_a = r.notes, "note"_a = r.note, "mean"_a = r.output_mean,
+                  "variance"_a = r.output_variance, "base_samples"_a = r.base_samples, "evaluations"_a = r.evaluations,
+                  "confidence"_a = r.confidence);
+}
+
+// Runs body(sobol_options) without the GIL, Ctrl-C and progress hooked in.
+template <class Body>
+py::dict run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+                   Eigen::Index base_block, const py::object& progress, const Body& body) {
+  run_options run = make_run(base_samples, seed, threads);
+  run.block_size = base_block;
+  return sobol_dict(with_python_hooks(run, progress, [&](const run_options& hooked) {
+    sobol_options options;
+    options.run = hooked;
+    options.confidence = confidence;
+    return body(options);
+  }));
+}
+
+py::dict sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
+                        int threads, double confidence, Eigen::Index block_size, const py::object& progress) {
+  const metric::id m = metric_named(output);
+  return run_sobol(base_samples, seed, threads, confidence, block_size, progress,
+                   [&](const sobol_options& options) { return sobol(s, m, options); });
+}
+
+py::dict sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
+                               std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+                               Eigen::Index block_rows, const py::object& progress) {
+  std::vector<named_quantity> inputs;
+  for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
+  const input_set set(std::move(inputs));
+  const function_design design(set);
+  const auto columns = static_cast<py::ssize_t>(set.size());
+  // The design's rows are drawn without the GIL; f is called with it, once per block.
+  const auto evaluate = [&](std::uint64_t block_seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
+    Eigen::ArrayXXd x;
+    design.rows(block_seed, base_first, n, x);
+    py::gil_scoped_acquire gil;
+    py::array_t<double, py::array::f_style> x_py({static_cast<py::ssize_t>(x.rows()), columns});
+    std::copy(x.data(), x.data() + x.size(), x_py.mutable_data());
+    const auto out = checked_block_outputs(f(x_py), static_cast<py::ssize_t>(x.rows()), 1);
+    const auto r = out.unchecked();
+    for (Eigen::Index kind = 0; kind < y.cols(); ++kind)
+      for (Eigen::Index i = 0; i < n; ++i) y(i, kind) = out.ndim() == 1 ? r(kind * n + i) : r(kind * n + i, 0);
+  };
+  // About block_rows rows per call of f, whatever the number of factors.
+  const Eigen::Index base_block = std::max<Eigen::Index>(1, block_rows / design.kinds());
+  return run_sobol(base_samples, seed, threads, confidence, base_block, progress,
+                   [&](const sobol_options& options) { return sobol(evaluate, design.factors(), options, "f"); });
+}
+
+}  // namespace
+
+void register_sensitivity(py::module_& m) {
+  m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::arg("base_samples"),
+        py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"), py::arg("progress"));
+  m.def("sobol_function", &sobol_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"),
+        py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_rows"),
+        py::arg("progress"));
+
+  m.def(
+      "tornado",
+      [](const scenario& s, const std::string& output, double probability, std::uint64_t samples, std::uint64_t seed,
+         int threads, double low, double high) {
+        const metric::id id = metric_named(output);
+        const statistic stat = statistic_from(probability);
+        const tornado_result t = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
+          return tornado(s, id, stat, o, low, high);
+        });
+        py::list bars;  // (factor, low_value, high_value, low, high, swing), largest swing first
+        for (const auto& b : t.bars)
+          bars.append(py::make_tuple(b.factor, b.low_value, b.high_value, b.low_statistic, b.high_statistic, b.swing));
+        py::dict d;
+        d["baseline"] = t.baseline;
+        d["bars"] = bars;
+        return d;
+      },
+      py::arg("scenario"), py::arg("output"), py::arg("probability"), py::arg("samples"), py::arg("seed"),
+      py::arg("threads"), py::arg("low"), py::arg("high"));
+
+  m.def(
+      "compare",
+      [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
+         int threads, bool keep_samples, const py::object& progress) {
+        const comparison_model model(a, b, metric_named(output));
+        run_options options = make_run(samples, seed, threads);
+        options.keep_samples = keep_samples;
+        return run_from_python(model, comparison_model::output_names(), options, progress);
+      },
+      py::arg("a"), py::arg("b"), py::arg("output"), py::arg("samples"), py::arg("seed"), py::arg("threads"),
+      py::arg("keep_samples"), py::arg("progress"));
+
+  m.def(
+      "break_even",
+      [](const scenario& fixed, const scenario& varied, const std::string& output, const std::string& path,
+         double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi) {
+        const metric::id id = metric_named(output);
+        const statistic stat = statistic_from(probability);
+        const break_even_result r = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
+          return break_even(fixed, varied, id, path, stat, o, lo, hi);
+        });
+        py::dict d;
+        d["value"] = r.value;
+        d["target"] = r.target;
+        d["achieved"] = r.achieved;
+        d["evaluations"] = r.evaluations;
+        return d;
+      },
+      py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::arg("probability"),
+      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"));
+
+  // A scenario metric at given uniforms: an external design (SALib's, in bench/) evaluated by
+  // the same C++ model. u: rows x drawn inputs (lifecycle_info's uncertain_inputs order);
+  // chance: the index of each row's aleatory draws.
+  m.def(
+      "evaluate_uniforms",
+      [](const scenario& s, const std::string& output, std::uint64_t seed, Eigen::ArrayXXd u,
+         const Eigen::Array<std::uint64_t, Eigen::Dynamic, 1>& chance) {
+        const lifecycle_model model(s);
+        const metric::id id = metric_named(output);
+        require_known_for(model, id);
+        if (u.cols() != static_cast<Eigen::Index>(model.input_count()) || chance.size() != u.rows())
+          fail("u", "needs one column per drawn input (" + std::to_string(model.input_count()) +
+                        ") and one chance index per row, got " + std::to_string(u.rows()) + " x " +
+                        std::to_string(u.cols()) + " and " + std::to_string(chance.size()));
+        Eigen::ArrayXd y(u.rows());
+        {
+          py::gil_scoped_release release;
+          model.to_values(u);
+          Eigen::ArrayXXd metrics(u.rows(), static_cast<Eigen::Index>(metric::count));
+          model.evaluate(seed, u, [&](Eigen::Index r) { return chance(r); }, metrics);
+          y = metrics.col(static_cast<Eigen::Index>(id));
+        }
+        return y;
+      },
+      py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("u"), py::arg("chance"));
+
+  m.def(
+      "rank_correlations",
+      [](const scenario& s, std::uint64_t seed, const Eigen::ArrayXd& y) {
+        const lifecycle_model model(s);
+        rank_correlations r;
+        {
+          py::gil_scoped_release release;
+          r = rank_correlate(drawn_inputs(model, seed, static_cast<std::uint64_t>(y.size())), y);
+        }
+        py::dict d;
+        d["factors"] = model.uncertain_inputs();
+        d["spearman"] = r.spearman;
+        d["prcc"] = r.prcc;
+        return d;
+      },
+      py::arg("scenario"), py::arg("seed"), py::arg("y"));
+}
+
+}  // namespace trnmodel::python

@@ -1,0 +1,310 @@
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "trnmodel/sensitivity/compare.hpp"
+#include "trnmodel/sensitivity/rank_correlation.hpp"
+#include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/tornado.hpp"
+
+using namespace trnmodel;
+using namespace trnmodel::sensitivity;
+
+namespace {
+
+const double pi = 3.14159265358979323846;
+
+// Ishigami & Homma (1990), a = 7, b = 0.1, on three U(-pi, pi) inputs. Partial variances:
+// V1 = (1 + b pi^4 / 5)^2 / 2, V2 = a^2 / 8, V3 = 0, V13 = 8 b^2 pi^8 / 225.
+struct ishigami_indices {
+  double s1[3], st[3];
+};
+ishigami_indices ishigami_exact() {
+  const double a = 7, b = 0.1;
+  const double v1 = 0.5 * std::pow(1 + b * std::pow(pi, 4) / 5, 2), v2 = a * a / 8;
+  const double v13 = 8 * b * b * std::pow(pi, 8) / 225;
+  const double v = v1 + v2 + v13;
+  return {{v1 / v, v2 / v, 0}, {(v1 + v13) / v, v2 / v, v13 / v}};
+}
+input_set ishigami_inputs() {
+  return input_set({{"x1", make_uniform(-pi, pi)}, {"x2", make_uniform(-pi, pi)}, {"x3", make_uniform(-pi, pi)}});
+}
+void ishigami(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) {
+  y = x.col(0).sin() + 7 * x.col(1).sin().square() + 0.1 * x.col(2).pow(4) * x.col(0).sin();
+}
+
+sobol_options sobol_run(std::uint64_t base_samples, std::uint64_t seed, int threads = 0) {
+  sobol_options options;
+  options.run.samples = base_samples;
+  options.run.seed = seed;
+  options.run.threads = threads;
+  options.run.block_size = 1024;
+  return options;
+}
+
+bool bitwise_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+scenario make(const std::string& text) { return scenario::from_text(text); }
+
+// 1000 steps, no failures: wall time is linear in the step time.
+scenario simple(const std::string& step_time, const std::string& extra = "") {
+  return make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": )" + step_time + R"(}, "prices": {"node_hour_usd": 10})" + extra + "}");
+}
+
+run_options runs(std::uint64_t samples, std::uint64_t seed = 3) {
+  run_options options;
+  options.samples = samples;
+  options.seed = seed;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("the design is A = sample 2j, B = sample 2j+1, AB_i = A with factor i from B", "[sensitivity][saltelli]") {
+  CHECK(design_sample(5, row_a, 0) == 10);
+  CHECK(design_sample(5, row_b, 1) == 11);
+  CHECK(design_sample(5, row_ab(1), 1) == 11);
+  CHECK(design_sample(5, row_ab(1), 0) == 10);
+}
+
+TEST_CASE("Sobol indices of Ishigami's function lie within their stated intervals", "[sensitivity][sobol]") {
+  const auto exact = ishigami_exact();
+  REQUIRE(exact.s1[0] == Approx(0.3139).margin(5e-5));
+  REQUIRE(exact.s1[1] == Approx(0.4424).margin(5e-5));
+  REQUIRE(exact.st[0] == Approx(0.5576).margin(5e-5));
+  REQUIRE(exact.st[2] == Approx(0.2437).margin(5e-5));
+  const input_set inputs = ishigami_inputs();
+  const sobol_result r = sobol(inputs, ishigami, sobol_run(1 << 14, 0));
+  REQUIRE(r.factors == std::vector<std::string>{"x1", "x2", "x3"});
+  CHECK(r.evaluations == (1u << 14) * 5);
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("factor " << r.factors[i] << ": S1 " << r.first_order[i] << " ± " << r.first_order_conf[i] << ", ST "
+                   << r.total[i] << " ± " << r.total_conf[i]);
+    CHECK(std::abs(r.first_order[i] - exact.s1[i]) <= r.first_order_conf[i]);
+    CHECK(std::abs(r.total[i] - exact.st[i]) <= r.total_conf[i]);
+    CHECK(r.first_order_conf[i] < 0.05);
+    CHECK(r.total_conf[i] < 0.05);
+  }
+  CHECK(r.output_mean == Approx(3.5).margin(0.05));
+}
+
+TEST_CASE("the 95% intervals cover the exact Ishigami indices about 95% of the time", "[sensitivity][sobol]") {
+  const auto exact = ishigami_exact();
+  const input_set inputs = ishigami_inputs();
+  int covered = 0, total = 0;
+  for (std::uint64_t seed = 100; seed < 140; ++seed) {
+    const sobol_result r = sobol(inputs, ishigami, sobol_run(2048, seed, 1));
+    for (std::size_t i = 0; i < 3; ++i) {
+      covered += std::abs(r.first_order[i] - exact.s1[i]) <= r.first_order_conf[i];
+      covered += std::abs(r.total[i] - exact.st[i]) <= r.total_conf[i];
+      total += 2;
+    }
+  }
+  // 240 intervals: Binomial(240, 0.95) lies in [216, 239] with probability > 0.999; intervals
+  // too narrow fail the lower bound, intervals too wide the upper one.
+  INFO(covered << " of " << total << " intervals cover");
+  CHECK(covered >= 216);
+  CHECK(covered < 240);  // all 240 covering would mean intervals far too wide (P ≈ 5e-6 at 95%)
+}
+
+TEST_CASE("a linear model's indices are its exact variance shares", "[sensitivity][sobol]") {
+  // y = x1 + 2 x2 + 3 x3 on U(0, 1): S1_k = ST_k = c_k^2 / 14; a constant input is no factor.
+  const input_set inputs({{"x1", make_uniform(0, 1)}, {"x2", make_uniform(0, 1)}, {"c", make_fixed(4)}, {"x3", make_uniform(0, 1)}});
+  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) { y = x.col(0) + 2 * x.col(1) + x.col(2) * 0 + 3 * x.col(3); };
+  const sobol_result r = sobol(inputs, f, sobol_run(1 << 15, 1));
+  REQUIRE(r.factors == std::vector<std::string>{"x1", "x2", "x3"});
+  const double exact[3] = {1.0 / 14, 4.0 / 14, 9.0 / 14};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(std::abs(r.first_order[i] - exact[i]) <= r.first_order_conf[i]);
+    CHECK(std::abs(r.total[i] - exact[i]) <= r.total_conf[i]);
+    CHECK(r.total_conf[i] < 0.01);
+  }
+  CHECK(r.output_variance == Approx(14.0 / 12).epsilon(0.02));
+}
+
+TEST_CASE("Sobol results are bitwise identical for any thread count", "[sensitivity][sobol]") {
+  const input_set inputs = ishigami_inputs();
+  const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
+  const sobol_result f1 = sobol(inputs, ishigami, sobol_run(5000, 4, 1));
+  sobol_options scenario_options = sobol_run(600, 4, 1);
+  scenario_options.run.block_size = 64;
+  const sobol_result s1 = sobol(s, metric::run_cost_usd, scenario_options);
+  for (const int threads : {2, 3, 8}) {
+    const sobol_result f = sobol(inputs, ishigami, sobol_run(5000, 4, threads));
+    scenario_options.run.threads = threads;
+    const sobol_result sc = sobol(s, metric::run_cost_usd, scenario_options);
+    for (std::size_t i = 0; i < f.factors.size(); ++i) {
+      CHECK(bitwise_equal(f.first_order[i], f1.first_order[i]));
+      CHECK(bitwise_equal(f.total_conf[i], f1.total_conf[i]));
+    }
+    for (std::size_t i = 0; i < sc.factors.size(); ++i) {
+      CHECK(bitwise_equal(sc.first_order[i], s1.first_order[i]));
+      CHECK(bitwise_equal(sc.total[i], s1.total[i]));
+      CHECK(bitwise_equal(sc.first_order_conf[i], s1.first_order_conf[i]));
+    }
+  }
+}
+
+TEST_CASE("a scenario's factors are its drawn inputs and chance", "[sensitivity][sobol]") {
+  // Wall time = 1000 x step time: all of the variance is the step time's, none is chance's.
+  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})", R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 1}})");
+  const sobol_result r = sobol(s, metric::wall_h, sobol_run(4096, 2));
+  REQUIRE(r.factors == std::vector<std::string>{"throughput.step_time_s", "startup.queue_wait_s", "chance"});
+  // Without failures, cache draws or a quality gate, chance changes nothing: exactly zero.
+  CHECK(r.first_order[2] == 0);
+  CHECK(r.total[2] == 0);
+  CHECK(r.total_conf[2] == 0);
+  // Variance shares: step time 1000^2 (4/12), queue 1^2 (1/12).
+  const double share = 1e6 / (1e6 + 1);
+  CHECK(std::abs(r.first_order[0] - share) <= r.first_order_conf[0]);
+  CHECK(std::abs(r.total[0] - share) <= r.total_conf[0]);
+  CHECK(r.total[1] < 1e-5);
+}
+
+TEST_CASE("chance carries the spread of a scenario whose only randomness is failures", "[sensitivity][sobol]") {
+  const scenario s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": 36}, "checkpoint": {"every_steps": 10, "save_s": 30},
+    "failures": {"node_mtbf_h": 5, "restart_s": 300}, "prices": {"node_hour_usd": 10}})");
+  const sobol_result r = sobol(s, metric::wall_h, sobol_run(2048, 2));
+  REQUIRE(r.factors == std::vector<std::string>{"chance"});
+  CHECK(std::abs(r.first_order[0] - 1) <= r.first_order_conf[0]);
+  CHECK(r.total[0] == Approx(1).margin(r.total_conf[0]));
+}
+
+TEST_CASE("Sobol flags negative and inconsistent estimates, and refuses bad input", "[sensitivity][sobol]") {
+  // A pure interaction, y = x1 x2 on U(-1, 1): S1 = 0 for both, so the estimates are noise
+  // around 0 and some seed among the first ten makes one negative.
+  const input_set inputs({{"x", make_uniform(-1, 1)}, {"z", make_uniform(-1, 1)}});
+  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) { y = x.col(0) * x.col(1); };
+  bool flagged_negative = false;
+  for (std::uint64_t seed = 0; seed < 10 && !flagged_negative; ++seed) {
+    const sobol_result r = sobol(inputs, f, sobol_run(64, seed));
+    if (r.first_order[0] < 0 || r.first_order[1] < 0) {
+      flagged_negative = true;
+      const std::size_t k = r.first_order[0] < 0 ? 0 : 1;
+      CHECK_THAT(r.notes[k], test::contains("S1 < 0"));
+    }
+    for (std::size_t k = 0; k < 2; ++k)
+      if (r.first_order[k] > r.total[k]) CHECK_THAT(r.notes[k], test::contains("S1 > ST"));
+  }
+  CHECK(flagged_negative);
+
+  const auto constant = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) { y = 0 * x.col(0) + 2; };
+  const sobol_result flat = sobol(inputs, constant, sobol_run(64, 0));
+  CHECK(std::isnan(flat.first_order[0]));
+  CHECK_THAT(flat.note, test::contains("no variance"));
+
+  CHECK_THROWS_WITH(sobol(inputs, f, sobol_run(1, 0)), test::contains("base_samples: must be ≥ 2, got 1"));
+  const auto nan_f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) {
+    y = (x.col(0) > 0.5).select(Eigen::ArrayXd::Constant(x.rows(), std::nan("")), x.col(0));
+  };
+  CHECK_THROWS_WITH(sobol(inputs, nan_f, sobol_run(64, 0)), test::contains("non-finite"));
+  CHECK_THROWS_WITH(metric_named("run_cost"), test::contains("output: no metric named \"run_cost\""));
+  const scenario no_price = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": {"dist": "uniform", "lo": 1, "hi": 2}}})");
+  CHECK_THROWS_AS(sobol(no_price, metric::run_cost_usd, sobol_run(64, 0)), unknown_input_error);
+  CHECK_NOTHROW(sobol(no_price, metric::wall_h, sobol_run(64, 0)));
+}
+
+TEST_CASE("a scenario compared with itself differs by exactly zero", "[sensitivity][compare]") {
+  const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
+  const run_result r = compare(s, s, metric::run_cost_usd, runs(20'000));
+  const auto d = r.values().col(2);
+  CHECK((d == 0).all());
+  CHECK(r.stats(3).mean == 0);  // P(A < B)
+}
+
+TEST_CASE("P(A < B) for independently shifted inputs matches the normal closed form", "[sensitivity][compare]") {
+  // A waits N(1000, 300) s in the queue, B prepares N(1200, 300) s: different paths, so
+  // independent streams; wall_A − wall_B = (Q − E) / 3600 with Q − E ~ N(−200, 300 √2).
+  const std::string queue = R"(, "startup": {"queue_wait_s": {"dist": "normal", "mean": 1000, "sd": 300, "lo": 0}})";
+  const std::string prep = R"(, "startup": {"env_prep_s": {"dist": "normal", "mean": 1200, "sd": 300, "lo": 0}})";
+  const scenario a = simple("2", queue), b = simple("2", prep);
+  const run_result r = compare(a, b, metric::wall_h, runs(200'000));
+  const double p = 0.5 * std::erfc(-200 / (300 * std::sqrt(2.0)) / std::sqrt(2.0));  // Φ(200 / (300√2))
+  const double se = std::sqrt(p * (1 - p) / 200'000);
+  CHECK(std::abs(r.stats(3).mean - p) < 4 * se);
+  CHECK(r.stats(2).mean * 3600 == Approx(-200).margin(4 * 300 * std::sqrt(2.0) / std::sqrt(200'000.0)));
+}
+
+TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sensitivity][compare]") {
+  // B steps twice as slowly on the same random step times: it breaks even at half A's price.
+  const scenario a = simple(R"({"dist": "lognormal", "p50": 2, "p90": 3})");
+  const scenario b = a.updated({{"job.effective_steps", json(2000)}});
+  const break_even_result r = break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), runs(5000));
+  CHECK(r.value == Approx(5).epsilon(1e-8));
+  CHECK(r.achieved == Approx(r.target).epsilon(1e-8));
+  const break_even_result p90 =
+      break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::quantile(0.9), runs(5000), 1, 9);
+  CHECK(p90.value == Approx(5).epsilon(1e-8));
+  CHECK_THROWS_WITH(break_even(a, b, metric::run_cost_usd, "cluster.nodes", statistic::mean(), runs(100)),
+                    test::contains("path: \"cluster.nodes\" is not a scenario quantity"));
+  CHECK_THROWS_WITH(break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), runs(100), 6, 9),
+                    test::contains("does not bracket"));
+}
+
+TEST_CASE("tornado bars hold one input at its P10 and P90 and sort by swing", "[sensitivity][tornado]") {
+  // Cost = 1000 steps x step time / 3600 h x 10 USD + the queue (not billed, so no cost).
+  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})",
+                            R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 100}}, "eval": {"final_s": {"dist": "uniform", "lo": 0, "hi": 36}})");
+  const tornado_result t = tornado(s, metric::run_cost_usd, statistic::mean(), runs(4000));
+  REQUIRE(t.bars.size() == 3);
+  CHECK(t.bars[0].factor == "throughput.step_time_s");
+  CHECK(t.bars[0].low_value == Approx(1.2));
+  CHECK(t.bars[0].high_value == Approx(2.8));
+  CHECK(t.bars[0].swing == Approx(1000 * 1.6 / 3600 * 10).epsilon(1e-9));
+  CHECK(t.bars[1].factor == "eval.final_s");
+  CHECK(t.bars[1].swing == Approx(28.8 / 3600 * 10).epsilon(1e-9));
+  CHECK(t.bars[2].swing == Approx(0).margin(1e-9));  // the queue is not billed
+  CHECK(t.baseline == Approx(1000 * 2.0 / 3600 * 10 + 0.05).epsilon(0.01));
+}
+
+TEST_CASE("rank correlations: Spearman and PRCC", "[sensitivity][rank]") {
+  CHECK((ranks(Eigen::ArrayXd::LinSpaced(4, 3, 0)) == Eigen::ArrayXd::LinSpaced(4, 4, 1)).all());
+  Eigen::ArrayXd tied(4);
+  tied << 1, 2, 2, 5;
+  CHECK((ranks(tied) == (Eigen::ArrayXd(4) << 1, 2.5, 2.5, 4).finished()).all());
+
+  const std::uint64_t n = 20'000;
+  Eigen::ArrayXXd x(n, 3);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) x(static_cast<Eigen::Index>(i), k) = uniform(9, i, static_cast<std::uint32_t>(k), 0);
+  x.col(2).setConstant(1);  // a constant column has no rank correlation
+  const Eigen::ArrayXd y = x.col(0).exp() + 0.1 * x.col(1);
+  const rank_correlations r = rank_correlate(x, y);
+  CHECK(r.spearman[0] > 0.98);
+  CHECK(r.spearman[1] == Approx(0.1).margin(0.05));
+  CHECK(r.prcc[0] > r.spearman[0]);  // removing x2's effect leaves x1 alone
+  CHECK(r.prcc[1] > 0.5);            // ... and makes x2's small effect clear
+  CHECK(std::isnan(r.spearman[2]));
+  CHECK(std::isnan(r.prcc[2]));
+
+  // A scenario's inputs, recomputed from their counters, are those the run used.
+  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})");
+  run_options options = runs(1000, 7);
+  const run_result res = simulate(s, options);
+  const Eigen::ArrayXXd inputs = drawn_inputs(lifecycle_model(s), 7, 1000);
+  CHECK((inputs.col(0) == res.values().col(metric::step_time_s)).all());
+}
+
+TEST_CASE("matrix A of a scenario's design is the ordinary run's even samples", "[sensitivity][saltelli]") {
+  // The evaluate hook with each row's own draws and chance index is the ordinary run; the
+  // design only chooses which sample's uniforms each factor takes.
+  const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
+  const lifecycle_model model(s);
+  const run_result r = simulate(s, runs(64, 5));
+  Eigen::ArrayXXd x(32, static_cast<Eigen::Index>(model.input_count()));
+  for (Eigen::Index j = 0; j < 32; ++j)
+    for (std::size_t k = 0; k < model.input_count(); ++k)
+      x(j, static_cast<Eigen::Index>(k)) = uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
+  model.to_values(x);
+  Eigen::ArrayXXd out(32, static_cast<Eigen::Index>(metric::count));
+  const std::size_t chance = model.input_count();  // the last factor
+  model.evaluate(5, x, [&](Eigen::Index j) { return design_sample(static_cast<std::uint64_t>(j), row_a, chance); }, out);
+  for (Eigen::Index j = 0; j < 32; ++j)
+    for (Eigen::Index m = 0; m < static_cast<Eigen::Index>(metric::count); ++m)
+      if (!std::isnan(r.values()(2 * j, m))) CHECK(bitwise_equal(out(j, m), r.values()(2 * j, m)));
+}
