@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 __version__: str
 SCENARIO_SCHEMA_V1: str
+MAX_JSON_DEPTH: int
 JOURNAL_SCHEMA_V1: str
 collectives: ModuleType
 theory: ModuleType

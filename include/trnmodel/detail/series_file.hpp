@@ -112,11 +112,13 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
   if (!std::regex_search(header, m, shape)) fail(path, "the .npy array must be one-dimensional");
   const std::string count = m[1];
   const std::size_t data = offset + header_length, data_bytes = bytes.size() - data;
-  // The count is compared without multiplying it, which could wrap around for a huge shape.
-  if (count.size() > 18 || std::stoull(count) != data_bytes / item || data_bytes % item != 0)
-    fail(path, "the .npy file holds " + std::to_string(data_bytes) + " data bytes, not " + count + " values of " +
-                   std::to_string(item) + " bytes");
-  const std::size_t n = data_bytes / item;
+  // Below 10^18 values the byte count cannot wrap around 2^64 (a huge shape once "needed" 8
+  // bytes and then asked for an impossible vector); above, no file holds them anyway.
+  const bool countable = count.size() <= 18;
+  const std::size_t n = countable ? std::stoull(count) : 0;
+  if (!countable || n * item != data_bytes)
+    fail(path, "the .npy file holds " + std::to_string(data_bytes) + " data bytes, expected " +
+                   (countable ? std::to_string(n * item) : std::string("more than 10^18")) + " for " + count + " values");
   std::vector<double> values(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (item == 8) {
