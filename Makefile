@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 BUILD   ?= build
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup install test-cpp test-python test-consumer test-asan test-tsan fuzz bench clean
+.PHONY: run test setup setup-test install test-cpp test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
 # a self-contained HTML report with plots and its Markdown twin, in out/.
@@ -20,16 +20,20 @@ test: test-cpp test-python test-consumer test-asan test-tsan fuzz
 setup:
 	@bash scripts/setup.sh
 
+# What only the tests need besides: clang (fuzzers) and chromium (the report rendered headless).
+setup-test:
+	@bash scripts/setup.sh --test
+
 # The Python package, built by scikit-build-core (incremental: CMake keeps build/<wheel tag>).
 install: setup
 	$(PY) -m pip install -q --no-build-isolation .
 
-test-cpp: setup
+test-cpp: setup-test
 	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON
 	cmake --build $(BUILD)/cpp
 	ctest --test-dir $(BUILD)/cpp --output-on-failure
 
-test-python: install
+test-python: install setup-test
 	cd tests && ../$(PY) -m pytest -q python
 
 # A separate CMake project that finds the installed package: proof that embedding works.
@@ -43,7 +47,7 @@ test-consumer: test-cpp
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,
 # lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run.
 SANITIZE := -O1 -g -fno-omit-frame-pointer -Wno-maybe-uninitialized
-test-asan: setup
+test-asan: setup-test
 	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined,float-cast-overflow"
@@ -51,7 +55,7 @@ test-asan: setup
 	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(BUILD)/asan --output-on-failure
 
-test-tsan: setup
+test-tsan: setup-test
 	cmake -S . -B $(BUILD)/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_PARALLEL_TESTS_ONLY=ON \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
 	cmake --build $(BUILD)/tsan
@@ -61,7 +65,7 @@ test-tsan: setup
 # loader, each fuzzed for FUZZ_SECONDS from its seed corpus; any crash, leak, timeout or
 # out-of-memory fails the run.
 FUZZ_SECONDS ?= 60
-fuzz: setup
+fuzz: setup-test
 	cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DTRNMODEL_BUILD_TESTS=OFF -DTRNMODEL_BUILD_FUZZERS=ON -DTRNMODEL_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build $(BUILD)/fuzz --target run_fuzzers
