@@ -56,12 +56,7 @@ void register_calibrate(py::module_& m) {
       .def_property_readonly("duration_s", &journal::duration_s)
       .def_property_readonly("step_times_s",
                              [](const journal& j) { return py::array_t<double>(j.step_times_s.size(), j.step_times_s.data()); })
-      .def_property_readonly("node_failures",
-                             [](const journal& j) {
-                               std::size_t k = 0;
-                               for (const auto& x : j.interruptions) k += x.node_failure() ? 1 : 0;
-                               return k;
-                             })
+      .def_property_readonly("node_failures", &journal::node_failures)
       .def("to_obj", [](const journal& j) { return from_json(j.to_json()); })
       .def("analysis", [](const journal& j) { return analysis_dict(calibrate::analyze_steps(j)); });
 

@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 from ._errors import in_file
 from ._montecarlo import _check_threads, _check_whole
-from ._scenario import Scenario
+from ._scenario import Scenario, read_utf8
 
 PathLike = Union[str, os.PathLike]
 
@@ -22,16 +22,6 @@ PathLike = Union[str, os.PathLike]
 class JournalWarning(UserWarning):
     """A journal (or a set of them) is usable, but something in it is odd: phases that do not
     add up, a step series of unexpected length, a missing utilisation or quality record…"""
-
-
-def _read_text(path: pathlib.Path) -> str:
-    if not path.is_file():
-        raise _core.ScenarioError(f"{path}: no such journal file")
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
 
 
 class Journal:
@@ -54,7 +44,7 @@ class Journal:
     def from_json(cls, path: PathLike) -> "Journal":
         """From a journal file (JSON)."""
         path = pathlib.Path(path)
-        text = _read_text(path)
+        text = read_utf8(path, "journal")
         with in_file(path):
             return cls(_core.Journal.from_text(text, str(path.parent)))
 

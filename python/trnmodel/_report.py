@@ -17,11 +17,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._html import STYLE, badge, esc
+from ._html import QUOTE_MAX_AGE_DAYS, STYLE, badge, esc, quote_age_days
 from ._scenario import Scenario
 from ._simulate import PHASES, SimulationResult, simulate
 
-QUOTE_MAX_AGE_DAYS = 30
 COST_LINES = ["cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd", "run_cost_usd",
               "adaptation_usd", "total_cost_usd"]
 
@@ -76,8 +75,8 @@ def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[s
     warnings = []
     for path, _, source, _, date, region in provenance_rows(scenario):
         if source == "quote" and date:
-            age = (today - _dt.date.fromisoformat(date)).days
-            if age > QUOTE_MAX_AGE_DAYS:
+            age = quote_age_days(date, today)
+            if age is not None and age > QUOTE_MAX_AGE_DAYS:
                 warnings.append(f"{path}: quote of {date}{' (' + region + ')' if region else ''} is {age} days old; "
                                 f"confirm it before sign-off")
         elif source == "quote":
@@ -318,7 +317,7 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     chance (Sobol, ``sobol_base_samples``), and with ``b``: P(A < B) on common random numbers
     and the value of ``break_even_path`` in B at which B's mean equals A's."""
     from . import plot
-    from ._sensitivity import compare, sobol, tornado
+    from ._sensitivity import _partly_paired, compare, sobol, tornado
 
     today = today or _dt.date.today()
     name_a = a.name or "A"
@@ -380,11 +379,17 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     if b is not None:
         name_a, name_b = names
         doc.heading(f"Comparison: {name_a} vs {name_b}")
+        # The comparison reruns both scenarios on the same seed and samples, so its sides are the
+        # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
         cmp = compare(scenarios[name_a], scenarios[name_b], output=output, samples=samples, seed=seed, threads=threads)
-        wall = compare(scenarios[name_a], scenarios[name_b], output="wall_h", samples=samples, seed=seed, threads=threads)
         check = cmp.pairing_check()
         d = np.asarray(cmp.difference, dtype=float)
         ties = float(np.mean(d == 0))
+
+        def p_less(metric: str) -> float:
+            return float(np.mean(results[name_a][metric] < results[name_b][metric]))
+
+        wall_unpaired = _partly_paired(scenarios[name_a], scenarios[name_b], "wall_h", samples, seed)
         unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
         items = [f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
                  f"(every input both scenarios have is drawn at the same quantile in both)"
@@ -396,14 +401,11 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
                  "unknowns (its step time, for one) as moving together, independent draws treat them as unrelated.",
                  f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(d, 0.1))}, "
                  f"P50 {_money(np.quantile(d, 0.5))}, P90 {_money(np.quantile(d, 0.9))}.",
-                 f"P({name_a} finishes first) = {wall.p_a_less_b:.1%} on common random numbers, "
-                 f"{wall.pairing_check()['p_a_less_b']:.1%} with independent platform inputs."]
-        if output != "total_cost_usd":
-            total = compare(scenarios[name_a], scenarios[name_b], output="total_cost_usd", samples=samples, seed=seed,
-                            threads=threads)
-            if np.isfinite(total.p_a_less_b):
-                items.append(f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
-                             f"**{total.p_a_less_b:.1%}** on common random numbers.")
+                 f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
+                 f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with independent platform inputs."]
+        if output != "total_cost_usd" and not any("total_cost_usd" in r.unknown_metrics for r in results.values()):
+            items.append(f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
+                         f"**{p_less('total_cost_usd'):.1%}** on common random numbers.")
         try:
             value = cmp.break_even(break_even_path)
             items.append(f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "

@@ -67,6 +67,17 @@ def _plain(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def read_utf8(path: pathlib.Path, kind: str) -> str:
+    """A file's text; a missing file or bytes that are not UTF-8 are refused naming the file."""
+    if not path.is_file():
+        raise _core.ScenarioError(f"{path}: no such {kind} file")
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+
+
 class Scenario:
     """A training job card: every input with its uncertainty and provenance.
 
@@ -89,13 +100,7 @@ class Scenario:
         text = os.fspath(source) if isinstance(source, os.PathLike) else source
         if isinstance(source, os.PathLike) or not str(text).lstrip().startswith("{"):
             path = pathlib.Path(text)
-            if not path.is_file():
-                raise _core.ScenarioError(f"{text}: no such scenario file")
-            raw = path.read_bytes()
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+            text = read_utf8(path, "scenario")
             if '"trnmodel.journal/1"' in text[:2000] and '"trnmodel.scenario/1"' not in text:
                 raise _core.ScenarioError(f"{path}: this is a trial-run journal, not a scenario (load it with "
                                           f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)")

@@ -124,9 +124,7 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
   if (j.billed.usd && j.billed.node_hours > 0)
     observed.emplace_back(metric::cost_compute_usd, "billed.usd − the teardown's share",
                           *j.billed.usd * (1 - teardown_node_h / j.billed.node_hours));
-  std::int64_t node_failures = 0;
-  for (const auto& x : j.interruptions) node_failures += x.node_failure() ? 1 : 0;
-  observed.emplace_back(metric::failures, "node-failure interruptions", static_cast<double>(node_failures));
+  observed.emplace_back(metric::failures, "node-failure interruptions", static_cast<double>(j.node_failures()));
   for (const auto& [id, from, value] : observed) {
     const auto column = static_cast<Eigen::Index>(id);
     if (std::isnan(run.values()(0, column))) {

@@ -447,8 +447,8 @@ class calibrator {
       const auto& j = journals_[r];
       exposure_node_h += j.billed.node_hours;
       exposures.push_back(j.billed.node_hours);
+      k += j.node_failures();
       for (const auto& x : j.interruptions) {
-        if (x.node_failure()) ++k;
         if (!x.recovered) continue;
         restart.push_back(x.detection_s +
                           (x.restart_s ? *x.restart_s : x.recovery_s - x.compile_s.value_or(0) - x.load_s.value_or(0)));

@@ -139,6 +139,10 @@ class journal {
   std::vector<std::string> warnings;  // what is odd but leaves the journal usable
 
   double duration_s() const { return ended_at_s - started_at_s; }
+  // Interruptions whose cause counts in the failure rate.
+  std::int64_t node_failures() const {
+    return std::count_if(interruptions.begin(), interruptions.end(), [](const auto& x) { return x.node_failure(); });
+  }
   const json& to_json() const { return document_; }
 
   // `directory` is where a step-time file named by the journal is looked for.
@@ -460,13 +464,6 @@ class journal {
 
   void warn(const std::string& message) { warnings.push_back(message); }
 
-  // A computed figure for a message: six significant digits, not the last bit of a sum.
-  static std::string approx(double x) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", x);
-    return buffer;
-  }
-
   static bool within(double actual, double expected, double absolute, double relative) {
     return std::fabs(actual - expected) <= std::max(absolute, relative * std::fabs(expected));
   }
@@ -537,7 +534,7 @@ class journal {
              ", got " + std::to_string(x.redone_steps));
       const double parts = x.restart_s.value_or(0) + x.compile_s.value_or(0) + x.load_s.value_or(0);
       if (parts > x.recovery_s * (1 + 1e-9) + 1e-9)
-        warn(path + ": restart_s + compile_s + load_s = " + approx(parts) + " s exceed recovery_s (" +
+        warn(path + ": restart_s + compile_s + load_s = " + format_approx(parts, 6) + " s exceed recovery_s (" +
              format_number(x.recovery_s) + " s)");
       if (x.cause == "other" && x.detail.empty()) warn(path + ".cause: \"other\" without a detail");
       redone_total += x.redone_steps;
@@ -548,8 +545,8 @@ class journal {
   void check_warnings(std::int64_t redone_total) {
     const double wall_s = duration_s();
     if (!within(phases.sum_s(), wall_s, 60, 0.01))
-      warn("phases: the phases sum to " + approx(phases.sum_s()) + " s, but ended_at − started_at is " +
-           approx(wall_s) + " s");
+      warn("phases: the phases sum to " + format_approx(phases.sum_s(), 6) + " s, but ended_at − started_at is " +
+           format_approx(wall_s, 6) + " s");
     double accounted = 0;
     for (double t : step_times_s) accounted += t * static_cast<double>(steps_per_value);
     for (const auto& c : checkpoints) accounted += c.save_s + c.verify_s;
@@ -558,7 +555,7 @@ class journal {
     const double remainder = phases.training_s - accounted;
     if (remainder < -std::max(1.0, 0.001 * phases.training_s) || remainder > std::max(60.0, 0.02 * phases.training_s))
       warn("phases.training_s: " + format_number(phases.training_s) + " s, but the steps, saves, evaluations and recoveries "
-           "listed account for " + approx(accounted) + " s");
+           "listed account for " + format_approx(accounted, 6) + " s");
     const std::int64_t executed = training.steps_completed + redone_total;
     const auto expected_values = static_cast<std::size_t>((executed + steps_per_value - 1) / steps_per_value);
     if (step_times_s.size() != expected_values)
@@ -569,10 +566,10 @@ class journal {
     const double expected_node_h = static_cast<double>(instance.nodes) * billed_h;
     if (!within(billed.node_hours, expected_node_h, 0.02, 0.02))
       warn("billed.node_hours: " + format_number(billed.node_hours) + ", but nodes × billed time is " +
-           approx(expected_node_h));
+           format_approx(expected_node_h, 6));
     if (billed.usd && billed.node_hour_usd && !within(*billed.usd, billed.node_hours * *billed.node_hour_usd, 0.01, 0.01))
       warn("billed.usd: " + format_number(*billed.usd) + ", but node_hours × node_hour_usd is " +
-           approx(billed.node_hours * *billed.node_hour_usd));
+           format_approx(billed.node_hours * *billed.node_hour_usd, 6));
     if (!utilisation) {
       warn("utilisation: absent, so the data-loader stall cannot be calibrated");
     } else if (utilisation->accelerator_busy_fraction + utilisation->data_wait_fraction + utilisation->sync_wait_fraction > 1 + 1e-9) {
