@@ -5,36 +5,13 @@
 #include "json_convert.hpp"
 #include "register.hpp"
 #include "trnmodel/scenario/scenario.hpp"
+#include "trnmodel/scenario/schema.hpp"
 
 namespace py = pybind11;
 
 namespace trnmodel::python {
 
 namespace {
-const char* kind_name(field_kind kind) {
-  switch (kind) {
-    case field_kind::quantity: return "quantity";
-    case field_kind::boolean: return "boolean";
-    case field_kind::integer: return "integer";
-    case field_kind::text: return "text";
-    case field_kind::choice: return "choice";
-  }
-  return "";
-}
-const char* rule_name(field_rule rule) {
-  switch (rule) {
-    case field_rule::any: return "any";
-    case field_rule::nonnegative: return "nonnegative";
-    case field_rule::positive: return "positive";
-    case field_rule::weibull_shape: return "weibull_shape";
-    case field_rule::unit_interval: return "unit_interval";
-    case field_rule::probability: return "probability";
-    case field_rule::fraction_below_one: return "fraction_below_one";
-    case field_rule::at_least_one: return "at_least_one";
-    case field_rule::zero_to_three: return "zero_to_three";
-  }
-  return "";
-}
 // name -> profile document (a dict) from Python.
 profile_library library_of(const py::dict& profiles) {
   profile_library library;
@@ -80,7 +57,7 @@ void register_scenario(py::module_& m) {
         if (const quantity* q = s.find(path)) return py::cast(*q);
         return py::none();
       })
-      .def("has", &scenario::has)
+      .def("has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
       .def_property_readonly("name", &scenario::name);
 
   m.def("scenario_fields", [] {
@@ -88,8 +65,8 @@ void register_scenario(py::module_& m) {
     for (const auto& f : scenario_fields()) {
       py::dict d;
       d["path"] = f.path;
-      d["kind"] = kind_name(f.kind);
-      d["rule"] = rule_name(f.rule);
+      d["kind"] = name_of(f.kind);
+      d["rule"] = name_of(f.rule);
       d["default"] = f.default_value.empty() ? py::none() : from_json(json::parse(f.default_value));
       d["required"] = f.required;
       d["doc"] = f.doc;
@@ -98,6 +75,7 @@ void register_scenario(py::module_& m) {
     }
     return fields;
   });
+  m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
   m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;
   m.attr("MAX_JSON_DEPTH") = detail::max_json_depth;
 }

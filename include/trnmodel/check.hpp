@@ -64,4 +64,20 @@ inline void check_probability(const std::string& path, double value) {
   if (!(value >= 0 && value <= 1)) fail(path, "must be in [0, 1], got " + format_number(value));
 }
 
+namespace detail {
+
+// The one rule for whole numbers (scenario integers, journal counts): a finite, integer-valued
+// number in [lo, hi]. Bounds beyond 2^53 are meaningless for a double, so callers pass at most
+// that.
+inline long long whole_number(const std::string& path, double x, double lo, double hi) {
+  check_finite(path, x);
+  if (x != std::floor(x) || std::fabs(x) > 9007199254740992.0) fail(path, "must be a whole number, got " + format_number(x));
+  if (x >= lo && x <= hi) return static_cast<long long>(x);
+  if (lo == 0 && hi == 3) fail(path, "must be 0, 1, 2 or 3, got " + format_number(x));
+  if (hi >= 9007199254740992.0) fail(path, "must be ≥ " + format_number(lo) + ", got " + format_number(x));
+  fail(path, "must be in [" + format_number(lo) + ", " + format_number(hi) + "], got " + format_number(x));
+}
+
+}  // namespace detail
+
 }  // namespace trnmodel

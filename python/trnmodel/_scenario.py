@@ -198,74 +198,11 @@ _FIELDS = {f["path"]: f for f in _core.scenario_fields()}
 
 
 def json_schema() -> dict:
-    """A JSON Schema (draft 2020-12) of scenario format v1, for editors and validators."""
-    quantity = {"$ref": "#/$defs/quantity"}
-    sections: dict = {}
-    top: dict = {"schema": {"const": _core.SCENARIO_SCHEMA_V1}}
-    required_by_section: dict = {}
-    for f in _core.scenario_fields():
-        if f["kind"] == "quantity":
-            prop = dict(quantity)
-        elif f["kind"] == "boolean":
-            prop = {"type": "boolean"}
-        elif f["kind"] == "integer":
-            prop = {"type": "integer", "minimum": 0, "maximum": 3} if f["rule"] == "zero_to_three" else {"type": "integer", "minimum": 1}
-        elif f["kind"] == "choice":
-            prop = {"enum": f["choices"]}
-        else:
-            prop = {"type": "string"}
-        prop = {**prop, "description": f["doc"]}
-        if f["default"] is not None:
-            prop["default"] = f["default"]
-        section, _, key = f["path"].partition(".")
-        if not key:
-            top[section] = prop
-            continue
-        sections.setdefault(section, {})[key] = prop
-        if f["required"]:
-            required_by_section.setdefault(section, []).append(key)
-    for section, props in sections.items():
-        top[section] = {"type": "object", "additionalProperties": False, "properties": props}
-        if section in required_by_section:
-            top[section]["required"] = required_by_section[section]
-    provenance = {
-        "source": {"enum": ["measured", "vendor", "quote", "assumption", "model"]},
-        "note": {"type": "string"},
-        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
-        "region": {"type": "string"},
-    }
-    families = {
-        "fixed": (["value"], []), "uniform": (["lo", "hi"], []), "normal": (["mean", "sd"], ["lo", "hi"]),
-        "triangular": (["lo", "mode", "hi"], []), "pert": (["lo", "mode", "hi"], []),
-        "gamma": (["shape", "scale"], []), "weibull": (["shape", "scale"], []), "exponential": (["mean"], []),
-        "beta": (["a", "b"], ["lo", "hi"]), "bernoulli": (["p"], []),
-    }
-    variants = []
-    for family, (required, optional) in families.items():
-        props = {"dist": {"const": family}, **{k: {"type": "number"} for k in required + optional}, **provenance}
-        variants.append({"type": "object", "required": ["dist", *required], "properties": props,
-                         "additionalProperties": False})
-    for params in (["mu", "sigma"], ["p50", "p90"]):
-        props = {"dist": {"const": "lognormal"}, **{k: {"type": "number"} for k in params}, **provenance}
-        variants.append({"type": "object", "required": ["dist", *params], "properties": props,
-                         "additionalProperties": False})
-    variants.append({"type": "object", "required": ["dist", "samples"], "additionalProperties": False,
-                     "properties": {"dist": {"const": "empirical"},
-                                    "samples": {"type": "array", "items": {"type": "number"}, "minItems": 1},
-                                    **provenance}})
-    variants.append({"type": "object", "required": ["unknown"], "additionalProperties": False,
-                     "properties": {"unknown": {"type": "string", "minLength": 1}, "note": {"type": "string"},
-                                    "source": provenance["source"]}})
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "urn:trnmodel:scenario:1",
-        "title": "trnmodel scenario, format v1",
-        "type": "object",
-        "required": ["schema", *required_by_section.keys()],
-        "additionalProperties": False,
-        "properties": top,
-        "$defs": {"quantity": {"oneOf": [{"type": "number"}, *variants]}},
-    }
+    """A JSON Schema (draft 2020-12) of scenario format v1, for editors and validators.
+
+    Generated in C++ from the scenario's field table and the distribution families the loader
+    knows (the same function embedders call), so it applies the loader's rules."""
+    return _core.scenario_json_schema()
 
 
 __all__ = ["Scenario", "json_schema", "profiles", "load_profile"]

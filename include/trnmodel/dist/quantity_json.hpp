@@ -1,5 +1,5 @@
 #pragma once
-// Quantities in JSON (DESIGN §3): a plain number, {"dist": ..., params, provenance} or
+// Quantities in JSON (docs/distributions.md): a plain number, {"dist": ..., params, provenance} or
 // {"unknown": "why"}. Loading checks every key and value and names the JSON path in its
 // errors; saving writes the same form back (a lognormal given by p50/p90 stays so).
 #include <cmath>
@@ -87,10 +87,13 @@ inline void provenance_to_json(const provenance& p, json& object) {
   if (!p.region.empty()) object["region"] = p.region;
 }
 
-// Parameter keys of each family: required first, then optional.
+// Parameter keys of each family: required first, then optional; `forms` lists the
+// alternative parametrisations of a family whose keys are all optional (lognormal: mu and
+// sigma, or p50 and p90), for the JSON Schema.
 struct family_keys {
   std::vector<std::string> required;
   std::vector<std::string> optional;
+  std::vector<std::vector<std::string>> forms = {};
 };
 
 inline const std::map<std::string, family_keys>& families() {
@@ -98,7 +101,7 @@ inline const std::map<std::string, family_keys>& families() {
       {"fixed", {{"value"}, {}}},
       {"uniform", {{"lo", "hi"}, {}}},
       {"normal", {{"mean", "sd"}, {"lo", "hi"}}},
-      {"lognormal", {{}, {"mu", "sigma", "p50", "p90"}}},
+      {"lognormal", {{}, {"mu", "sigma", "p50", "p90"}, {{"mu", "sigma"}, {"p50", "p90"}}}},
       {"triangular", {{"lo", "mode", "hi"}, {}}},
       {"pert", {{"lo", "mode", "hi"}, {}}},
       {"gamma", {{"shape", "scale"}, {}}},

@@ -27,25 +27,25 @@ class lifecycle_model {
  public:
   explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)), throughput_(s) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const auto& [path, member] : lifecycle_input_fields()) {
-      if (!relevant(s, path)) continue;  // an input this scenario never reads cannot block it
-      const quantity* q = s.find(path);
+    for (const field_spec* f : lifecycle_input_fields()) {
+      if (!relevant(s, *f)) continue;  // an input this scenario never reads cannot block it
+      const quantity* q = s.find(f->id);
       if (q == nullptr) {
         // Absent without default: no failures (MTBF), or costs unknown (price).
-        if (path == "prices.node_hour_usd") {
-          unknown_.push_back(path);
+        if (f->id == field::prices_node_hour_usd) {
+          unknown_.push_back(f->path);
           unknown_reasons_.push_back("absent");
         }
         continue;  // failures.node_mtbf_h keeps +inf: no failures
       }
       if (q->is_unknown()) {
-        base_.*member = nan;
-        unknown_.push_back(path);
+        base_.*(f->slot) = nan;
+        unknown_.push_back(f->path);
         unknown_reasons_.push_back(q->unknown_reason());
       } else if (q->is_constant()) {
-        base_.*member = q->ppf(0.5);
+        base_.*(f->slot) = q->ppf(0.5);
       } else {
-        drawn_.push_back({member, *q, stream_id(path), path});
+        drawn_.push_back({f->slot, *q, stream_id(f->path), f->path});
       }
     }
     if (s.mode() != "measured") add_platform_inputs(s);
@@ -53,21 +53,24 @@ class lifecycle_model {
       if (is_time_input(path)) time_known_ = false;
   }
 
-  // Whether the scenario's mode, failure model and step source read the input at `path`.
-  static bool relevant(const scenario& s, const std::string& path) {
+  // Whether the scenario's mode, failure model and step source read field `f`.
+  static bool relevant(const scenario& s, const field_spec& f) {
     const std::string& mode = s.mode();
-    const bool derived = mode != "measured", modelled = mode == "analytic" || mode == "extrapolated";
-    if (path == "failures.weibull_shape") return s.find("failures.node_mtbf_h") && s.text("failures.distribution") == "weibull";
-    if (path == "reference.step_time_s") return mode == "extrapolated";
-    if (path == "throughput.step_time_s") return !derived;
-    if (path == "throughput.achieved_tflops_per_chip" || path == "throughput.model_flops_utilization") return mode == "flops";
-    if (path == "throughput.compute_efficiency" || path == "parallelism.dp_overlap" || path == "throughput.elementwise_traffic")
-      return modelled;
-    if (path == "model.parameters") return derived;
-    if (path == "job.tokens") return s.has("job.tokens");
-    if (path == "job.effective_steps") return !s.has("job.tokens");
+    switch (f.when) {
+      case relevance::always: return true;
+      case relevance::measured: return mode == "measured";
+      case relevance::derived: return mode != "measured";
+      case relevance::modelled: return mode == "analytic" || mode == "extrapolated";
+      case relevance::flops: return mode == "flops";
+      case relevance::extrapolated: return mode == "extrapolated";
+      case relevance::weibull:
+        return s.find(field::failures_node_mtbf_h) && s.text(field::failures_distribution) == "weibull";
+      case relevance::tokens_given: return s.has(field::job_tokens);
+      case relevance::steps_given: return !s.has(field::job_tokens);
+    }
     return true;
   }
+  static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 
   const lifecycle_config& config() const { return config_; }
   // Inputs marked unknown (and the price when absent), with their reasons.
@@ -86,11 +89,8 @@ class lifecycle_model {
     // A derived step time depends on every time input of the platform model.
     if (m == metric::useful_step_cost_usd && throughput_.derives_step_time()) deps.needs_time = true;
     std::vector<std::string> needed;
-    for (const auto& path : unknown_) {
-      const bool in_time = is_time_input(path);
-      const bool listed = std::find(deps.inputs.begin(), deps.inputs.end(), path) != deps.inputs.end();
-      if ((deps.needs_time && in_time) || listed) needed.push_back(path);
-    }
+    for (const auto& path : unknown_)
+      if (deps.needs(path)) needed.push_back(path);
     return needed;
   }
 

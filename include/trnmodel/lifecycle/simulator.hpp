@@ -23,6 +23,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/errors.hpp"
+#include "trnmodel/lifecycle/inputs.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/random/philox.hpp"
@@ -31,74 +32,15 @@
 
 namespace trnmodel {
 
-// One sample's drawn inputs, in the scenario's units (seconds, hours, GB, USD).
-struct lifecycle_inputs {
-  double effective_steps = 1, step_time_s = 0, data_stall_fraction = 0;
-  double queue_wait_s = 0, env_prep_s = 0, data_load_s = 0;
-  double initial_s = 0, recompile_s = 0, cache_load_s = 0, cache_hit_prob = 1, planned_changes = 0;
-  double every_steps = 0, save_s = 0, verify_s = 0, load_s = 0, size_gb = 0;
-  double eval_every_steps = 0, eval_time_s = 0, eval_final_s = 0;
-  double node_mtbf_h = std::numeric_limits<double>::infinity(), weibull_shape = 1, restart_s = 0, warmup_s = 0;
-  double rerun_prob = 0, rerun_fraction = 0;
-  double node_hour_usd = std::numeric_limits<double>::quiet_NaN(), storage_gb_month_usd = 0, transfer_gb_usd = 0,
-         logs_gb_usd = 0;
-  double dataset_gb = 0, transfer_gb = 0, logs_gb_per_hour = 0;
-  double adaptation_h = 0, rate_usd_per_h = 0;
-  // Step time from the platform (throughput modes other than measured).
-  double tokens = std::numeric_limits<double>::quiet_NaN(), parameters = 0;
-  double achieved_tflops = 0, mfu = 0, compute_efficiency = 0, dp_overlap = 0, reference_step_time_s = 0;
-  double elementwise_traffic = 0, hbm_tb_s = 0;
-  double peak_tflops = 0, intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1, inter_gb_s = 0,
-         inter_latency_us = 0, inter_efficiency = 1;
-};
-
-// Where each scenario path lands in lifecycle_inputs.
-inline const std::vector<std::pair<std::string, double lifecycle_inputs::*>>& lifecycle_input_fields() {
-  using in = lifecycle_inputs;
-  static const std::vector<std::pair<std::string, double in::*>> fields{
-      {"job.effective_steps", &in::effective_steps},
-      {"throughput.step_time_s", &in::step_time_s},
-      {"throughput.data_stall_fraction", &in::data_stall_fraction},
-      {"startup.queue_wait_s", &in::queue_wait_s},
-      {"startup.env_prep_s", &in::env_prep_s},
-      {"startup.data_load_s", &in::data_load_s},
-      {"compile.initial_s", &in::initial_s},
-      {"compile.recompile_s", &in::recompile_s},
-      {"compile.cache_load_s", &in::cache_load_s},
-      {"compile.cache_hit_prob", &in::cache_hit_prob},
-      {"compile.planned_changes", &in::planned_changes},
-      {"checkpoint.every_steps", &in::every_steps},
-      {"checkpoint.save_s", &in::save_s},
-      {"checkpoint.verify_s", &in::verify_s},
-      {"checkpoint.load_s", &in::load_s},
-      {"checkpoint.size_gb", &in::size_gb},
-      {"eval.every_steps", &in::eval_every_steps},
-      {"eval.time_s", &in::eval_time_s},
-      {"eval.final_s", &in::eval_final_s},
-      {"failures.node_mtbf_h", &in::node_mtbf_h},
-      {"failures.weibull_shape", &in::weibull_shape},
-      {"failures.restart_s", &in::restart_s},
-      {"failures.warmup_s", &in::warmup_s},
-      {"quality.rerun_prob", &in::rerun_prob},
-      {"quality.rerun_fraction", &in::rerun_fraction},
-      {"prices.node_hour_usd", &in::node_hour_usd},
-      {"prices.storage_gb_month_usd", &in::storage_gb_month_usd},
-      {"prices.transfer_gb_usd", &in::transfer_gb_usd},
-      {"prices.logs_gb_usd", &in::logs_gb_usd},
-      {"data.dataset_gb", &in::dataset_gb},
-      {"data.transfer_gb", &in::transfer_gb},
-      {"data.logs_gb_per_hour", &in::logs_gb_per_hour},
-      {"engineering.adaptation_h", &in::adaptation_h},
-      {"engineering.rate_usd_per_h", &in::rate_usd_per_h},
-      {"job.tokens", &in::tokens},
-      {"model.parameters", &in::parameters},
-      {"throughput.achieved_tflops_per_chip", &in::achieved_tflops},
-      {"throughput.model_flops_utilization", &in::mfu},
-      {"throughput.compute_efficiency", &in::compute_efficiency},
-      {"parallelism.dp_overlap", &in::dp_overlap},
-      {"reference.step_time_s", &in::reference_step_time_s},
-      {"throughput.elementwise_traffic", &in::elementwise_traffic},
-  };
+// The uncertain fields of the scenario and the lifecycle_inputs member each is drawn into, in
+// the field table's order (scenario/fields.hpp).
+inline const std::vector<const field_spec*>& lifecycle_input_fields() {
+  static const std::vector<const field_spec*> fields = [] {
+    std::vector<const field_spec*> out;
+    for (const auto& f : scenario_fields())
+      if (f.slot != nullptr) out.push_back(&f);
+    return out;
+  }();
   return fields;
 }
 
@@ -113,12 +55,12 @@ struct lifecycle_config {
 
   static lifecycle_config of(const scenario& s) {
     lifecycle_config c;
-    c.nodes = s.integer("cluster.nodes");
-    c.keep_last = s.integer("checkpoint.keep_last");
-    c.queue_billed = s.flag("startup.queue_billed");
-    c.final_save = s.flag("checkpoint.final");
-    c.during_recovery = s.flag("failures.during_recovery");
-    c.weibull = s.text("failures.distribution") == "weibull";
+    c.nodes = s.integer(field::cluster_nodes);
+    c.keep_last = s.integer(field::checkpoint_keep_last);
+    c.queue_billed = s.flag(field::startup_queue_billed);
+    c.final_save = s.flag(field::checkpoint_final);
+    c.during_recovery = s.flag(field::failures_during_recovery);
+    c.weibull = s.text(field::failures_distribution) == "weibull";
     return c;
   }
 };
@@ -228,7 +170,7 @@ class lifecycle_sample {
     if (rate_per_s_ <= 0) return std::numeric_limits<double>::infinity();
     // A backstop for the rare sample whose luck the expectation check cannot see coming.
     if (failures_ >= max_failures_per_sample)
-      fail("failures.node_mtbf_h", "a sample reached " + format_number(max_failures_per_sample) +
+      fail(path_of(field::failures_node_mtbf_h), "a sample reached " + format_number(max_failures_per_sample) +
                                        " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
     return config_.weibull ? weibull_scale_s_ * std::pow(e, 1 / in_.weibull_shape) : e / rate_per_s_;
@@ -249,7 +191,7 @@ class lifecycle_sample {
   void check_finishable(double attempt_s, const char* what) const {
     const double expected = expected_failures(attempt_s);
     if (expected > max_expected_failures_per_attempt) {
-      fail("failures.node_mtbf_h",
+      fail(path_of(field::failures_node_mtbf_h),
            failure_rate_text() + ", but a " + what + " takes " + format_approx(attempt_s / 3600) + " h: about " +
                format_approx(expected) +
                " failures are expected before one completes, so the job would never finish; "
@@ -263,7 +205,7 @@ class lifecycle_sample {
     const double per_segment = expected_failures(segment_s);
     const double expected = failures_ + segments * per_segment;
     if (expected > max_failures_per_sample) {
-      fail("failures.node_mtbf_h",
+      fail(path_of(field::failures_node_mtbf_h),
            failure_rate_text() + "; its " + format_approx(segments) + " segments of " + format_approx(segment_s / 3600) +
                " h expect about " + format_approx(per_segment) + " failures each, about " + format_approx(expected) +
                " in all, more than the " + format_approx(max_failures_per_sample) +

@@ -1,14 +1,34 @@
 #pragma once
-// The fields of scenario format v1 (DESIGN §4), as one table. Loading, validation, defaults,
-// saving, dotted-path updates, the JSON Schema and the "did you mean" suggestions all read
-// this table, so a field is added in one place.
+// The fields of scenario format v1 (docs/scenario.md), as one table. Loading, validation,
+// defaults, saving, dotted-path updates, the JSON Schema, the "did you mean" suggestions, the
+// slot each uncertain input is drawn into, which metrics an unknown input blocks, and when a
+// field is read at all: everything reads the rows below, so a field is added as one row.
+//
+// Each row is X(id, path, kind, rule, default, required, group, when, slot, choices, doc):
+//   id        the field's name in C++ (`field::checkpoint_save_s`): a misspelt id does not compile;
+//   path      its dotted JSON path;
+//   kind      field_kind: quantity (uncertain), boolean, integer, text or choice;
+//   rule      field_rule: the range every value (every draw of a quantity) must lie in; for
+//             integers also their bounds (integer_bounds);
+//   default   JSON text of the default ("" when required or absent by default);
+//   group     input_group: the metrics that an unknown value of the field blocks;
+//   when      relevance: when the simulator reads the field (an input it never reads can
+//             neither be drawn nor block a metric);
+//   slot      the lifecycle_inputs member a quantity is drawn into (`&in::save_s`), or nullptr;
+//   choices   for choice fields, the allowed values separated by '|';
+//   doc       one line, units included.
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/lifecycle/inputs.hpp"
 
 namespace trnmodel {
 
 enum class field_kind {
-  quantity,  // an uncertain quantity (DESIGN §3)
+  quantity,  // an uncertain quantity (docs/distributions.md)
   boolean,
   integer,   // a plain whole number
   text,      // free text
@@ -30,104 +50,293 @@ enum class field_rule {
   zero_to_three,       // integers 0..3 (ZeRO stage)
 };
 
+// Names of the kinds and rules, as the bindings and the JSON Schema spell them.
+inline const char* name_of(field_kind kind) {
+  switch (kind) {
+    case field_kind::quantity: return "quantity";
+    case field_kind::boolean: return "boolean";
+    case field_kind::integer: return "integer";
+    case field_kind::text: return "text";
+    case field_kind::choice: return "choice";
+  }
+  return "";
+}
+inline const char* name_of(field_rule rule) {
+  switch (rule) {
+    case field_rule::any: return "any";
+    case field_rule::nonnegative: return "nonnegative";
+    case field_rule::positive: return "positive";
+    case field_rule::weibull_shape: return "weibull_shape";
+    case field_rule::probability: return "probability";
+    case field_rule::fraction_below_one: return "fraction_below_one";
+    case field_rule::unit_interval: return "unit_interval";
+    case field_rule::at_least_one: return "at_least_one";
+    case field_rule::zero_to_three: return "zero_to_three";
+  }
+  return "";
+}
+
+// Which metrics an unknown value blocks (docs/metrics.md): `time` inputs feed every time
+// metric, and through them every cost; the others feed only their own cost lines.
+enum class input_group { setting, time, compute_price, storage, transfer, logs, engineering };
+
+// When the simulator reads a field, given the scenario's throughput mode and failure model.
+enum class relevance {
+  always,
+  measured,       // throughput.mode measured
+  derived,        // any mode but measured
+  modelled,       // analytic or extrapolated
+  flops,          // flops mode
+  extrapolated,   // extrapolated mode
+  weibull,        // Weibull failures (a node MTBF given, failures.distribution weibull)
+  tokens_given,   // the scenario gives job.tokens
+  steps_given,    // the scenario does not give job.tokens
+};
+
+// clang-format off
+#define TRNMODEL_SCENARIO_FIELDS(X)                                                                                    \
+  X(name, "name", text, any, "", false, setting, always, nullptr, "", "short name of the scenario")                    \
+  X(description, "description", text, any, "", false, setting, always, nullptr, "", "what the scenario describes")     \
+  X(job_kind, "job.kind", choice, any, "\"full\"", false, setting, always, nullptr, "lora|full|continued",              \
+    "lora, full or continued training")                                                                                \
+  X(job_effective_steps, "job.effective_steps", quantity, nonnegative, "", false, time, steps_given,                    \
+    &in::effective_steps, "",                                                                                          \
+    "optimizer steps to the quality bar; drawn values round up, at least 1 (required unless job.tokens)")             \
+  X(job_tokens, "job.tokens", quantity, nonnegative, "", false, time, tokens_given, &in::tokens, "",                    \
+    "training tokens to the quality bar: steps = tokens / (global batch x sequence length)")                         \
+  X(job_lora_rank, "job.lora_rank", integer, at_least_one, "16", false, setting, always, nullptr, "",                   \
+    "LoRA adapter rank (job.kind lora)")                                                                               \
+  X(job_recompute, "job.recompute", choice, any, "\"none\"", false, setting, always, nullptr, "none|selective|full",    \
+    "activation recomputation: none, selective or full")                                                               \
+  X(cluster_nodes, "cluster.nodes", integer, at_least_one, "", true, setting, always, nullptr, "",                      \
+    "number of nodes (instances)")                                                                                     \
+  X(cluster_platform, "cluster.platform", text, any, "", false, setting, always, nullptr, "",                           \
+    "hardware profile name, e.g. trn2.48xlarge")                                                                       \
+  X(throughput_mode, "throughput.mode", choice, any, "\"measured\"", false, setting, always, nullptr,                   \
+    "measured|extrapolated|flops|analytic",                                                                            \
+    "where the step time comes from: measured, extrapolated, flops or analytic")                                       \
+  X(throughput_step_time_s, "throughput.step_time_s", quantity, positive, "", false, time, measured, &in::step_time_s,  \
+    "", "steady-state seconds per effective step (required in measured mode)")                                        \
+  X(throughput_precision, "throughput.precision", choice, any, "\"bf16\"", false, setting, always, nullptr,             \
+    "bf16|fp8|fp32", "compute precision whose peak the model uses")                                                    \
+  X(throughput_achieved_tflops_per_chip, "throughput.achieved_tflops_per_chip", quantity, positive, "", false, time,    \
+    flops, &in::achieved_tflops, "", "flops mode: executed TFLOPS per chip, recomputation included")                   \
+  X(throughput_model_flops_utilization, "throughput.model_flops_utilization", quantity, unit_interval, "", false, time, \
+    flops, &in::mfu, "", "flops mode: model FLOPs / (chips x peak)")                                                   \
+  X(throughput_compute_efficiency, "throughput.compute_efficiency", quantity, unit_interval, "", false, time, modelled, \
+    &in::compute_efficiency, "", "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone")        \
+  X(throughput_elementwise_traffic, "throughput.elementwise_traffic", quantity, nonnegative, "0", false, time,          \
+    modelled, &in::elementwise_traffic, "",                                                                            \
+    "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work "    \
+    "(0: folded into compute_efficiency)")                                                                             \
+  X(throughput_data_stall_fraction, "throughput.data_stall_fraction", quantity, fraction_below_one, "0", false, time,   \
+    always, &in::data_stall_fraction, "", "fraction of step time spent waiting for data")                              \
+  X(model_parameters, "model.parameters", quantity, nonnegative, "", false, time, derived, &in::parameters, "",         \
+    "parameter count N (default: from the architecture)")                                                             \
+  X(model_layers, "model.layers", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
+    "transformer layers L")                                                                                            \
+  X(model_hidden_size, "model.hidden_size", integer, at_least_one, "", false, setting, always, nullptr, "",             \
+    "hidden size h")                                                                                                   \
+  X(model_heads, "model.heads", integer, at_least_one, "", false, setting, always, nullptr, "", "attention heads a")    \
+  X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, nullptr, "",                   \
+    "MLP inner size (default 4h)")                                                                                     \
+  X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, nullptr, "",               \
+    "vocabulary size")                                                                                                 \
+  X(model_sequence_length, "model.sequence_length", integer, at_least_one, "", false, setting, always, nullptr, "",     \
+    "tokens per sequence T")                                                                                           \
+  X(parallelism_tp, "parallelism.tp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
+    "tensor-parallel degree")                                                                                          \
+  X(parallelism_pp, "parallelism.pp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
+    "pipeline-parallel degree")                                                                                        \
+  X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
+    "data-parallel degree")                                                                                            \
+  X(parallelism_micro_batch, "parallelism.micro_batch", integer, at_least_one, "1", false, setting, always, nullptr,    \
+    "", "sequences per micro-batch")                                                                                   \
+  X(parallelism_global_batch, "parallelism.global_batch", integer, at_least_one, "", false, setting, always, nullptr,   \
+    "", "sequences per optimizer step")                                                                                \
+  X(parallelism_virtual_stages, "parallelism.virtual_stages", integer, at_least_one, "1", false, setting, always,       \
+    nullptr, "", "model chunks per pipeline rank (interleaved schedule)")                                              \
+  X(parallelism_zero_stage, "parallelism.zero_stage", integer, zero_to_three, "0", false, setting, always, nullptr, "", \
+    "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights")                                               \
+  X(parallelism_dp_overlap, "parallelism.dp_overlap", quantity, probability, "0", false, time, modelled,                \
+    &in::dp_overlap, "", "fraction of data-parallel communication hidden behind compute")                              \
+  X(reference_step_time_s, "reference.step_time_s", quantity, positive, "", false, time, extrapolated,                  \
+    &in::reference_step_time_s, "", "extrapolated mode: step time measured at the reference configuration")           \
+  X(reference_nodes, "reference.nodes", integer, at_least_one, "", false, setting, always, nullptr, "",                 \
+    "reference configuration: nodes")                                                                                  \
+  X(reference_tp, "reference.tp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
+    "reference configuration: tensor-parallel degree")                                                                 \
+  X(reference_pp, "reference.pp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
+    "reference configuration: pipeline-parallel degree")                                                               \
+  X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
+    "reference configuration: data-parallel degree")                                                                   \
+  X(reference_micro_batch, "reference.micro_batch", integer, at_least_one, "", false, setting, always, nullptr, "",     \
+    "reference configuration: micro-batch")                                                                            \
+  X(reference_global_batch, "reference.global_batch", integer, at_least_one, "", false, setting, always, nullptr, "",   \
+    "reference configuration: global batch")                                                                           \
+  X(reference_sequence_length, "reference.sequence_length", integer, at_least_one, "", false, setting, always, nullptr, \
+    "", "reference configuration: sequence length")                                                                    \
+  X(startup_queue_wait_s, "startup.queue_wait_s", quantity, nonnegative, "0", false, time, always, &in::queue_wait_s,   \
+    "", "seconds waiting in a queue or for quota")                                                                     \
+  X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, nullptr, "",           \
+    "whether the queue wait is billed")                                                                                \
+  X(startup_env_prep_s, "startup.env_prep_s", quantity, nonnegative, "0", false, time, always, &in::env_prep_s, "",     \
+    "seconds of environment preparation")                                                                             \
+  X(startup_data_load_s, "startup.data_load_s", quantity, nonnegative, "0", false, time, always, &in::data_load_s, "",  \
+    "seconds of data loading and warm-up before the first step")                                                      \
+  X(compile_initial_s, "compile.initial_s", quantity, nonnegative, "0", false, time, always, &in::initial_s, "",        \
+    "seconds of compilation before the first step")                                                                   \
+  X(compile_recompile_s, "compile.recompile_s", quantity, nonnegative, "0", false, time, always, &in::recompile_s, "",  \
+    "seconds of a full compile after a cache miss")                                                                   \
+  X(compile_cache_load_s, "compile.cache_load_s", quantity, nonnegative, "0", false, time, always, &in::cache_load_s,   \
+    "", "seconds to load cached graphs on a cache hit")                                                                \
+  X(compile_cache_hit_prob, "compile.cache_hit_prob", quantity, probability, "1", false, time, always,                  \
+    &in::cache_hit_prob, "", "probability that a recovery finds its graphs cached")                                    \
+  X(compile_planned_changes, "compile.planned_changes", quantity, nonnegative, "0", false, time, always,                \
+    &in::planned_changes, "", "graph changes during the job, each a full recompile (rounded)")                         \
+  X(checkpoint_every_steps, "checkpoint.every_steps", quantity, nonnegative, "0", false, time, always,                  \
+    &in::every_steps, "", "steps per checkpoint segment (rounded); 0: one segment")                                    \
+  X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, &in::save_s, "",           \
+    "blocking seconds per checkpoint save")                                                                            \
+  X(checkpoint_verify_s, "checkpoint.verify_s", quantity, nonnegative, "0", false, time, always, &in::verify_s, "",     \
+    "blocking seconds per checkpoint verification")                                                                    \
+  X(checkpoint_load_s, "checkpoint.load_s", quantity, nonnegative, "0", false, time, always, &in::load_s, "",           \
+    "seconds to restore a checkpoint in a recovery")                                                                   \
+  X(checkpoint_final, "checkpoint.final", boolean, any, "true", false, setting, always, nullptr, "",                    \
+    "whether the last segment ends with a save")                                                                       \
+  X(checkpoint_size_gb, "checkpoint.size_gb", quantity, nonnegative, "0", false, storage, always, &in::size_gb, "",     \
+    "gigabytes per checkpoint")                                                                                        \
+  X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, nullptr, "",      \
+    "checkpoints kept in storage")                                                                                     \
+  X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, &in::eval_every_steps, "",   \
+    "steps between periodic evaluations; 0: none")                                                                     \
+  X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, &in::eval_time_s, "",                  \
+    "seconds per periodic evaluation")                                                                                 \
+  X(eval_final_s, "eval.final_s", quantity, nonnegative, "0", false, time, always, &in::eval_final_s, "",               \
+    "seconds of the final evaluation")                                                                                 \
+  X(failures_node_mtbf_h, "failures.node_mtbf_h", quantity, positive, "", false, time, always, &in::node_mtbf_h, "",    \
+    "per-node mean time between failures, hours; absent: no failures")                                                \
+  X(failures_distribution, "failures.distribution", choice, any, "\"exponential\"", false, setting, always, nullptr,    \
+    "exponential|weibull", "times between failures")                                                                   \
+  X(failures_weibull_shape, "failures.weibull_shape", quantity, weibull_shape, "1", false, time, weibull,               \
+    &in::weibull_shape, "", "Weibull shape of the times between failures")                                             \
+  X(failures_restart_s, "failures.restart_s", quantity, nonnegative, "0", false, time, always, &in::restart_s, "",      \
+    "seconds of detection, re-provisioning and restart")                                                               \
+  X(failures_warmup_s, "failures.warmup_s", quantity, nonnegative, "0", false, time, always, &in::warmup_s, "",         \
+    "seconds of re-warm-up after a restart")                                                                           \
+  X(failures_during_recovery, "failures.during_recovery", boolean, any, "true", false, setting, always, nullptr, "",     \
+    "whether failures can interrupt a recovery")                                                                       \
+  X(quality_rerun_prob, "quality.rerun_prob", quantity, probability, "0", false, time, always, &in::rerun_prob, "",     \
+    "probability that the final quality check fails")                                                                  \
+  X(quality_rerun_fraction, "quality.rerun_fraction", quantity, nonnegative, "0", false, time, always,                  \
+    &in::rerun_fraction, "", "fraction of the steps redone when it fails")                                             \
+  X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, always,              \
+    &in::node_hour_usd, "", "USD per node-hour; absent: costs are unknown")                                            \
+  X(prices_storage_gb_month_usd, "prices.storage_gb_month_usd", quantity, nonnegative, "0", false, storage, always,     \
+    &in::storage_gb_month_usd, "", "USD per GB-month of storage")                                                      \
+  X(prices_transfer_gb_usd, "prices.transfer_gb_usd", quantity, nonnegative, "0", false, transfer, always,              \
+    &in::transfer_gb_usd, "", "USD per GB transferred")                                                                \
+  X(prices_logs_gb_usd, "prices.logs_gb_usd", quantity, nonnegative, "0", false, logs, always, &in::logs_gb_usd, "",    \
+    "USD per GB of logs")                                                                                              \
+  X(data_dataset_gb, "data.dataset_gb", quantity, nonnegative, "0", false, storage, always, &in::dataset_gb, "",        \
+    "gigabytes of training data stored")                                                                               \
+  X(data_transfer_gb, "data.transfer_gb", quantity, nonnegative, "0", false, transfer, always, &in::transfer_gb, "",    \
+    "gigabytes transferred")                                                                                           \
+  X(data_logs_gb_per_hour, "data.logs_gb_per_hour", quantity, nonnegative, "0", false, logs, always,                    \
+    &in::logs_gb_per_hour, "", "gigabytes of logs per wall-clock hour")                                                \
+  X(engineering_adaptation_h, "engineering.adaptation_h", quantity, nonnegative, "0", false, engineering, always,       \
+    &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                                 \
+  X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always,   \
+    &in::rate_usd_per_h, "", "USD per engineering hour")
+// clang-format on
+
+// Every field of the scenario format, by name: `field::checkpoint_save_s`.
+enum class field : std::uint16_t {
+#define TRNMODEL_FIELD_ID(id, ...) id,
+  TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ID)
+#undef TRNMODEL_FIELD_ID
+};
+
+inline constexpr std::size_t field_count = 0
+#define TRNMODEL_FIELD_ONE(...) +1
+    TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ONE)
+#undef TRNMODEL_FIELD_ONE
+    ;
+
 struct field_spec {
+  field id;
   std::string path;           // "checkpoint.every_steps"
   field_kind kind;
   field_rule rule;
   std::string default_value;  // JSON text of the default; empty when required or absent
   bool required;
   std::string doc;            // one line, units included
-  std::vector<std::string> choices = {};
+  std::vector<std::string> choices;
+  input_group group;
+  relevance when;
+  double lifecycle_inputs::*slot;  // where a drawn value goes; nullptr for settings
+
+  std::size_t index() const { return static_cast<std::size_t>(id); }
 };
 
+namespace detail {
+inline std::vector<std::string> split_choices(const char* text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == '|') {
+      out.push_back(item);
+      item.clear();
+    } else {
+      item += *c;
+    }
+  }
+  if (!item.empty()) out.push_back(item);
+  return out;
+}
+}  // namespace detail
+
+// The table, in the order of the rows above (which is the order of the JSON Schema, of the
+// docs and of the drawn inputs); `scenario_fields()[static_cast<size_t>(id)]` is field `id`.
 inline const std::vector<field_spec>& scenario_fields() {
-  using k = field_kind;
-  using r = field_rule;
+  using in = lifecycle_inputs;
   static const std::vector<field_spec> fields{
-      {"name", k::text, r::any, "", false, "short name of the scenario"},
-      {"description", k::text, r::any, "", false, "what the scenario describes"},
-      {"job.kind", k::choice, r::any, "\"full\"", false, "lora, full or continued training", {"lora", "full", "continued"}},
-      {"job.effective_steps", k::quantity, r::nonnegative, "", false, "optimizer steps to the quality bar; drawn values round up, at least 1 (required unless job.tokens)"},
-      {"job.tokens", k::quantity, r::nonnegative, "", false, "training tokens to the quality bar: steps = tokens / (global batch x sequence length)"},
-      {"job.lora_rank", k::integer, r::at_least_one, "16", false, "LoRA adapter rank (job.kind lora)"},
-      {"job.recompute", k::choice, r::any, "\"none\"", false, "activation recomputation: none, selective or full", {"none", "selective", "full"}},
-      {"cluster.nodes", k::integer, r::at_least_one, "", true, "number of nodes (instances)"},
-      {"cluster.platform", k::text, r::any, "", false, "hardware profile name, e.g. trn2.48xlarge"},
-      {"throughput.mode", k::choice, r::any, "\"measured\"", false, "where the step time comes from: measured, extrapolated, flops or analytic", {"measured", "extrapolated", "flops", "analytic"}},
-      {"throughput.step_time_s", k::quantity, r::positive, "", false, "steady-state seconds per effective step (required in measured mode)"},
-      {"throughput.precision", k::choice, r::any, "\"bf16\"", false, "compute precision whose peak the model uses", {"bf16", "fp8", "fp32"}},
-      {"throughput.achieved_tflops_per_chip", k::quantity, r::positive, "", false, "flops mode: executed TFLOPS per chip, recomputation included"},
-      {"throughput.model_flops_utilization", k::quantity, r::unit_interval, "", false, "flops mode: model FLOPs / (chips x peak)"},
-      {"throughput.compute_efficiency", k::quantity, r::unit_interval, "", false, "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone"},
-      {"throughput.elementwise_traffic", k::quantity, r::nonnegative, "0", false, "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work (0: folded into compute_efficiency)"},
-      {"throughput.data_stall_fraction", k::quantity, r::fraction_below_one, "0", false, "fraction of step time spent waiting for data"},
-      {"model.parameters", k::quantity, r::nonnegative, "", false, "parameter count N (default: from the architecture)"},
-      {"model.layers", k::integer, r::at_least_one, "", false, "transformer layers L"},
-      {"model.hidden_size", k::integer, r::at_least_one, "", false, "hidden size h"},
-      {"model.heads", k::integer, r::at_least_one, "", false, "attention heads a"},
-      {"model.ffn_size", k::integer, r::at_least_one, "", false, "MLP inner size (default 4h)"},
-      {"model.vocab_size", k::integer, r::at_least_one, "", false, "vocabulary size"},
-      {"model.sequence_length", k::integer, r::at_least_one, "", false, "tokens per sequence T"},
-      {"parallelism.tp", k::integer, r::at_least_one, "1", false, "tensor-parallel degree"},
-      {"parallelism.pp", k::integer, r::at_least_one, "1", false, "pipeline-parallel degree"},
-      {"parallelism.dp", k::integer, r::at_least_one, "1", false, "data-parallel degree"},
-      {"parallelism.micro_batch", k::integer, r::at_least_one, "1", false, "sequences per micro-batch"},
-      {"parallelism.global_batch", k::integer, r::at_least_one, "", false, "sequences per optimizer step"},
-      {"parallelism.virtual_stages", k::integer, r::at_least_one, "1", false, "model chunks per pipeline rank (interleaved schedule)"},
-      {"parallelism.zero_stage", k::integer, r::zero_to_three, "0", false, "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
-      {"parallelism.dp_overlap", k::quantity, r::probability, "0", false, "fraction of data-parallel communication hidden behind compute"},
-      {"reference.step_time_s", k::quantity, r::positive, "", false, "extrapolated mode: step time measured at the reference configuration"},
-      {"reference.nodes", k::integer, r::at_least_one, "", false, "reference configuration: nodes"},
-      {"reference.tp", k::integer, r::at_least_one, "", false, "reference configuration: tensor-parallel degree"},
-      {"reference.pp", k::integer, r::at_least_one, "", false, "reference configuration: pipeline-parallel degree"},
-      {"reference.dp", k::integer, r::at_least_one, "", false, "reference configuration: data-parallel degree"},
-      {"reference.micro_batch", k::integer, r::at_least_one, "", false, "reference configuration: micro-batch"},
-      {"reference.global_batch", k::integer, r::at_least_one, "", false, "reference configuration: global batch"},
-      {"reference.sequence_length", k::integer, r::at_least_one, "", false, "reference configuration: sequence length"},
-      {"startup.queue_wait_s", k::quantity, r::nonnegative, "0", false, "seconds waiting in a queue or for quota"},
-      {"startup.queue_billed", k::boolean, r::any, "false", false, "whether the queue wait is billed"},
-      {"startup.env_prep_s", k::quantity, r::nonnegative, "0", false, "seconds of environment preparation"},
-      {"startup.data_load_s", k::quantity, r::nonnegative, "0", false, "seconds of data loading and warm-up before the first step"},
-      {"compile.initial_s", k::quantity, r::nonnegative, "0", false, "seconds of compilation before the first step"},
-      {"compile.recompile_s", k::quantity, r::nonnegative, "0", false, "seconds of a full compile after a cache miss"},
-      {"compile.cache_load_s", k::quantity, r::nonnegative, "0", false, "seconds to load cached graphs on a cache hit"},
-      {"compile.cache_hit_prob", k::quantity, r::probability, "1", false, "probability that a recovery finds its graphs cached"},
-      {"compile.planned_changes", k::quantity, r::nonnegative, "0", false, "graph changes during the job, each a full recompile (rounded)"},
-      {"checkpoint.every_steps", k::quantity, r::nonnegative, "0", false, "steps per checkpoint segment (rounded); 0: one segment"},
-      {"checkpoint.save_s", k::quantity, r::nonnegative, "0", false, "blocking seconds per checkpoint save"},
-      {"checkpoint.verify_s", k::quantity, r::nonnegative, "0", false, "blocking seconds per checkpoint verification"},
-      {"checkpoint.load_s", k::quantity, r::nonnegative, "0", false, "seconds to restore a checkpoint in a recovery"},
-      {"checkpoint.final", k::boolean, r::any, "true", false, "whether the last segment ends with a save"},
-      {"checkpoint.size_gb", k::quantity, r::nonnegative, "0", false, "gigabytes per checkpoint"},
-      {"checkpoint.keep_last", k::integer, r::at_least_one, "1", false, "checkpoints kept in storage"},
-      {"eval.every_steps", k::quantity, r::nonnegative, "0", false, "steps between periodic evaluations; 0: none"},
-      {"eval.time_s", k::quantity, r::nonnegative, "0", false, "seconds per periodic evaluation"},
-      {"eval.final_s", k::quantity, r::nonnegative, "0", false, "seconds of the final evaluation"},
-      {"failures.node_mtbf_h", k::quantity, r::positive, "", false, "per-node mean time between failures, hours; absent: no failures"},
-      {"failures.distribution", k::choice, r::any, "\"exponential\"", false, "times between failures", {"exponential", "weibull"}},
-      {"failures.weibull_shape", k::quantity, r::weibull_shape, "1", false, "Weibull shape of the times between failures"},
-      {"failures.restart_s", k::quantity, r::nonnegative, "0", false, "seconds of detection, re-provisioning and restart"},
-      {"failures.warmup_s", k::quantity, r::nonnegative, "0", false, "seconds of re-warm-up after a restart"},
-      {"failures.during_recovery", k::boolean, r::any, "true", false, "whether failures can interrupt a recovery"},
-      {"quality.rerun_prob", k::quantity, r::probability, "0", false, "probability that the final quality check fails"},
-      {"quality.rerun_fraction", k::quantity, r::nonnegative, "0", false, "fraction of the steps redone when it fails"},
-      {"prices.node_hour_usd", k::quantity, r::nonnegative, "", false, "USD per node-hour; absent: costs are unknown"},
-      {"prices.storage_gb_month_usd", k::quantity, r::nonnegative, "0", false, "USD per GB-month of storage"},
-      {"prices.transfer_gb_usd", k::quantity, r::nonnegative, "0", false, "USD per GB transferred"},
-      {"prices.logs_gb_usd", k::quantity, r::nonnegative, "0", false, "USD per GB of logs"},
-      {"data.dataset_gb", k::quantity, r::nonnegative, "0", false, "gigabytes of training data stored"},
-      {"data.transfer_gb", k::quantity, r::nonnegative, "0", false, "gigabytes transferred"},
-      {"data.logs_gb_per_hour", k::quantity, r::nonnegative, "0", false, "gigabytes of logs per wall-clock hour"},
-      {"engineering.adaptation_h", k::quantity, r::nonnegative, "0", false, "engineering hours to port the job (a separate risk line)"},
-      {"engineering.rate_usd_per_h", k::quantity, r::nonnegative, "0", false, "USD per engineering hour"},
+#define TRNMODEL_FIELD_ROW(id, path, kind, rule, default_value, required, group, when, slot, choices, doc) \
+  field_spec{field::id,          path,      field_kind::kind,   field_rule::rule,                        \
+             default_value,      required,  doc,                detail::split_choices(choices),          \
+             input_group::group, relevance::when, slot},
+      TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ROW)
+#undef TRNMODEL_FIELD_ROW
   };
   return fields;
 }
+
+inline const field_spec& spec(field id) { return scenario_fields()[static_cast<std::size_t>(id)]; }
+inline const std::string& path_of(field id) { return spec(id).path; }
 
 inline const field_spec* find_field(const std::string& path) {
   for (const auto& f : scenario_fields())
     if (f.path == path) return &f;
   return nullptr;
+}
+
+// The field at `path`, or an input_error naming it (a path is user input, from updated() or
+// a binding: an unknown one is a clear error, never std::out_of_range).
+inline field field_at(const std::string& path) {
+  const field_spec* f = find_field(path);
+  if (f == nullptr) fail(path.empty() ? "(empty path)" : path, "no such scenario field");
+  return f->id;
+}
+
+// The bounds of an integer field: whole numbers up to 2^53, the largest range in which a
+// double (JSON's number) holds every integer exactly.
+inline constexpr double max_whole_number = 9007199254740992.0;
+inline std::pair<double, double> integer_bounds(field_rule rule) {
+  switch (rule) {
+    case field_rule::at_least_one: return {1, max_whole_number};
+    case field_rule::zero_to_three: return {0, 3};
+    default: return {-max_whole_number, max_whole_number};
+  }
 }
 
 }  // namespace trnmodel

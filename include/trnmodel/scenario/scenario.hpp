@@ -1,5 +1,5 @@
 #pragma once
-// A scenario (the job card, DESIGN §4): loaded from JSON text, a file or a JSON value,
+// A scenario (the job card, docs/scenario.md): loaded from JSON text, a file or a JSON value,
 // validated field by field against the table in fields.hpp, saved back as given, and
 // copied with dotted-path changes. Every rejection names the JSON path, the value and the
 // rule; unknown keys get a "did you mean"; syntax errors give line and column; duplicate
@@ -152,7 +152,7 @@ class scenario {
     for (const auto& [path, value] : changes) {
       const field_spec* field = find_field(path);
       if (field == nullptr)
-        fail(path, "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
+        fail(path.empty() ? "(empty path)" : path, "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
       const auto dot = path.find('.');
       if (dot == std::string::npos) {
         if (value.is_null()) doc.erase(path);
@@ -171,42 +171,62 @@ class scenario {
   }
 
   // Whether the scenario gives the field itself (rather than taking its default).
-  bool has(const std::string& path) const { return given_.count(path) > 0; }
-  // The quantity at a path (its default when not given); nullptr when absent without a
+  bool has(field f) const { return given_[index(f)]; }
+  bool has(const std::string& path) const { return has(field_at(path)); }
+  // The quantity of a field (its default when not given); nullptr when absent without a
   // default (failures.node_mtbf_h, prices.node_hour_usd).
-  const quantity* find(const std::string& path) const {
-    const auto it = quantities_.find(path);
-    return it == quantities_.end() ? nullptr : &it->second;
+  const quantity* find(field f) const {
+    const auto& v = quantities_[index(f)];
+    return v ? &*v : nullptr;
   }
-  const quantity& q(const std::string& path) const {
-    const quantity* found = find(path);
-    if (found == nullptr) fail(path, "not given and has no default");
+  const quantity* find(const std::string& path) const {
+    const field_spec* f = find_field(path);
+    return f == nullptr ? nullptr : find(f->id);
+  }
+  const quantity& q(field f) const {
+    const quantity* found = find(checked(f, field_kind::quantity));
+    if (found == nullptr) fail(path_of(f), "not given and has no default");
     return *found;
   }
-  bool flag(const std::string& path) const { return flags_.at(path); }
-  long long integer(const std::string& path) const { return integers_.at(path); }
-  const std::string& text(const std::string& path) const { return texts_.at(path); }
-  const std::map<std::string, quantity>& quantities() const { return quantities_; }
+  const quantity& q(const std::string& path) const { return q(field_at(path)); }
+  bool flag(field f) const { return *present(flags_, checked(f, field_kind::boolean)); }
+  bool flag(const std::string& path) const { return flag(field_at(path)); }
+  long long integer(field f) const { return *present(integers_, checked(f, field_kind::integer)); }
+  long long integer(const std::string& path) const { return integer(field_at(path)); }
+  const std::string& text(field f) const {
+    const field_kind kind = spec(f).kind == field_kind::choice ? field_kind::choice : field_kind::text;
+    return *present(texts_, checked(f, kind));
+  }
+  const std::string& text(const std::string& path) const { return text(field_at(path)); }
+  // Every quantity of the scenario (given or default), by path.
+  std::map<std::string, quantity> quantities() const {
+    std::map<std::string, quantity> all;
+    for (const auto& f : scenario_fields())
+      if (quantities_[f.index()]) all.emplace(f.path, *quantities_[f.index()]);
+    return all;
+  }
 
-  std::string name() const { return texts_.count("name") ? texts_.at("name") : std::string(); }
-  bool has_integer(const std::string& path) const { return integers_.count(path) > 0; }
-  bool has_text(const std::string& path) const { return texts_.count(path) > 0; }
+  std::string name() const { return has_text(field::name) ? text(field::name) : std::string(); }
+  bool has_integer(field f) const { return integers_[index(f)].has_value(); }
+  bool has_integer(const std::string& path) const { return has_integer(field_at(path)); }
+  bool has_text(field f) const { return texts_[index(f)].has_value(); }
+  bool has_text(const std::string& path) const { return has_text(field_at(path)); }
   // The hardware profile named by cluster.platform, when the library has it.
   const platform_profile* profile() const { return profile_ ? &*profile_ : nullptr; }
-  const std::string& mode() const { return texts_.at("throughput.mode"); }
+  const std::string& mode() const { return text(field::throughput_mode); }
 
   // The model's shape (parameters at their median when uncertain; from the architecture when
   // not given: 12·L·h² + 2·V·h, or 4·L·h² + 3·L·h·ffn + 2·V·h with a gated MLP of size ffn).
   transformer_shape shape() const {
     transformer_shape m{};
-    const auto get = [&](const char* path) { return has_integer(path) ? static_cast<double>(integer(path)) : 0.0; };
-    m.layers = get("model.layers");
-    m.hidden_size = get("model.hidden_size");
-    m.heads = get("model.heads");
-    m.sequence_length = get("model.sequence_length");
-    m.ffn_size = get("model.ffn_size");
-    const double h = m.hidden_size, vocab = get("model.vocab_size");
-    if (const quantity* n = find("model.parameters"); n && !n->is_unknown()) {
+    const auto get = [&](field f) { return has_integer(f) ? static_cast<double>(integer(f)) : 0.0; };
+    m.layers = get(field::model_layers);
+    m.hidden_size = get(field::model_hidden_size);
+    m.heads = get(field::model_heads);
+    m.sequence_length = get(field::model_sequence_length);
+    m.ffn_size = get(field::model_ffn_size);
+    const double h = m.hidden_size, vocab = get(field::model_vocab_size);
+    if (const quantity* n = find(field::model_parameters); n && !n->is_unknown()) {
       m.parameters = n->ppf(0.5);
     } else {
       m.parameters = (m.ffn_size > 0 ? m.layers * (4 * h * h + 3 * h * m.ffn_size) : 12 * m.layers * h * h) + 2 * vocab * h;
@@ -215,29 +235,49 @@ class scenario {
   }
   training_kind kind() const {
     training_kind k;
-    k.lora = text("job.kind") == "lora";
-    k.lora_rank = static_cast<double>(integer("job.lora_rank"));
-    const std::string& r = text("job.recompute");
+    k.lora = text(field::job_kind) == "lora";
+    k.lora_rank = static_cast<double>(integer(field::job_lora_rank));
+    const std::string& r = text(field::job_recompute);
     k.recompute = r == "full" ? recompute_kind::full : r == "selective" ? recompute_kind::selective : recompute_kind::none;
     return k;
   }
+  // The parallel layout of the job ("parallelism") or of the reference measurement
+  // ("reference": its fields fall back to the job's where the reference has none).
   parallel_layout layout(const std::string& section = "parallelism") const {
-    const auto get = [&](const std::string& key, const std::string& fallback) {
-      const std::string path = section + "." + key;
-      return static_cast<double>(has_integer(path) ? integer(path) : integer(fallback));
+    if (section != "parallelism" && section != "reference")
+      fail(section, "no parallel layout here (parallelism or reference)");
+    const bool reference = section == "reference";
+    const auto get = [&](field own, field fallback) {
+      const field f = reference && has_integer(own) ? own : fallback;
+      return static_cast<double>(integer(f));
     };
     parallel_layout p;
-    p.tp = get("tp", "parallelism.tp");
-    p.pp = get("pp", "parallelism.pp");
-    p.dp = get("dp", "parallelism.dp");
-    p.micro_batch = get("micro_batch", "parallelism.micro_batch");
-    p.global_batch = get("global_batch", "parallelism.global_batch");
-    p.virtual_stages = static_cast<double>(integer("parallelism.virtual_stages"));
-    p.zero_stage = static_cast<int>(integer("parallelism.zero_stage"));
+    p.tp = get(field::reference_tp, field::parallelism_tp);
+    p.pp = get(field::reference_pp, field::parallelism_pp);
+    p.dp = get(field::reference_dp, field::parallelism_dp);
+    p.micro_batch = get(field::reference_micro_batch, field::parallelism_micro_batch);
+    p.global_batch = get(field::reference_global_batch, field::parallelism_global_batch);
+    p.virtual_stages = static_cast<double>(integer(field::parallelism_virtual_stages));
+    p.zero_stage = static_cast<int>(integer(field::parallelism_zero_stage));
     return p;
   }
 
  private:
+  static std::size_t index(field f) { return static_cast<std::size_t>(f); }
+
+  // A field read as the kind it is; reading an integer field as a flag is a programming
+  // error in the caller, reported with the path rather than as undefined behaviour.
+  static field checked(field f, field_kind kind) {
+    if (spec(f).kind != kind) fail(path_of(f), "is not a field of this kind");
+    return f;
+  }
+  template <class T>
+  static const T* present(const std::vector<std::optional<T>>& values, field f) {
+    const auto& v = values[index(f)];
+    if (!v) fail(path_of(f), "not given and has no default");
+    return &*v;
+  }
+
   void load() {
     if (!doc_.is_object()) fail("scenario", "must be a JSON object, got " + detail::describe_json(doc_));
     if (!doc_.contains("schema"))
@@ -263,14 +303,14 @@ class scenario {
       }
     }
     for (const auto& field : scenario_fields()) {
-      if (given_.count(field.path)) continue;
+      if (given_[field.index()]) continue;
       if (field.required) fail(field.path, "required (" + field.doc + ")");
       if (!field.default_value.empty()) load_value(field, json::parse(field.default_value));
     }
   }
 
   void load_field(const field_spec& field, const json& value) {
-    given_.insert(field.path);
+    given_[field.index()] = true;
     load_value(field, value);
   }
 
@@ -280,27 +320,22 @@ class scenario {
       case field_kind::quantity: {
         quantity q = quantity_from_json(value, path);
         detail::check_quantity_range(path, field.rule, q);
-        quantities_[path] = std::move(q);
+        quantities_[field.index()] = std::move(q);
         break;
       }
       case field_kind::boolean:
         if (!value.is_boolean()) fail(path, "must be true or false, got " + detail::describe_json(value));
-        flags_[path] = value.get<bool>();
+        flags_[field.index()] = value.get<bool>();
         break;
       case field_kind::integer: {
         if (!value.is_number()) fail(path, "must be a whole number, got " + detail::describe_json(value));
-        const double x = value.get<double>();
-        check_finite(path, x);
-        if (x != std::floor(x) || std::abs(x) > 9.0e15) fail(path, "must be a whole number, got " + format_number(x));
-        if (field.rule == field_rule::at_least_one && x < 1) fail(path, "must be ≥ 1, got " + format_number(x));
-        if (field.rule == field_rule::zero_to_three && (x < 0 || x > 3))
-          fail(path, "must be 0, 1, 2 or 3, got " + format_number(x));
-        integers_[path] = static_cast<long long>(x);
+        const auto [lo, hi] = integer_bounds(field.rule);
+        integers_[field.index()] = detail::whole_number(path, value.get<double>(), lo, hi);
         break;
       }
       case field_kind::text:
         if (!value.is_string()) fail(path, "must be a string, got " + detail::describe_json(value));
-        texts_[path] = value.get<std::string>();
+        texts_[field.index()] = value.get<std::string>();
         break;
       case field_kind::choice: {
         if (!value.is_string()) fail(path, "must be a string, got " + detail::describe_json(value));
@@ -310,85 +345,86 @@ class scenario {
           for (const auto& c : field.choices) list += (list.empty() ? "" : ", ") + c;
           fail(path, "must be one of " + list + ", got \"" + text + "\"" + detail::did_you_mean(text, field.choices));
         }
-        texts_[path] = text;
+        texts_[field.index()] = text;
         break;
       }
     }
   }
 
   void load_profile() {
-    if (!has_text("cluster.platform")) return;
-    const std::string& name = text("cluster.platform");
+    if (!has_text(field::cluster_platform)) return;
+    const std::string& name = text(field::cluster_platform);
     const auto it = profiles_->find(name);
     if (it == profiles_->end()) return;  // a free-text platform name; modes that need it say so
     profile_ = platform_profile::from_json(it->second, "profile " + name);
   }
 
-  [[noreturn]] void need(const std::string& path, const std::string& why) const {
-    fail(path, "required " + why);
+  [[noreturn]] void need(field f, const std::string& why) const {
+    fail(path_of(f), "required " + why);
   }
 
   // Rules that involve several fields: what each throughput mode needs, the batch and chip
   // arithmetic of the parallel layout, and that the layout fits in device memory.
   void check_consistency() const {
-    if (!has("job.effective_steps") && !has("job.tokens"))
-      fail("job.effective_steps", "required (optimizer steps to the quality bar), or give job.tokens");
-    if (has("job.effective_steps") && has("job.tokens"))
-      fail("job.tokens", "give either job.effective_steps or job.tokens, not both");
+    if (!has(field::job_effective_steps) && !has(field::job_tokens))
+      fail(path_of(field::job_effective_steps), "required (optimizer steps to the quality bar), or give job.tokens");
+    if (has(field::job_effective_steps) && has(field::job_tokens))
+      fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
     const std::string& m = mode();
     if (m == "measured") {
-      if (!has("throughput.step_time_s")) need("throughput.step_time_s", "when throughput.mode is measured (seconds per effective step)");
-    } else if (has("throughput.step_time_s")) {
-      fail("throughput.step_time_s", "is not used when throughput.mode is " + m + "; remove it or use mode measured");
+      if (!has(field::throughput_step_time_s)) need(field::throughput_step_time_s, "when throughput.mode is measured (seconds per effective step)");
+    } else if (has(field::throughput_step_time_s)) {
+      fail(path_of(field::throughput_step_time_s), "is not used when throughput.mode is " + m + "; remove it or use mode measured");
     }
     const bool derived = m != "measured";
-    if (derived || has("job.tokens")) {
-      if (!has_integer("model.sequence_length")) need("model.sequence_length", "to derive steps or step time");
-      if (!has_integer("parallelism.global_batch")) need("parallelism.global_batch", "to derive steps or step time");
+    if (derived || has(field::job_tokens)) {
+      if (!has_integer(field::model_sequence_length)) need(field::model_sequence_length, "to derive steps or step time");
+      if (!has_integer(field::parallelism_global_batch)) need(field::parallelism_global_batch, "to derive steps or step time");
     }
     if (!derived) return;
-    if (!has("model.parameters") && !(has_integer("model.layers") && has_integer("model.hidden_size")))
-      need("model.parameters", "(or model.layers and model.hidden_size) when throughput.mode is " + m);
-    if (m != "flops" || has("throughput.model_flops_utilization")) {
-      if (!has_text("cluster.platform")) need("cluster.platform", "(a hardware profile) when throughput.mode is " + m);
+    if (!has(field::model_parameters) && !(has_integer(field::model_layers) && has_integer(field::model_hidden_size)))
+      need(field::model_parameters, "(or model.layers and model.hidden_size) when throughput.mode is " + m);
+    if (m != "flops" || has(field::throughput_model_flops_utilization)) {
+      if (!has_text(field::cluster_platform)) need(field::cluster_platform, "(a hardware profile) when throughput.mode is " + m);
       if (!profile_) {
         std::string known;
         for (const auto& [name, doc] : *profiles_) known += (known.empty() ? "" : ", ") + name;
-        fail("cluster.platform", "no hardware profile named \"" + text("cluster.platform") + "\"" +
-                                     detail::did_you_mean(text("cluster.platform"), [&] {
+        fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) + "\"" +
+                                     detail::did_you_mean(text(field::cluster_platform), [&] {
                                        std::vector<std::string> names;
                                        for (const auto& [name, doc] : *profiles_) names.push_back(name);
                                        return names;
                                      }()) + (known.empty() ? "" : " (known: " + known + ")"));
       }
-      if (!profile_->peak_tflops_per_chip.count(text("throughput.precision")))
-        fail("throughput.precision", "profile " + profile_->name + " gives no " + text("throughput.precision") + " peak");
+      if (!profile_->peak_tflops_per_chip.count(text(field::throughput_precision)))
+        fail(path_of(field::throughput_precision), "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
     }
     if (m == "flops") {
-      const bool achieved = has("throughput.achieved_tflops_per_chip"), mfu = has("throughput.model_flops_utilization");
+      const bool achieved = has(field::throughput_achieved_tflops_per_chip), mfu = has(field::throughput_model_flops_utilization);
       if (achieved == mfu)
         fail("throughput", "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
-    } else if (!has("throughput.compute_efficiency")) {
-      need("throughput.compute_efficiency", "(achieved / peak FLOPS of the compute) when throughput.mode is " + m);
+    } else if (!has(field::throughput_compute_efficiency)) {
+      need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m);
     }
     if (m == "analytic" || m == "extrapolated") {
-      for (const char* path : {"model.layers", "model.hidden_size", "model.heads"})
+      for (const field path : {field::model_layers, field::model_hidden_size, field::model_heads})
         if (!has_integer(path)) need(path, "when throughput.mode is " + m);
     }
     if (m == "extrapolated") {
-      for (const char* path : {"reference.step_time_s"})
+      for (const field path : {field::reference_step_time_s})
         if (!has(path)) need(path, "(the measured step time) when throughput.mode is extrapolated");
-      for (const char* path : {"reference.nodes", "reference.tp", "reference.pp", "reference.dp", "reference.micro_batch",
-                               "reference.global_batch", "reference.sequence_length"})
+      for (const field path : {field::reference_nodes, field::reference_tp, field::reference_pp, field::reference_dp,
+                               field::reference_micro_batch, field::reference_global_batch,
+                               field::reference_sequence_length})
         if (!has_integer(path)) need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
     }
-    check_layout("parallelism", integer("cluster.nodes"), integer("parallelism.tp"), integer("parallelism.pp"),
-                 integer("parallelism.dp"), integer("parallelism.micro_batch"), integer("parallelism.global_batch"));
-    if (profile_ && has_integer("model.layers") && has_integer("model.hidden_size") && has_integer("model.heads"))
+    check_layout("parallelism", integer(field::cluster_nodes), integer(field::parallelism_tp), integer(field::parallelism_pp),
+                 integer(field::parallelism_dp), integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch));
+    if (profile_ && has_integer(field::model_layers) && has_integer(field::model_hidden_size) && has_integer(field::model_heads))
       check_memory_fit();
     if (m == "extrapolated")
-      check_layout("reference", integer("reference.nodes"), integer("reference.tp"), integer("reference.pp"),
-                   integer("reference.dp"), integer("reference.micro_batch"), integer("reference.global_batch"));
+      check_layout("reference", integer(field::reference_nodes), integer(field::reference_tp), integer(field::reference_pp),
+                   integer(field::reference_dp), integer(field::reference_micro_batch), integer(field::reference_global_batch));
   }
 
   // A layout that cannot fit in a device's memory is an error that says by how much.
@@ -396,7 +432,7 @@ class scenario {
     const transformer_shape m = shape();
     const parallel_layout p = layout();
     if (std::fmod(m.layers, p.pp) != 0)
-      fail("parallelism.pp", "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
+      fail(path_of(field::parallelism_pp), "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
     const device_memory mem = memory_per_device(m, kind(), p);
     const double capacity = profile_->figure("hbm_gib_per_chip").ppf(0.5) * 1073741824.0;
     if (mem.total() > capacity) {
@@ -425,11 +461,12 @@ class scenario {
   json doc_;
   std::shared_ptr<const profile_library> profiles_;
   std::optional<platform_profile> profile_;
-  std::set<std::string> given_;
-  std::map<std::string, quantity> quantities_;
-  std::map<std::string, bool> flags_;
-  std::map<std::string, long long> integers_;
-  std::map<std::string, std::string> texts_;
+  // What the scenario holds, by field (scenario_fields() order): given or default.
+  std::vector<bool> given_ = std::vector<bool>(field_count, false);
+  std::vector<std::optional<quantity>> quantities_ = std::vector<std::optional<quantity>>(field_count);
+  std::vector<std::optional<bool>> flags_ = std::vector<std::optional<bool>>(field_count);
+  std::vector<std::optional<long long>> integers_ = std::vector<std::optional<long long>>(field_count);
+  std::vector<std::optional<std::string>> texts_ = std::vector<std::optional<std::string>>(field_count);
 };
 
 }  // namespace trnmodel

@@ -1,0 +1,106 @@
+#pragma once
+// The JSON Schema (draft 2020-12) of scenario format v1, generated from the field table and the
+// distribution families the loader knows, so that editors and validators see exactly the rules
+// the loader applies (schema/scenario-v1.schema.json is this function's output).
+#include <string>
+#include <vector>
+
+#include "trnmodel/detail/json.hpp"
+#include "trnmodel/dist/quantity_json.hpp"
+#include "trnmodel/scenario/fields.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel {
+
+namespace detail {
+
+inline json provenance_schema() {
+  return {{"source", {{"enum", known_sources()}}},
+          {"note", {{"type", "string"}}},
+          {"date", {{"type", "string"}, {"pattern", "^\\d{4}-\\d{2}-\\d{2}$"}}},
+          {"region", {{"type", "string"}}}};
+}
+
+// One oneOf branch: a distribution object with these parameter keys.
+inline json family_schema(const std::string& family, const std::vector<std::string>& required,
+                          const std::vector<std::string>& optional) {
+  json properties = provenance_schema();
+  properties["dist"] = {{"const", family}};
+  std::vector<std::string> required_keys{"dist"};
+  for (const auto& key : required) required_keys.push_back(key);
+  for (const auto* keys : {&required, &optional})
+    for (const auto& key : *keys)
+      properties[key] = key == "samples" ? json{{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 1}}
+                                         : json{{"type", "number"}};
+  return {{"type", "object"}, {"required", required_keys}, {"properties", properties}, {"additionalProperties", false}};
+}
+
+inline json quantity_schema() {
+  json variants = json::array({{{"type", "number"}}});
+  for (const auto& [family, keys] : families()) {
+    if (keys.forms.empty()) {
+      variants.push_back(family_schema(family, keys.required, keys.optional));
+      continue;
+    }
+    for (const auto& form : keys.forms) variants.push_back(family_schema(family, form, {}));
+  }
+  variants.push_back({{"type", "object"},
+                      {"required", {"unknown"}},
+                      {"additionalProperties", false},
+                      {"properties",
+                       {{"unknown", {{"type", "string"}, {"minLength", 1}}},
+                        {"note", {{"type", "string"}}},
+                        {"source", provenance_schema()["source"]}}}});
+  return {{"oneOf", variants}};
+}
+
+inline json field_schema(const field_spec& f) {
+  json prop;
+  switch (f.kind) {
+    case field_kind::quantity: prop = {{"$ref", "#/$defs/quantity"}}; break;
+    case field_kind::boolean: prop = {{"type", "boolean"}}; break;
+    case field_kind::integer: {
+      const auto [lo, hi] = integer_bounds(f.rule);
+      prop = {{"type", "integer"}, {"minimum", static_cast<long long>(lo)}};
+      if (hi < max_whole_number) prop["maximum"] = static_cast<long long>(hi);
+      break;
+    }
+    case field_kind::choice: prop = {{"enum", f.choices}}; break;
+    case field_kind::text: prop = {{"type", "string"}}; break;
+  }
+  prop["description"] = f.doc;
+  if (!f.default_value.empty()) prop["default"] = json::parse(f.default_value);
+  return prop;
+}
+
+}  // namespace detail
+
+inline json scenario_json_schema() {
+  json top = {{"schema", {{"const", scenario_schema_v1}}}};
+  std::vector<std::string> required{"schema"};
+  for (const auto& f : scenario_fields()) {
+    const auto dot = f.path.find('.');
+    if (dot == std::string::npos) {
+      top[f.path] = detail::field_schema(f);
+      continue;
+    }
+    const std::string section = f.path.substr(0, dot), key = f.path.substr(dot + 1);
+    json& block = top[section];
+    if (block.is_null()) block = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
+    block["properties"][key] = detail::field_schema(f);
+    if (f.required) {
+      block["required"].push_back(key);
+      if (std::find(required.begin(), required.end(), section) == required.end()) required.push_back(section);
+    }
+  }
+  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+          {"$id", "urn:trnmodel:scenario:1"},
+          {"title", "trnmodel scenario, format v1"},
+          {"type", "object"},
+          {"required", required},
+          {"additionalProperties", false},
+          {"properties", top},
+          {"$defs", {{"quantity", detail::quantity_schema()}}}};
+}
+
+}  // namespace trnmodel
