@@ -70,7 +70,8 @@ TEST_CASE("progress may count from blocks the caller did before the loop", "[par
   hooks.threads = 1;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> reported;
   hooks.progress = [&](std::uint64_t done, std::uint64_t total) { reported.emplace_back(done, total); };
-  for_each_wave(grid, 1, grid.blocks(), hooks, [](std::uint64_t, std::size_t) {}, [](std::uint64_t, std::uint64_t) {}, 0);
+  for_each_wave(
+      grid, 1, grid.blocks(), hooks, [](std::uint64_t, std::size_t) {}, [](std::uint64_t, std::uint64_t) {}, 0);
   REQUIRE(!reported.empty());
   CHECK(reported.front() == std::make_pair(std::uint64_t{50}, std::uint64_t{1000}));  // blocks 0..4 done
   CHECK(reported.back() == std::make_pair(std::uint64_t{1000}, std::uint64_t{1000}));

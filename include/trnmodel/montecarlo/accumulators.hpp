@@ -122,7 +122,8 @@ struct moments {
       nan_count = nans;
       return;
     }
-    detail::chan_merge<1>(static_cast<double>(count), static_cast<double>(other.count), &mean, &m2, &other.mean, &other.m2);
+    detail::chan_merge<1>(static_cast<double>(count), static_cast<double>(other.count), &mean, &m2, &other.mean,
+                          &other.m2);
     count += other.count;
     min = std::min(min, other.min);
     max = std::max(max, other.max);

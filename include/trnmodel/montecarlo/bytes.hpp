@@ -41,7 +41,7 @@ class byte_reader {
   std::uint64_t u64(const char* what) {
     need(8, what);
     std::uint64_t x = 0;
-    for (int k = 0; k < 8; ++k) x |= std::uint64_t{static_cast<unsigned char>(bytes_[at_ + static_cast<std::size_t>(k)])} << (8 * k);
+    for (std::size_t k = 0; k < 8; ++k) x |= std::uint64_t{static_cast<unsigned char>(bytes_[at_ + k])} << (8 * k);
     at_ += 8;
     return x;
   }

@@ -99,7 +99,9 @@ inline void check_run_options(const run_options& options) {
 
 namespace detail {
 
-inline wave_hooks hooks_of(const run_options& options) { return {options.threads, options.progress, options.cancelled}; }
+inline wave_hooks hooks_of(const run_options& options) {
+  return {options.threads, options.progress, options.cancelled};
+}
 
 // Evaluates blocks of a run: the model into a buffer of the block's own, then per output the
 // block's moments, and the values either copied to where the run keeps them or added to this
@@ -112,7 +114,8 @@ class block_evaluator {
         options_(options),
         outputs_(outputs),
         grid_{options.samples, static_cast<std::uint64_t>(options.block_size)},
-        histograms_(std::vector<log_histogram>(static_cast<std::size_t>(outputs), log_histogram(options.relative_accuracy))) {}
+        histograms_(std::vector<log_histogram>(static_cast<std::size_t>(outputs),
+                                               log_histogram(options.relative_accuracy))) {}
 
   const block_grid& grid() const { return grid_; }
 

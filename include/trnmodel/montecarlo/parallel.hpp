@@ -169,8 +169,9 @@ inline int threads_for(int requested) { return requested > 0 ? requested : defau
 inline std::uint64_t blocks_per_wave(int threads) { return static_cast<std::uint64_t>(std::max(4, 4 * threads)); }
 
 // Runs body(b, slot) for the blocks b in [first_block, last_block) of `grid` in waves of
-// blocks_per_wave(threads); slot = b − wave_first (in [0, blocks_per_wave)) indexes per-wave
-// storage. After each wave, end_of_wave(wave_first, wave_last) on the calling thread. Progress counts the samples of blocks [progress_from, wave_last) out of
+// blocks_per_wave(threads); slot = b − wave_first (in [0, blocks_per_wave)) indexes
+// per-wave storage. After each wave, end_of_wave(wave_first, wave_last) on the calling
+// thread. Progress counts the samples of blocks [progress_from, wave_last) out of
 // those of [progress_from, last_block): progress_from is first_block unless blocks before it
 // were done by the caller and belong to the same progress bar.
 template <class Body, class EndOfWave>

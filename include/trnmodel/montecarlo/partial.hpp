@@ -75,7 +75,8 @@ struct run_partial {
   static run_partial from_bytes(std::string_view bytes) {
     detail::byte_reader in(bytes);
     const std::string tag = in.text("format");
-    if (tag != format_tag()) fail("partial", "not a partial of this format: expected \"" + format_tag() + "\", got \"" + tag + "\"");
+    if (tag != format_tag())
+      fail("partial", "not a partial of this format: expected \"" + format_tag() + "\", got \"" + tag + "\"");
     run_partial p;
     p.names.resize(static_cast<std::size_t>(in.count("names", 8)));
     for (auto& name : p.names) name = in.text("name");
@@ -92,8 +93,8 @@ struct run_partial {
     for (std::uint64_t k = 0; k < histograms; ++k) p.histograms.push_back(log_histogram::read(in));
     const std::uint64_t rows = in.u64("values.rows"), cols = in.u64("values.cols");
     if (cols > 0 && rows > in.remaining() / 8 / cols)
-      fail("partial", "truncated or corrupt bytes: " + std::to_string(rows) + " x " + std::to_string(cols) + " values, " +
-                          std::to_string(in.remaining()) + " bytes are left");
+      fail("partial", "truncated or corrupt bytes: " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " values, " + std::to_string(in.remaining()) + " bytes are left");
     p.values.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
     for (Eigen::Index i = 0; i < p.values.size(); ++i) p.values.data()[i] = in.f64("values");
     if (!in.done()) fail("partial", "trailing bytes after the partial");
@@ -107,7 +108,8 @@ struct run_partial {
     if (block_size < 1) fail("partial.block_size", "must be ≥ 1, got 0");
     if (!(first_block < last_block && last_block <= grid().blocks()))
       fail("partial.blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
-                                 ") is not a non-empty range of the run's " + std::to_string(grid().blocks()) + " blocks");
+                                 ") is not a non-empty range of the run's " + std::to_string(grid().blocks()) +
+                                 " blocks");
     const std::uint64_t expected = (last_block - first_block) * outputs();
     if (block_moments.size() != expected)
       fail("partial.block_moments", "has " + std::to_string(block_moments.size()) + " entries, expected " +
@@ -118,8 +120,8 @@ struct run_partial {
     const auto rows = static_cast<Eigen::Index>(kept ? last_sample() - first_sample() : 0);
     const auto cols = static_cast<Eigen::Index>(kept ? outputs() : 0);
     if (values.rows() != rows || values.cols() != cols)
-      fail("partial.values", "is " + std::to_string(values.rows()) + " x " + std::to_string(values.cols()) + ", expected " +
-                                 std::to_string(rows) + " x " + std::to_string(cols));
+      fail("partial.values", "is " + std::to_string(values.rows()) + " x " + std::to_string(values.cols()) +
+                                 ", expected " + std::to_string(rows) + " x " + std::to_string(cols));
   }
 
  private:
@@ -130,8 +132,8 @@ struct run_partial {
 // own waves the same way (engine.hpp), so a run and the fold of its partials share this code.
 class run_fold {
  public:
-  run_fold(std::vector<std::string> names, std::uint64_t seed, std::uint64_t samples, std::uint64_t block_size, bool kept,
-           double relative_accuracy)
+  run_fold(std::vector<std::string> names, std::uint64_t seed, std::uint64_t samples, std::uint64_t block_size,
+           bool kept, double relative_accuracy)
       : seed_(seed), grid_{samples, block_size}, result_(std::move(names), samples, kept, relative_accuracy) {}
 
   // A fold for the run `first` belongs to (its first partial, or any of them).
@@ -154,7 +156,8 @@ class run_fold {
       differs("block_size", std::to_string(p.block_size), std::to_string(grid_.block_size));
     if (p.kept != result_.kept()) differs("kept", p.kept ? "true" : "false", result_.kept() ? "true" : "false");
     if (!(p.relative_accuracy == result_.histogram(0).relative_accuracy()))
-      differs("relative_accuracy", format_number(p.relative_accuracy), format_number(result_.histogram(0).relative_accuracy()));
+      differs("relative_accuracy", format_number(p.relative_accuracy),
+              format_number(result_.histogram(0).relative_accuracy()));
     add_block_moments(p.first_block, p.last_block, p.block_moments.data());
     if (!p.kept) add_histograms(p.histograms);
     if (p.kept)
@@ -165,7 +168,8 @@ class run_fold {
   // block-major; `first` must be next_block().
   void add_block_moments(std::uint64_t first, std::uint64_t last, const moments* block_moments) {
     if (first != next_block_)
-      fail("partial.first_block", "is " + std::to_string(first) + ", but the fold is at block " + std::to_string(next_block_) +
+      fail("partial.first_block", "is " + std::to_string(first) + ", but the fold is at block " +
+                                      std::to_string(next_block_) +
                                       " (partials are folded in block order, without gaps or overlaps)");
     const std::size_t outputs = result_.names().size();
     for (std::uint64_t b = first; b < last; ++b)

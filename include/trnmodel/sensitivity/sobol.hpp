@@ -110,8 +110,9 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
     for (std::size_t k = 0; k < inputs; ++k) {
       // Matrix A takes the uniforms of samples 2j, B those of 2j + 1 (saltelli.hpp).
       const auto rows = static_cast<std::size_t>(n);
-      uniform_column(seed, model.input_stream(k), 0, 2 * base_first, 2, rows, ua.col(static_cast<Eigen::Index>(k)).data());
-      uniform_column(seed, model.input_stream(k), 0, 2 * base_first + 1, 2, rows, ub.col(static_cast<Eigen::Index>(k)).data());
+      const std::uint32_t stream = model.input_stream(k);
+      uniform_column(seed, stream, 0, 2 * base_first, 2, rows, ua.col(static_cast<Eigen::Index>(k)).data());
+      uniform_column(seed, stream, 0, 2 * base_first + 1, 2, rows, ub.col(static_cast<Eigen::Index>(k)).data());
     }
     model.to_values(ua);
     model.to_values(ub);
