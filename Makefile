@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 BUILD   ?= build
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup setup-test install test-cpp test-python test-consumer test-asan test-tsan fuzz bench clean
+.PHONY: run test setup setup-test install test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
 # a self-contained HTML report with plots and its Markdown twin, in out/.
@@ -15,7 +15,7 @@ run: install
 	$(VENV)/bin/trnmodel report examples/llama3-8b-lora-trn2.json examples/llama3-8b-lora-p5.json \
 	  -o out/signoff-llama3-8b-lora-trn2-vs-p5.html
 
-test: test-cpp test-python test-consumer test-asan test-tsan fuzz
+test: test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -32,6 +32,13 @@ test-cpp: setup-test
 	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON
 	cmake --build $(BUILD)/cpp
 	ctest --test-dir $(BUILD)/cpp --output-on-failure
+
+# The same C++ tests built without oneTBB (-DTRNMODEL_USE_TBB=OFF): the serial fallback of
+# montecarlo/parallel.hpp must compile and give the same results.
+test-serial: setup-test
+	cmake -S . -B $(BUILD)/serial -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_USE_TBB=OFF
+	cmake --build $(BUILD)/serial
+	ctest --test-dir $(BUILD)/serial --output-on-failure
 
 test-python: install setup-test
 	cd tests && ../$(PY) -m pytest -q python

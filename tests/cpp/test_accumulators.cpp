@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
@@ -72,4 +74,82 @@ TEST_CASE("log histogram quantiles are within the stated relative accuracy", "[a
     for (const double q : {0.1, 0.5, 0.9, 0.99}) CHECK(a.quantile(q) == h.quantile(q));
   }
   CHECK_THROWS_AS(log_histogram(0.0), input_error);
+}
+
+TEST_CASE("moments and co-moments share one merge: K = 1 co-moments are moments' mean and M2", "[accumulators]") {
+  std::vector<double> x;
+  for (int i = 0; i < 5'000; ++i) x.push_back(1e3 + std::exp(2 * uniform(9, i, 4)));
+  moments m;
+  co_moments<1> c;
+  for (std::size_t first = 0; first < x.size(); first += 333) {
+    const std::size_t n = std::min<std::size_t>(333, x.size() - first);
+    moments part;
+    part.add(x.data() + first, n);
+    m.merge(part);
+    co_moments<1> block;
+    block.count = part.count;
+    block.mean[0] = part.mean;
+    block.comoment[0] = part.m2;
+    c.merge(block);
+  }
+  CHECK(c.count == m.count);
+  CHECK(c.mean[0] == m.mean);  // bit for bit: the same operations in the same order
+  CHECK(c.comoment[0] == m.m2);
+  CHECK(c.covariance(0, 0) == m.variance());
+}
+
+TEST_CASE("co-moments merged by blocks give the covariance of the whole", "[accumulators]") {
+  const Eigen::Index n = 9'001;
+  Eigen::Array<double, Eigen::Dynamic, 3> z(n, 3);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double u = uniform(2, static_cast<std::uint64_t>(i), 1), v = uniform(2, static_cast<std::uint64_t>(i), 2);
+    z(i, 0) = 1e4 + u;  // a large offset: the merge must not lose the spread
+    z(i, 1) = u + v;
+    z(i, 2) = -3 * u + v * v;
+  }
+  co_moments<3> merged;
+  for (Eigen::Index first = 0; first < n; first += 1000) {
+    const Eigen::Index rows = std::min<Eigen::Index>(1000, n - first);
+    merged.add(z.middleRows(first, rows));
+  }
+  CHECK(merged.count == static_cast<std::uint64_t>(n));
+  for (int k = 0; k < 3; ++k)
+    for (int l = 0; l < 3; ++l) {
+      long double mk = 0, ml = 0, s = 0;
+      for (Eigen::Index i = 0; i < n; ++i) mk += z(i, k), ml += z(i, l);
+      mk /= n;
+      ml /= n;
+      for (Eigen::Index i = 0; i < n; ++i) s += (z(i, k) - mk) * (z(i, l) - ml);
+      INFO("k " << k << " l " << l);
+      CHECK_THAT(merged.covariance(k, l), Catch::Matchers::WithinRel(static_cast<double>(s / (n - 1)), 1e-9));
+      CHECK(merged.covariance(k, l) == merged.covariance(l, k));
+    }
+}
+
+TEST_CASE("moments and histograms round-trip through bytes exactly", "[accumulators]") {
+  log_histogram h(1e-2);
+  moments m;
+  std::vector<double> x{0.0, -2.5, 3e-300, 7e300, INFINITY, -INFINITY, NAN, 1.0, 1.0};
+  for (const double v : x) h.add(v);
+  m.add(x.data(), x.size());  // min/max infinite, a NaN counted
+  detail::byte_writer out;
+  m.write(out);
+  h.write(out);
+  const std::string bytes = out.take();
+  detail::byte_reader in(bytes);
+  const moments m2 = moments::read(in);
+  const log_histogram h2 = log_histogram::read(in);
+  CHECK(in.done());
+  CHECK(m2.count == m.count);
+  CHECK(m2.nan_count == m.nan_count);
+  CHECK(std::memcmp(&m2.mean, &m.mean, sizeof(double)) == 0);  // NaN here: compared by bits
+  CHECK(std::memcmp(&m2.m2, &m.m2, sizeof(double)) == 0);
+  CHECK(m2.min == m.min);
+  CHECK(m2.max == m.max);
+  CHECK(h2.relative_accuracy() == h.relative_accuracy());
+  CHECK(h2.count() == h.count());
+  for (std::uint64_t r = 0; r < h.count(); ++r) CHECK(h2.at_rank(r) == h.at_rank(r));
+  detail::byte_reader truncated(std::string_view(bytes).substr(0, bytes.size() - 3));
+  (void)moments::read(truncated);
+  CHECK_THROWS_WITH(log_histogram::read(truncated), test::contains("partial: truncated"));
 }

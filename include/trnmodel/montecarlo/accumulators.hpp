@@ -1,20 +1,86 @@
 #pragma once
-// Mergeable statistics of one output (DESIGN §7).
-//   moments:       count, mean and M2 (Chan et al. 1979 pairwise update), min, max and the
-//                  count of NaN values (metrics that depend on unknown inputs).
+// Mergeable statistics of one output (docs/montecarlo.md).
+//   co_moments<K>: count, means and co-moments of K variables, merged pairwise (Chan, Golub &
+//                  LeVeque 1979): the statistics of a Saltelli design (saltelli.hpp).
+//   moments:       count, mean and M2 (the same merge, K = 1), min, max and the count of NaN
+//                  values (metrics that depend on unknown inputs).
 //   log_histogram: counts in logarithmic buckets with relative accuracy alpha (the
 //                  DDSketch mapping, Masson et al. 2019): any quantile it returns lies
 //                  within a factor (1 ± alpha) of the order statistic at the requested rank.
 //                  Memory depends on the range of the values, never on their number.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "trnmodel/check.hpp"
+#include "trnmodel/montecarlo/bytes.hpp"
 
 namespace trnmodel {
+
+namespace detail {
+
+// The one pairwise merge of the library (Chan, Golub & LeVeque 1979): a set of n_a values with
+// means `mean` and co-moments `comoment` (K x K, sums of products of deviations from the mean)
+// absorbs n_b values with `other_mean`, `other_comoment`. Every mergeable accumulator calls
+// this, so its floating-point operations, in this order, define their bits.
+template <std::size_t K>
+inline void chan_merge(double n_a, double n_b, double* mean, double* comoment, const double* other_mean,
+                       const double* other_comoment) {
+  const double n = n_a + n_b;
+  std::array<double, K> delta;
+  for (std::size_t k = 0; k < K; ++k) delta[k] = other_mean[k] - mean[k];
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t l = 0; l < K; ++l)
+      comoment[k * K + l] += other_comoment[k * K + l] + delta[k] * delta[l] * n_a * n_b / n;
+  for (std::size_t k = 0; k < K; ++k) mean[k] += delta[k] * n_b / n;
+}
+
+}  // namespace detail
+
+// Count, means and co-moments of a small vector of K variables.
+template <std::size_t K>
+struct co_moments {
+  std::uint64_t count = 0;
+  std::array<double, K> mean{};
+  std::array<double, K * K> comoment{};  // sums of products of deviations from the mean
+
+  // Two passes over the rows of z (n x K): exact mean first, then co-moments; then one merge.
+  void add(const Eigen::Array<double, Eigen::Dynamic, static_cast<int>(K)>& z) {
+    co_moments block;
+    block.count = static_cast<std::uint64_t>(z.rows());
+    if (z.rows() == 0) return;
+    for (std::size_t k = 0; k < K; ++k) block.mean[k] = z.col(static_cast<Eigen::Index>(k)).mean();
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t l = k; l < K; ++l) {
+        const double s = ((z.col(static_cast<Eigen::Index>(k)) - block.mean[k]) *
+                          (z.col(static_cast<Eigen::Index>(l)) - block.mean[l])).sum();
+        block.comoment[k * K + l] = block.comoment[l * K + k] = s;
+      }
+    merge(block);
+  }
+
+  void merge(const co_moments& other) {
+    if (other.count == 0) return;
+    if (count == 0) {
+      *this = other;
+      return;
+    }
+    detail::chan_merge<K>(static_cast<double>(count), static_cast<double>(other.count), mean.data(), comoment.data(),
+                          other.mean.data(), other.comoment.data());
+    count += other.count;
+  }
+
+  // Sample covariance (divisor n - 1).
+  double covariance(std::size_t k, std::size_t l) const {
+    return comoment[k * K + l] / (static_cast<double>(count) - 1);
+  }
+};
 
 struct moments {
   std::uint64_t count = 0;  // finite values
@@ -56,11 +122,8 @@ struct moments {
       nan_count = nans;
       return;
     }
-    const double n_a = static_cast<double>(count), n_b = static_cast<double>(other.count);
-    const double n = n_a + n_b;
-    const double delta = other.mean - mean;
-    mean += delta * n_b / n;
-    m2 += other.m2 + delta * delta * n_a * n_b / n;
+    detail::chan_merge<1>(static_cast<double>(count), static_cast<double>(other.count), &mean, &m2, &other.mean,
+                          &other.m2);
     count += other.count;
     min = std::min(min, other.min);
     max = std::max(max, other.max);
@@ -71,6 +134,27 @@ struct moments {
     return count > 1 ? m2 / static_cast<double>(count - 1) : std::numeric_limits<double>::quiet_NaN();
   }
   double sd() const { return std::sqrt(variance()); }
+
+  // Exact byte form (bytes.hpp), for partial statistics sent between processes.
+  void write(detail::byte_writer& out) const {
+    out.u64(count);
+    out.u64(nan_count);
+    out.f64(mean);
+    out.f64(m2);
+    out.f64(min);
+    out.f64(max);
+  }
+  static moments read(detail::byte_reader& in) {
+    moments m;
+    m.count = in.u64("moments.count");
+    m.nan_count = in.u64("moments.nan_count");
+    m.mean = in.f64("moments.mean");
+    m.m2 = in.f64("moments.m2");
+    m.min = in.f64("moments.min");
+    m.max = in.f64("moments.max");
+    return m;
+  }
+  static constexpr std::size_t byte_size = 48;
 };
 
 class log_histogram {
@@ -106,6 +190,25 @@ class log_histogram {
     zeros_ += other.zeros_;
     negative_infinite_ += other.negative_infinite_;
     positive_infinite_ += other.positive_infinite_;
+  }
+
+  // Exact byte form (bytes.hpp): the accuracy, then the counts.
+  void write(detail::byte_writer& out) const {
+    out.f64(alpha_);
+    out.u64(zeros_);
+    out.u64(negative_infinite_);
+    out.u64(positive_infinite_);
+    positive_.write(out);
+    negative_.write(out);
+  }
+  static log_histogram read(detail::byte_reader& in) {
+    log_histogram h(in.f64("histogram.relative_accuracy"));
+    h.zeros_ = in.u64("histogram.zeros");
+    h.negative_infinite_ = in.u64("histogram.negative_infinite");
+    h.positive_infinite_ = in.u64("histogram.positive_infinite");
+    h.positive_.read(in);
+    h.negative_.read(in);
+    return h;
   }
 
   // The value of order statistic `rank` (0-based, ascending), within relative accuracy.
@@ -167,6 +270,17 @@ class log_histogram {
       for (std::size_t k = 0; k < other.counts.size(); ++k)
         counts[static_cast<std::size_t>(other.offset - offset) + k] += other.counts[k];
       total += other.total;
+    }
+    void write(detail::byte_writer& out) const {
+      out.i64(offset);
+      out.u64(counts.size());
+      for (const std::uint64_t c : counts) out.u64(c);
+    }
+    void read(detail::byte_reader& in) {
+      offset = in.i64("histogram.offset");
+      counts.resize(static_cast<std::size_t>(in.count("histogram.buckets", 8)));
+      total = 0;
+      for (std::uint64_t& c : counts) total += (c = in.u64("histogram.bucket"));
     }
     std::int64_t index_of_rank(std::uint64_t rank) const {
       std::uint64_t seen = 0;

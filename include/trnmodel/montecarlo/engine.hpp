@@ -1,18 +1,21 @@
 #pragma once
-// The Monte Carlo engine (DESIGN §7). It knows nothing of training jobs: it runs any model
+// The Monte Carlo engine (docs/montecarlo.md). It knows nothing of training jobs: it runs any model
 //   model(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out)
 // that fills `out` (block.size rows, one column per output) for the samples
 // [block.first, block.first + block.size), drawing whatever uniforms it needs from the
 // counter-based generator through `block`. The model must be safe to call concurrently.
 //
 // Determinism: a sample's uniforms depend only on (seed, sample index, stream, draw);
-// blocks have a fixed size; floating-point statistics are computed per block and merged in
-// block order; histogram counts are integers, whose sums do not depend on order. So the
-// results are bitwise identical for any thread count and any scheduling.
+// blocks have a fixed size; each block is evaluated into a buffer of its own, so its values
+// do not depend on where the run keeps them; floating-point statistics are computed per
+// block and merged in block order; histogram counts are integers, whose sums do not depend
+// on order. So the results are bitwise identical for any thread count, any scheduling, and
+// any split of the blocks into partials (partial.hpp) folded back in order.
 //
-// Blocks run in waves of a few per thread. Between waves, on the calling thread, the engine
-// reports progress and polls the cancellation hook, and it folds the wave's statistics into
-// the running totals, so memory stays flat in the sample count when samples are not kept.
+// Blocks run in waves of a few per thread (parallel.hpp). Between waves, on the calling
+// thread, the engine polls the cancellation hook, folds the wave's statistics into the
+// running totals and reports progress, so memory stays flat in the sample count when samples
+// are not kept.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,31 +31,13 @@
 #include <unistd.h>
 #endif
 
-// ThreadSanitizer's annotation interface (fork_join_annotations below).
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TRNMODEL_HAS_FEATURE_THREAD_SANITIZER 1
-#endif
-#endif
-#ifndef TRNMODEL_HAS_FEATURE_THREAD_SANITIZER
-#define TRNMODEL_HAS_FEATURE_THREAD_SANITIZER 0
-#endif
-#if defined(__SANITIZE_THREAD__) || TRNMODEL_HAS_FEATURE_THREAD_SANITIZER
-extern "C" void __tsan_acquire(void* address);
-extern "C" void __tsan_release(void* address);
-#endif
-
-#ifndef TRNMODEL_NO_TBB
-#include <tbb/blocked_range.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/info.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-#endif
-
 #include "trnmodel/check.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
+#include "trnmodel/montecarlo/parallel.hpp"
+#include "trnmodel/montecarlo/partial.hpp"
+#include "trnmodel/montecarlo/run_result.hpp"
 #include "trnmodel/random/philox.hpp"
+#include "trnmodel/random/uniform_column.hpp"
 
 namespace trnmodel {
 
@@ -67,7 +52,7 @@ struct block_view {
   }
   // One uniform per row of the block from `stream`, into out[0 .. size).
   void uniforms(std::uint32_t stream, double* out, std::uint32_t draw = 0) const {
-    for (Eigen::Index row = 0; row < size; ++row) out[row] = uniform(row, stream, draw);
+    uniform_column(seed, stream, draw, first, 1, static_cast<std::size_t>(size), out);
   }
 };
 
@@ -104,14 +89,6 @@ inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
   }
 }
 
-inline int default_threads() {
-#ifndef TRNMODEL_NO_TBB
-  return tbb::info::default_concurrency();
-#else
-  return 1;
-#endif
-}
-
 inline void check_run_options(const run_options& options) {
   if (options.samples < 1) fail("samples", "must be ≥ 1, got 0");
   if (options.threads < 0) fail("threads", "must be ≥ 0 (0 means all cores), got " + std::to_string(options.threads));
@@ -120,213 +97,144 @@ inline void check_run_options(const run_options& options) {
     fail("relative_accuracy", "must be in (0, 0.5), got " + format_number(options.relative_accuracy));
 }
 
-// One row of a summary table (DESIGN §11: mean sd p10 p50 p80 p90 p99, then min max).
-struct summary_row {
-  std::string name;
-  double mean, sd, p10, p50, p80, p90, p99, min, max;
-  std::uint64_t nan_count;
-};
+namespace detail {
 
-inline const std::vector<double>& summary_probabilities() {
-  static const std::vector<double> p{0.10, 0.50, 0.80, 0.90, 0.99};
-  return p;
+inline wave_hooks hooks_of(const run_options& options) {
+  return {options.threads, options.progress, options.cancelled};
 }
 
-class run_result {
+// Evaluates blocks of a run: the model into a buffer of the block's own, then per output the
+// block's moments, and the values either copied to where the run keeps them or added to this
+// thread's histograms.
+template <class Model>
+class block_evaluator {
  public:
-  run_result(std::vector<std::string> names, std::uint64_t samples, bool kept, double relative_accuracy)
-      : names_(std::move(names)),
-        samples_(samples),
-        moments_(names_.size()),
-        histograms_(names_.size(), log_histogram(relative_accuracy)) {
-    if (kept) values_.resize(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(names_.size()));
+  block_evaluator(const Model& model, const run_options& options, Eigen::Index outputs)
+      : model_(model),
+        options_(options),
+        outputs_(outputs),
+        grid_{options.samples, static_cast<std::uint64_t>(options.block_size)},
+        histograms_(std::vector<log_histogram>(static_cast<std::size_t>(outputs),
+                                               log_histogram(options.relative_accuracy))) {}
+
+  const block_grid& grid() const { return grid_; }
+
+  // Block b: its moments into block_moments[0 .. outputs); its values to keep(out) when
+  // samples are kept (keep copies them to the block's rows), else into the histograms.
+  template <class Keep>
+  void operator()(std::uint64_t b, moments* block_moments, const Keep& keep) {
+    block_view block;
+    block.seed = options_.seed;
+    block.first = grid_.first_sample(b);
+    block.size = static_cast<Eigen::Index>(grid_.size(b));
+    Eigen::ArrayXXd out(block.size, outputs_);
+    model_(block, out);
+    for (Eigen::Index k = 0; k < outputs_; ++k) {
+      block_moments[k] = moments{};
+      block_moments[k].add(out.col(k).data(), static_cast<std::size_t>(block.size));
+    }
+    if (options_.keep_samples) {
+      keep(static_cast<const Eigen::ArrayXXd&>(out));
+    } else {
+      auto& histograms = histograms_.local();
+      for (Eigen::Index k = 0; k < outputs_; ++k)
+        for (Eigen::Index i = 0; i < block.size; ++i) histograms[static_cast<std::size_t>(k)].add(out(i, k));
+    }
   }
 
-  const std::vector<std::string>& names() const { return names_; }
-  std::uint64_t samples() const { return samples_; }
-  bool kept() const { return values_.size() > 0; }
-  std::size_t index(const std::string& name) const {
-    const auto it = std::find(names_.begin(), names_.end(), name);
-    if (it == names_.end()) fail(name, "no such output in this result");
-    return static_cast<std::size_t>(it - names_.begin());
-  }
-
-  // samples x outputs, column-major: each output's samples are contiguous. Empty unless kept.
-  const Eigen::ArrayXXd& values() const { return values_; }
-  Eigen::ArrayXXd& values() { return values_; }
-  const moments& stats(std::size_t output) const { return moments_[output]; }
-  moments& stats(std::size_t output) { return moments_[output]; }
-  const log_histogram& histogram(std::size_t output) const { return histograms_[output]; }
-  log_histogram& histogram(std::size_t output) { return histograms_[output]; }
-
-  // Quantiles: exact (type 7, as numpy.quantile) from kept samples, else from the histogram.
-  // NaN values are left out; an output with no finite value gives NaN.
-  std::vector<double> quantiles(std::size_t output, const std::vector<double>& probabilities) const {
-    std::vector<double> result;
-    if (!kept()) {
-      for (const double p : probabilities) result.push_back(histograms_[output].quantile(p));
-      return result;
-    }
-    std::vector<double> finite;
-    finite.reserve(static_cast<std::size_t>(samples_));
-    for (Eigen::Index i = 0; i < values_.rows(); ++i)
-      if (!std::isnan(values_(i, static_cast<Eigen::Index>(output)))) finite.push_back(values_(i, static_cast<Eigen::Index>(output)));
-    if (finite.empty()) return std::vector<double>(probabilities.size(), std::numeric_limits<double>::quiet_NaN());
-    const std::size_t n = finite.size();
-    for (const double p : probabilities) {
-      const double h = static_cast<double>(n - 1) * p;
-      const auto lo = std::min(static_cast<std::size_t>(h), n - 1);
-      std::nth_element(finite.begin(), finite.begin() + static_cast<std::ptrdiff_t>(lo), finite.end());
-      const double lower = finite[lo];
-      double upper = lower;
-      if (lo + 1 < n) upper = *std::min_element(finite.begin() + static_cast<std::ptrdiff_t>(lo) + 1, finite.end());
-      // Equal neighbours (or an exact rank) need no interpolation, which keeps ±inf exact.
-      result.push_back(upper == lower || h == static_cast<double>(lo) ? lower
-                                                                     : lower + (h - static_cast<double>(lo)) * (upper - lower));
-    }
-    return result;
-  }
-
-  std::vector<summary_row> summary() const {
-    std::vector<summary_row> rows;
-    for (std::size_t k = 0; k < names_.size(); ++k) {
-      const moments& m = moments_[k];
-      const auto q = quantiles(k, summary_probabilities());
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      rows.push_back({names_[k], m.count ? m.mean : nan, m.sd(), q[0], q[1], q[2], q[3], q[4],
-                      m.count ? m.min : nan, m.count ? m.max : nan, m.nan_count});
-    }
-    return rows;
+  // The histograms of every block evaluated so far (samples not kept), summed over threads.
+  std::vector<log_histogram> histograms() {
+    std::vector<log_histogram> total(static_cast<std::size_t>(outputs_), log_histogram(options_.relative_accuracy));
+    histograms_.combine_each([&](const std::vector<log_histogram>& partial) {
+      for (std::size_t k = 0; k < total.size(); ++k) total[k].merge(partial[k]);
+    });
+    return total;
   }
 
  private:
-  std::vector<std::string> names_;
-  std::uint64_t samples_;
-  std::vector<moments> moments_;
-  std::vector<log_histogram> histograms_;
-  Eigen::ArrayXXd values_;
+  const Model& model_;
+  const run_options& options_;
+  Eigen::Index outputs_;
+  block_grid grid_;
+  per_thread<std::vector<log_histogram>> histograms_;
 };
 
-namespace detail {
-
-// ThreadSanitizer cannot see the synchronisation inside a libtbb that was not built with it
-// (Debian's is not), so it would report every read by a worker of what the caller wrote
-// before the parallel loop. Under ThreadSanitizer these annotations state the two guarantees
-// TBB documents, and nothing more: each body starts after the loop began (fork/enter), and
-// the loop returns after every body ended (leave/join). Bodies get no order among themselves,
-// so a race between two blocks is still reported. Elsewhere they compile to nothing.
-struct fork_join_annotations {
-#if defined(__SANITIZE_THREAD__) || TRNMODEL_HAS_FEATURE_THREAD_SANITIZER
-  char started = 0, ended = 0;
-  void fork() { __tsan_release(&started); }
-  void enter() { __tsan_acquire(&started); }
-  void leave() { __tsan_release(&ended); }
-  void join() { __tsan_acquire(&ended); }
-#else
-  void fork() {}
-  void enter() {}
-  void leave() {}
-  void join() {}
-#endif
-};
-
-// Runs `body(block_index)` for every block in [first, last), in parallel when allowed.
-template <class Body>
-void for_each_block(std::uint64_t first, std::uint64_t last, int threads, const Body& body) {
-#ifndef TRNMODEL_NO_TBB
-  // More threads than cores cannot run anyway (TBB would warn and ignore them); the result
-  // does not depend on the count.
-  threads = std::min(threads, tbb::info::default_concurrency());
-  if (threads > 1) {
-    fork_join_annotations sync;
-    tbb::task_arena arena(threads);
-    sync.fork();
-    arena.execute([&] {
-      sync.enter();
-      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(first, last, 1),
-                        [&](const tbb::blocked_range<std::uint64_t>& range) {
-                          sync.enter();
-                          for (std::uint64_t b = range.begin(); b != range.end(); ++b) body(b);
-                          sync.leave();
-                        });
-      sync.leave();
-    });
-    sync.join();
-    return;
-  }
-#endif
-  for (std::uint64_t b = first; b != last; ++b) body(b);
+inline void check_outputs(const std::vector<std::string>& output_names) {
+  if (output_names.empty()) fail("outputs", "a model needs at least one output");
 }
 
 }  // namespace detail
 
+// The run as partials folded in block order: each wave of blocks is a partial whose moments
+// are folded as soon as the wave ends (so memory stays flat); the histograms, whose counts do
+// not depend on order, are summed per thread and folded once at the end; kept samples are
+// written straight to their rows of the result.
 template <class Model>
 run_result run(const Model& model, std::vector<std::string> output_names, const run_options& options) {
   check_run_options(options);
-  if (output_names.empty()) fail("outputs", "a model needs at least one output");
+  detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
-  const int threads = options.threads > 0 ? options.threads : default_threads();
-  const auto block_size = static_cast<std::uint64_t>(options.block_size);
-  const std::uint64_t blocks = (options.samples + block_size - 1) / block_size;
-  const std::uint64_t wave = static_cast<std::uint64_t>(std::max(4, 4 * threads));
-
   if (options.keep_samples) check_kept_samples_fit(options.samples, output_names.size());
-  run_result result(std::move(output_names), options.samples, options.keep_samples, options.relative_accuracy);
-  std::vector<moments> wave_moments(static_cast<std::size_t>(wave * static_cast<std::uint64_t>(outputs)));
+  detail::block_evaluator<Model> evaluate(model, options, outputs);
+  const block_grid& grid = evaluate.grid();
+  run_fold fold(std::move(output_names), options.seed, options.samples, grid.block_size, options.keep_samples,
+                options.relative_accuracy);
+  std::vector<moments> wave_moments(
+      static_cast<std::size_t>(blocks_per_wave(threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
+  Eigen::ArrayXXd& kept = fold.result().values();
+  for_each_wave(
+      grid, 0, grid.blocks(), detail::hooks_of(options),
+      [&](std::uint64_t b, std::size_t slot) {
+        evaluate(b, &wave_moments[slot * static_cast<std::size_t>(outputs)], [&](const Eigen::ArrayXXd& out) {
+          kept.middleRows(static_cast<Eigen::Index>(grid.first_sample(b)), out.rows()) = out;
+        });
+      },
+      [&](std::uint64_t wave_first, std::uint64_t wave_last) {
+        fold.add_block_moments(wave_first, wave_last, wave_moments.data());
+      });
+  if (!options.keep_samples) fold.add_histograms(evaluate.histograms());
+  return std::move(fold).finish();
+}
 
-#ifndef TRNMODEL_NO_TBB
-  // Histogram counts are integers: per-thread partial histograms can be summed in any order.
-  tbb::enumerable_thread_specific<std::vector<log_histogram>> local_histograms(
-      [&] { return std::vector<log_histogram>(static_cast<std::size_t>(outputs), log_histogram(options.relative_accuracy)); });
-#else
-  struct serial_histograms {
-    std::vector<log_histogram> only;
-    std::vector<log_histogram>& local() { return only; }
-    template <class F> void combine_each(F f) { f(only); }
-  } local_histograms{std::vector<log_histogram>(static_cast<std::size_t>(outputs), log_histogram(options.relative_accuracy))};
-#endif
-
-  for (std::uint64_t wave_first = 0; wave_first < blocks; wave_first += wave) {
-    if (options.cancelled && options.cancelled()) throw cancelled_error("run cancelled");
-    const std::uint64_t wave_last = std::min(blocks, wave_first + wave);
-    detail::for_each_block(wave_first, wave_last, threads, [&](std::uint64_t b) {
-      block_view block;
-      block.seed = options.seed;
-      block.first = b * block_size;
-      block.size = static_cast<Eigen::Index>(std::min(block_size, options.samples - block.first));
-      moments* block_moments = &wave_moments[static_cast<std::size_t>((b - wave_first) * static_cast<std::uint64_t>(outputs))];
-      const auto summarise = [&](const auto& out) {
-        for (Eigen::Index k = 0; k < outputs; ++k) {
-          block_moments[k] = moments{};
-          block_moments[k].add(out.col(k).data(), static_cast<std::size_t>(block.size));
-        }
-      };
-      if (options.keep_samples) {
-        // The model writes straight into the kept samples (a strided view of its rows).
-        auto out = result.values().block(static_cast<Eigen::Index>(block.first), 0, block.size, outputs);
-        model(block, out);
-        summarise(out);
-      } else {
-        Eigen::ArrayXXd out(block.size, outputs);
-        model(block, out);
-        summarise(out);
-        auto& histograms = local_histograms.local();
-        for (Eigen::Index k = 0; k < outputs; ++k)
-          for (Eigen::Index i = 0; i < block.size; ++i) histograms[static_cast<std::size_t>(k)].add(out(i, k));
-      }
-    });
-    for (std::uint64_t b = wave_first; b < wave_last; ++b)
-      for (Eigen::Index k = 0; k < outputs; ++k)
-        result.stats(static_cast<std::size_t>(k)).merge(wave_moments[static_cast<std::size_t>((b - wave_first) * static_cast<std::uint64_t>(outputs) + static_cast<std::uint64_t>(k))]);
-    if (options.progress) options.progress(std::min(options.samples, wave_last * block_size), options.samples);
-  }
-  if (!options.keep_samples) {
-    local_histograms.combine_each([&](const std::vector<log_histogram>& partial) {
-      for (Eigen::Index k = 0; k < outputs; ++k)
-        result.histogram(static_cast<std::size_t>(k)).merge(partial[static_cast<std::size_t>(k)]);
-    });
-  }
-  return result;
+// The partial of blocks [first_block, last_block) of the run run(model, output_names, options)
+// would make: for a run split across processes, each computes its partials, and fold()
+// (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
+// `options` see the progress of this range only.
+template <class Model>
+run_partial compute_partial(const Model& model, std::vector<std::string> output_names, const run_options& options,
+                            std::uint64_t first_block, std::uint64_t last_block) {
+  check_run_options(options);
+  detail::check_outputs(output_names);
+  const auto outputs = static_cast<Eigen::Index>(output_names.size());
+  detail::block_evaluator<Model> evaluate(model, options, outputs);
+  const block_grid& grid = evaluate.grid();
+  run_partial p;
+  p.names = std::move(output_names);
+  p.seed = options.seed;
+  p.samples = options.samples;
+  p.block_size = grid.block_size;
+  p.relative_accuracy = options.relative_accuracy;
+  p.kept = options.keep_samples;
+  p.first_block = first_block;
+  p.last_block = last_block;
+  if (!(first_block < last_block && last_block <= grid.blocks()))
+    fail("blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
+                       ") is not a non-empty range of the run's " + std::to_string(grid.blocks()) + " blocks");
+  if (p.kept) check_kept_samples_fit(p.last_sample() - p.first_sample(), p.outputs());
+  p.block_moments.resize(static_cast<std::size_t>(last_block - first_block) * p.outputs());
+  if (p.kept) p.values.resize(static_cast<Eigen::Index>(p.last_sample() - p.first_sample()), outputs);
+  const auto first_row = static_cast<Eigen::Index>(p.first_sample());
+  for_each_wave(
+      grid, first_block, last_block, detail::hooks_of(options),
+      [&](std::uint64_t b, std::size_t) {
+        evaluate(b, &p.block_moments[static_cast<std::size_t>(b - first_block) * p.outputs()],
+                 [&](const Eigen::ArrayXXd& out) {
+                   p.values.middleRows(static_cast<Eigen::Index>(grid.first_sample(b)) - first_row, out.rows()) = out;
+                 });
+      },
+      [](std::uint64_t, std::uint64_t) {});
+  if (!p.kept) p.histograms = evaluate.histograms();
+  return p;
 }
 
 }  // namespace trnmodel

@@ -1,6 +1,6 @@
 #pragma once
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11), the
-// counter-based generator of DESIGN §7. Every uniform is a pure function of
+// counter-based generator of the engine (docs/montecarlo.md). Every uniform is a pure function of
 // (seed, sample index, stream id, draw index): no state, so any block of samples can be
 // generated on any thread in any order and the results never depend on scheduling.
 #include <array>

@@ -1,7 +1,7 @@
 #pragma once
 // Stream ids are derived from names (an input's JSON path, or an event kind such as
 // "chance.failures"), so the same input draws the same uniforms in every scenario that has
-// it: common random numbers across platforms come for free (DESIGN §8).
+// it: common random numbers across platforms come for free (docs/sensitivity.md).
 #include <cstdint>
 #include <string_view>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Comparing two scenarios on common random numbers (DESIGN §8), and break-even solving.
+// Comparing two scenarios on common random numbers (docs/sensitivity.md), and break-even solving.
 //
 // Both scenarios run on the same seed and sample indices, and every input draws from the
 // stream named by its JSON path: an input present in both draws the same uniforms, and the

@@ -1,5 +1,5 @@
 #pragma once
-// Rank correlations between inputs and an output (DESIGN §8): Spearman's coefficient (the
+// Rank correlations between inputs and an output (docs/sensitivity.md): Spearman's coefficient (the
 // Pearson correlation of the ranks) and the partial rank correlation coefficient, PRCC (the
 // correlation of an input's rank with the output's rank once the other inputs' ranks are
 // regressed out; Iman & Conover 1980, Marino et al. 2008). Both come from an ordinary run's
@@ -16,7 +16,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
-#include "trnmodel/random/philox.hpp"
+#include "trnmodel/random/uniform_column.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -86,7 +86,7 @@ inline Eigen::ArrayXXd drawn_inputs(const lifecycle_model& model, std::uint64_t 
   Eigen::ArrayXXd x(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(model.input_count()));
   for (std::size_t j = 0; j < model.input_count(); ++j) {
     double* column = x.col(static_cast<Eigen::Index>(j)).data();
-    for (std::uint64_t i = 0; i < samples; ++i) column[i] = uniform(seed, i, model.input_stream(j), 0);
+    uniform_column(seed, model.input_stream(j), 0, 0, 1, static_cast<std::size_t>(samples), column);
     model.input_quantity(j).ppf(column, column, static_cast<std::size_t>(samples));
   }
   return x;

@@ -1,5 +1,5 @@
 #pragma once
-// Sobol indices from a Saltelli design (DESIGN §8), for any model that can be evaluated on the
+// Sobol indices from a Saltelli design (docs/sensitivity.md), for any model that can be evaluated on the
 // design's rows: first order by Saltelli et al. (2010, Comput. Phys. Commun. 181, eq. (b) of
 // table 2), total by Jansen (1999), with asymptotic (delta-method) normal confidence intervals.
 //
@@ -33,8 +33,10 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/dist/quantity.hpp"
+#include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
-#include "trnmodel/random/philox.hpp"
+#include "trnmodel/montecarlo/parallel.hpp"
+#include "trnmodel/random/uniform_column.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -52,8 +54,7 @@ inline constexpr std::uint64_t design_sample(std::uint64_t base, std::size_t kin
 // in matrix A (from_b false) or B (from_b true).
 inline void draw_design_column(const quantity& q, std::uint32_t stream, std::uint64_t seed, std::uint64_t base_first,
                                Eigen::Index n, bool from_b, double* x) {
-  for (Eigen::Index r = 0; r < n; ++r)
-    x[r] = uniform(seed, 2 * (base_first + static_cast<std::uint64_t>(r)) + (from_b ? 1 : 0), stream, 0);
+  uniform_column(seed, stream, 0, 2 * base_first + (from_b ? 1 : 0), 2, static_cast<std::size_t>(n), x);
   if (q.is_constant()) {
     std::fill(x, x + n, q.ppf(0.5));
     return;
@@ -79,49 +80,8 @@ struct sobol_result {
 
 namespace detail {
 
-// Mean and co-moments of a small vector, merged pairwise (Chan et al. 1979).
-template <std::size_t K>
-struct mean_covariance {
-  double count = 0;
-  std::array<double, K> mean{};
-  std::array<double, K * K> comoment{};  // sums of products of deviations from the mean
-
-  // Two passes over the rows of z (n x K): exact mean first, then co-moments.
-  void add(const Eigen::Array<double, Eigen::Dynamic, static_cast<int>(K)>& z) {
-    mean_covariance block;
-    block.count = static_cast<double>(z.rows());
-    if (z.rows() == 0) return;
-    for (std::size_t k = 0; k < K; ++k) block.mean[k] = z.col(static_cast<Eigen::Index>(k)).mean();
-    for (std::size_t k = 0; k < K; ++k)
-      for (std::size_t l = k; l < K; ++l) {
-        const double s = ((z.col(static_cast<Eigen::Index>(k)) - block.mean[k]) *
-                          (z.col(static_cast<Eigen::Index>(l)) - block.mean[l])).sum();
-        block.comoment[k * K + l] = block.comoment[l * K + k] = s;
-      }
-    merge(block);
-  }
-
-  void merge(const mean_covariance& other) {
-    if (other.count == 0) return;
-    if (count == 0) {
-      *this = other;
-      return;
-    }
-    const double n = count + other.count;
-    std::array<double, K> delta;
-    for (std::size_t k = 0; k < K; ++k) delta[k] = other.mean[k] - mean[k];
-    for (std::size_t k = 0; k < K; ++k)
-      for (std::size_t l = 0; l < K; ++l)
-        comoment[k * K + l] += other.comoment[k * K + l] + delta[k] * delta[l] * count * other.count / n;
-    for (std::size_t k = 0; k < K; ++k) mean[k] += delta[k] * other.count / n;
-    count = n;
-  }
-
-  double covariance(std::size_t k, std::size_t l) const { return comoment[k * K + l] / (count - 1); }
-};
-
 // Per factor: (U_i, W_i, Q, M) of every base index.
-using factor_statistics = mean_covariance<4>;
+using factor_statistics = co_moments<4>;
 
 struct block_statistics {
   std::vector<factor_statistics> factors;
@@ -159,7 +119,7 @@ inline double ratio_standard_error(const factor_statistics& s, std::size_t numer
   double variance = 0;
   for (std::size_t k = 0; k < 3; ++k)
     for (std::size_t l = 0; l < 3; ++l) variance += gradient[k] * gradient[l] * s.covariance(index[k], index[l]);
-  return std::sqrt(std::max(0.0, variance) / s.count);
+  return std::sqrt(std::max(0.0, variance) / static_cast<double>(s.count));
 }
 
 inline sobol_result finish(std::vector<std::string> factors, const std::vector<factor_statistics>& totals, double shift,
@@ -235,14 +195,10 @@ sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors, 
   if (factors.empty()) fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
   const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);
   const run_options& run = options.run;
-  const int threads = run.threads > 0 ? run.threads : default_threads();
-  const auto block_size = static_cast<std::uint64_t>(run.block_size);
-  const std::uint64_t blocks = (run.samples + block_size - 1) / block_size;
-  const std::uint64_t wave = static_cast<std::uint64_t>(std::max(4, 4 * threads));
+  const block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
   const auto evaluate_block = [&](std::uint64_t b) {
-    const std::uint64_t first = b * block_size;
-    Eigen::ArrayXXd y(static_cast<Eigen::Index>(std::min(block_size, run.samples - first)), kinds);
-    evaluate(run.seed, first, y.rows(), y);
+    Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid.size(b)), kinds);
+    evaluate(run.seed, grid.first_sample(b), y.rows(), y);
     return y;
   };
 
@@ -259,18 +215,17 @@ sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors, 
     for (std::size_t i = 0; i < totals.size(); ++i) totals[i].merge(s.factors[i]);
   };
   fold(detail::summarise_block(first_block, std::isfinite(shift) ? shift : 0.0));
-  if (run.progress) run.progress(std::min(run.samples, block_size), run.samples);
+  if (run.progress) run.progress(grid.samples_before(1), run.samples);
 
-  std::vector<detail::block_statistics> partial(static_cast<std::size_t>(wave));
-  for (std::uint64_t wave_first = 1; wave_first < blocks; wave_first += wave) {
-    if (run.cancelled && run.cancelled()) throw cancelled_error("run cancelled");
-    const std::uint64_t wave_last = std::min(blocks, wave_first + wave);
-    trnmodel::detail::for_each_block(wave_first, wave_last, threads, [&](std::uint64_t b) {
-      partial[static_cast<std::size_t>(b - wave_first)] = detail::summarise_block(evaluate_block(b), shift);
-    });
-    for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
-    if (run.progress) run.progress(std::min(run.samples, wave_last * block_size), run.samples);
-  }
+  // The other blocks in waves; progress counts from block 0, which is done.
+  std::vector<detail::block_statistics> partial(static_cast<std::size_t>(blocks_per_wave(threads_for(run.threads))));
+  for_each_wave(
+      grid, 1, grid.blocks(), trnmodel::detail::hooks_of(run),
+      [&](std::uint64_t b, std::size_t slot) { partial[slot] = detail::summarise_block(evaluate_block(b), shift); },
+      [&](std::uint64_t wave_first, std::uint64_t wave_last) {
+        for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
+      },
+      0);
   if (non_finite > 0)
     fail(output_name, "the model returned " + std::to_string(non_finite) + " non-finite values (NaN or infinity) in " +
                           std::to_string(run.samples * static_cast<std::uint64_t>(kinds)) +

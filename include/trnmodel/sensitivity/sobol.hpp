@@ -17,6 +17,7 @@
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
 #include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/random/uniform_column.hpp"
 #include "trnmodel/sensitivity/saltelli.hpp"
 
 namespace trnmodel::sensitivity {
@@ -106,12 +107,13 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
   const std::size_t inputs = model.input_count();
   const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
     Eigen::ArrayXXd ua(n, static_cast<Eigen::Index>(inputs)), ub(n, static_cast<Eigen::Index>(inputs));
-    for (std::size_t k = 0; k < inputs; ++k)
-      for (Eigen::Index r = 0; r < n; ++r) {
-        const std::uint64_t base = base_first + static_cast<std::uint64_t>(r);
-        ua(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base, model.input_stream(k), 0);
-        ub(r, static_cast<Eigen::Index>(k)) = uniform(seed, 2 * base + 1, model.input_stream(k), 0);
-      }
+    for (std::size_t k = 0; k < inputs; ++k) {
+      // Matrix A takes the uniforms of samples 2j, B those of 2j + 1 (saltelli.hpp).
+      const auto rows = static_cast<std::size_t>(n);
+      const std::uint32_t stream = model.input_stream(k);
+      uniform_column(seed, stream, 0, 2 * base_first, 2, rows, ua.col(static_cast<Eigen::Index>(k)).data());
+      uniform_column(seed, stream, 0, 2 * base_first + 1, 2, rows, ub.col(static_cast<Eigen::Index>(k)).data());
+    }
     model.to_values(ua);
     model.to_values(ub);
     Eigen::ArrayXXd u, metrics(n, static_cast<Eigen::Index>(metric::count));

@@ -1,5 +1,5 @@
 #pragma once
-// Tornado (DESIGN §8): each drawn input held at its P10, then at its P90, every other input and
+// Tornado (docs/sensitivity.md): each drawn input held at its P10, then at its P90, every other input and
 // the chance draws left random on their own streams (common random numbers, so a bar's
 // length is the input's effect, not sampling noise between two runs); the change of an
 // output statistic, bars sorted by swing. "chance" has no P10 and is not a bar: its share of
