@@ -14,7 +14,9 @@ import base64
 import datetime as _dt
 import io
 import pathlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -299,6 +301,62 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     return doc.markdown()
 
 
+class _Stopped(BaseException):
+    """Raised in a background run's progress callback to stop it (the sign-off was interrupted)."""
+
+
+class _Background:
+    """The sign-off's later runs (tornado, Sobol, the comparison and its break-even) on one worker
+    thread, while this thread draws the figures: the engine releases the GIL, so the two overlap.
+    The same runs on the same seeds, one after the other, so the same numbers (the engine's
+    results do not depend on the thread that runs them). Interrupting the sign-off stops the
+    run under way at its next wave."""
+
+    def __init__(self, progress: ProgressArg) -> None:
+        self._cancelled = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trnmodel-signoff")
+        user = progress if callable(progress) and not isinstance(progress, bool) else None
+
+        def checked(done: int, total: int) -> None:
+            if self._cancelled.is_set():
+                raise _Stopped()
+            if user is not None:
+                user(done, total)
+
+        #: The progress argument of a background run (no bar: they run beside the figures).
+        self.progress = checked
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> "Future[Any]":
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def close(self, cancel: bool) -> None:
+        if cancel:
+            self._cancelled.set()
+        self._pool.shutdown(wait=True)
+
+
+def _comparison_runs(
+    a: Scenario,
+    b: Scenario,
+    output: str,
+    samples: int,
+    seed: int,
+    threads: Optional[int],
+    break_even_path: str,
+    progress: ProgressArg,
+) -> Tuple[Any, ...]:
+    """The comparison of the sign-off: the runs on common random numbers, the partly paired
+    check (of ``output`` and of wall time) and the break-even (or why it was not found)."""
+    cmp = compare(a, b, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    check = cmp.pairing_check()
+    wall_unpaired = cmp._partly_paired("wall_h")
+    try:
+        break_even: Any = cmp.break_even(break_even_path, progress=progress)
+    except Exception as e:  # noqa: BLE001 (a break-even outside the bracket is reported, not fatal)
+        break_even = e
+    return cmp, check, wall_unpaired, break_even
+
+
 def signoff_report(
     a: Scenario,
     b: Optional[Scenario] = None,
@@ -329,7 +387,75 @@ def signoff_report(
         name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
         for name, s in scenarios.items()
     }
+    background = _Background(progress)
+    try:
+        return _signoff_document(
+            scenarios,
+            results,
+            background,
+            samples=samples,
+            seed=seed,
+            output=output,
+            threads=threads,
+            drivers_samples=drivers_samples,
+            sobol_base_samples=sobol_base_samples,
+            break_even_path=break_even_path,
+            today=today,
+        )
+    except BaseException:
+        background.close(cancel=True)
+        raise
+    finally:
+        background.close(cancel=False)
+
+
+def _signoff_document(
+    scenarios: Dict[str, Scenario],
+    results: Dict[str, SimulationResult],
+    background: _Background,
+    *,
+    samples: int,
+    seed: int,
+    output: str,
+    threads: Optional[int],
+    drivers_samples: int,
+    sobol_base_samples: int,
+    break_even_path: str,
+    today: _dt.date,
+) -> Document:
     names = list(results)
+    # The later runs start now, in the order the document needs them.
+    drivers = {
+        name: (
+            background.submit(
+                tornado,
+                scn,
+                output=output,
+                samples=drivers_samples,
+                seed=seed,
+                threads=threads,
+                progress=background.progress,
+            ),
+            background.submit(
+                sobol,
+                scn,
+                output=output,
+                base_samples=sobol_base_samples,
+                seed=seed,
+                threads=threads,
+                progress=background.progress,
+            ),
+        )
+        for name, scn in scenarios.items()
+        if output not in results[name].unknown_metrics
+    }
+    comparison = (
+        background.submit(
+            _comparison_runs, *scenarios.values(), output, samples, seed, threads, break_even_path, background.progress
+        )
+        if len(scenarios) == 2
+        else None
+    )
     doc = Document()
     doc.heading("Budget sign-off: " + " vs ".join(names), 1)
     doc.paragraph(
@@ -370,11 +496,11 @@ def signoff_report(
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")
-    for name, scn in scenarios.items():
-        if output in results[name].unknown_metrics:
+    for name in scenarios:
+        if name not in drivers:
             doc.paragraph(f"{name}: {output} needs unknown inputs; no drivers.")
             continue
-        bars = tornado(scn, output=output, samples=drivers_samples, seed=seed, threads=threads, progress=progress)
+        bars = drivers[name][0].result()
         top = bars[bars["swing"].notna()].head(3)
         doc.paragraph(
             f"**{name}**: the inputs that move the mean {output} most, each from its P10 to its P90 "
@@ -385,9 +511,7 @@ def signoff_report(
             plot.tornado(bars).figure,
             f"{name}: mean {output} with each input at its P10 and P90",
         )
-        indices = sobol(
-            scn, output=output, base_samples=sobol_base_samples, seed=seed, threads=threads, progress=progress
-        )
+        indices = drivers[name][1].result()
         if "chance" in indices.index:
             chance = indices.loc["chance"]
             doc.paragraph(
@@ -395,28 +519,18 @@ def signoff_report(
                 f"the variance of {output} (total Sobol index); the rest is what we do not know yet about the "
                 "inputs, which measurements can reduce."
             )
-    if b is not None:
+    if comparison is not None:
         name_a, name_b = names
         doc.heading(f"Comparison: {name_a} vs {name_b}")
         # The comparison reruns both scenarios on the same seed and samples, so its sides are the
         # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
-        cmp = compare(
-            scenarios[name_a],
-            scenarios[name_b],
-            output=output,
-            samples=samples,
-            seed=seed,
-            threads=threads,
-            progress=progress,
-        )
-        check = cmp.pairing_check()
+        cmp, check, wall_unpaired, value = comparison.result()
         diff = np.asarray(cmp.difference, dtype=float)
         ties = float(np.mean(diff == 0))
 
         def p_less(metric: str) -> float:
             return float(np.mean(results[name_a][metric] < results[name_b][metric]))
 
-        wall_unpaired = cmp._partly_paired("wall_h")
         unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
         items = [
             f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
@@ -439,14 +553,13 @@ def signoff_report(
                 f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
                 f"**{p_less('total_cost_usd'):.1%}** on common random numbers."
             )
-        try:
-            value = cmp.break_even(break_even_path, progress=progress)
+        if not isinstance(value, Exception):
             items.append(
                 f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "
                 f"{name_b} is **{value:,.2f}** (now {scenarios[name_b][break_even_path].mean():,.2f})."
             )
-        except Exception as e:  # noqa: BLE001 (a break-even outside the bracket is reported, not fatal)
-            items.append(f"Break-even on `{break_even_path}`: not found ({e}).")
+        else:
+            items.append(f"Break-even on `{break_even_path}`: not found ({value}).")
         doc.bullets(items)
         doc.summary += items
         doc.figure("comparison", plot.comparison(cmp).figure, f"{output} of both scenarios on the same random numbers")
