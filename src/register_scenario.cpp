@@ -86,7 +86,7 @@ void register_scenario(py::module_& m) {
             return py::none();
           },
           py::arg("path"))
-      .def("has", &scenario::has, py::arg("path"))
+      .def("has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
       .def_property_readonly("name", &scenario::name);
 
   py::class_<field_spec>(m, "ScenarioField")

@@ -270,8 +270,8 @@ def test_dotted_path_updates_apply_or_give_a_scenario_error(path, value):
 NONNEGATIVE = sorted(
     path
     for path, field in _FIELDS.items()
-    if field["kind"] == "quantity"
-    and field["rule"] in ("nonnegative", "positive")
+    if field.kind == "quantity"
+    and field.rule in ("nonnegative", "positive")
     and path not in ("throughput.step_time_s", "job.tokens", "model.parameters")
     and not path.startswith("reference.")
 )
