@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import plot
+from . import _core, plot
 from ._format import QUOTE_MAX_AGE_DAYS, STYLE, badge, esc, html_table, inline_html, markdown_table, quote_age_days
 from ._format import count as _count
 from ._format import hours as _hours
@@ -332,7 +332,27 @@ class _Background:
     def close(self, cancel: bool) -> None:
         if cancel:
             self._cancelled.set()
-        self._pool.shutdown(wait=True)
+        self._pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+def _driver_runs(
+    scenario: Scenario,
+    output: str,
+    samples: int,
+    sobol_base_samples: int,
+    seed: int,
+    threads: Optional[int],
+    progress: ProgressArg,
+) -> Optional[Tuple[Any, Any]]:
+    """What drives a scenario's ``output``: its tornado and its Sobol indices; None when the
+    output needs unknown inputs."""
+    if output in _core.lifecycle_info(scenario._core).unknown_metrics:
+        return None
+    bars = tornado(scenario, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    indices = sobol(
+        scenario, output=output, base_samples=sobol_base_samples, seed=seed, threads=threads, progress=progress
+    )
+    return bars, indices
 
 
 def _comparison_runs(
@@ -383,22 +403,34 @@ def signoff_report(
     if b is not None:
         name_b = b.name or "B"
         scenarios[name_b if name_b != name_a else name_b + " (B)"] = b
-    results = {
-        name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
-        for name, s in scenarios.items()
-    }
     background = _Background(progress)
     try:
+        # The later runs start first, in the order the document needs them, beside the simulations.
+        drivers = {
+            name: background.submit(
+                _driver_runs, scn, output, drivers_samples, sobol_base_samples, seed, threads, background.progress
+            )
+            for name, scn in scenarios.items()
+        }
+        comparison = (
+            background.submit(
+                _comparison_runs, a, b, output, samples, seed, threads, break_even_path, background.progress
+            )
+            if b is not None
+            else None
+        )
+        results = {
+            name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
+            for name, s in scenarios.items()
+        }
         return _signoff_document(
             scenarios,
             results,
-            background,
+            drivers,
+            comparison,
             samples=samples,
             seed=seed,
             output=output,
-            threads=threads,
-            drivers_samples=drivers_samples,
-            sobol_base_samples=sobol_base_samples,
             break_even_path=break_even_path,
             today=today,
         )
@@ -412,50 +444,16 @@ def signoff_report(
 def _signoff_document(
     scenarios: Dict[str, Scenario],
     results: Dict[str, SimulationResult],
-    background: _Background,
+    drivers: Dict[str, "Future[Any]"],
+    comparison: Optional["Future[Any]"],
     *,
     samples: int,
     seed: int,
     output: str,
-    threads: Optional[int],
-    drivers_samples: int,
-    sobol_base_samples: int,
     break_even_path: str,
     today: _dt.date,
 ) -> Document:
     names = list(results)
-    # The later runs start now, in the order the document needs them.
-    drivers = {
-        name: (
-            background.submit(
-                tornado,
-                scn,
-                output=output,
-                samples=drivers_samples,
-                seed=seed,
-                threads=threads,
-                progress=background.progress,
-            ),
-            background.submit(
-                sobol,
-                scn,
-                output=output,
-                base_samples=sobol_base_samples,
-                seed=seed,
-                threads=threads,
-                progress=background.progress,
-            ),
-        )
-        for name, scn in scenarios.items()
-        if output not in results[name].unknown_metrics
-    }
-    comparison = (
-        background.submit(
-            _comparison_runs, *scenarios.values(), output, samples, seed, threads, break_even_path, background.progress
-        )
-        if len(scenarios) == 2
-        else None
-    )
     doc = Document()
     doc.heading("Budget sign-off: " + " vs ".join(names), 1)
     doc.paragraph(
@@ -497,10 +495,11 @@ def _signoff_document(
 
     doc.heading("What drives the estimate")
     for name in scenarios:
-        if name not in drivers:
+        found = drivers[name].result()
+        if found is None:
             doc.paragraph(f"{name}: {output} needs unknown inputs; no drivers.")
             continue
-        bars = drivers[name][0].result()
+        bars, indices = found
         top = bars[bars["swing"].notna()].head(3)
         doc.paragraph(
             f"**{name}**: the inputs that move the mean {output} most, each from its P10 to its P90 "
@@ -511,7 +510,6 @@ def _signoff_document(
             plot.tornado(bars).figure,
             f"{name}: mean {output} with each input at its P10 and P90",
         )
-        indices = drivers[name][1].result()
         if "chance" in indices.index:
             chance = indices.loc["chance"]
             doc.paragraph(
