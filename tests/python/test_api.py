@@ -273,3 +273,20 @@ def test_mypy_checks_the_package():
     # Configured in pyproject.toml ([tool.mypy]); mypy comes from requirements-dev.txt.
     r = subprocess.run([sys.executable, "-m", "mypy", "python/trnmodel"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_interrupted_signoff_stops_its_background_runs():
+    import _thread
+    import threading
+    import time
+
+    a, b = tm.Scenario.from_json(LORA_TRN2), tm.Scenario.from_json(LORA_P5)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        tm.report(a, b, samples=100_000)
+        time.sleep(60)  # the report finished first: wait for the interrupt
+    timer.join()
+    assert time.monotonic() - start < 30
+    assert not [t for t in threading.enumerate() if t.name.startswith("trnmodel-signoff")]
