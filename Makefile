@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 BUILD   ?= build
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup setup-test install test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
+.PHONY: run test setup setup-test install lint test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
 # a self-contained HTML report with plots and its Markdown twin, in out/.
@@ -15,7 +15,7 @@ run: install
 	$(VENV)/bin/trnmodel report examples/llama3-8b-lora-trn2.json examples/llama3-8b-lora-p5.json \
 	  -o out/signoff-llama3-8b-lora-trn2-vs-p5.html
 
-test: test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz
+test: lint test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -27,6 +27,13 @@ setup-test:
 # The Python package, built by scikit-build-core (incremental: CMake keeps build/<wheel tag>).
 install: setup
 	$(PY) -m pip install -q --no-build-isolation .
+
+# Python style and types (pyproject.toml: [tool.ruff], [tool.mypy]); any finding fails.
+LINT_PATHS := python tests/python bench scripts
+lint: setup
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	$(PY) -m mypy python/trnmodel
 
 test-cpp: setup-test
 	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON

@@ -1,5 +1,6 @@
 """Load probes shared by the benchmarks: how busy the machine is, so that a figure taken
 while other work ran can be recognised (and re-measured) instead of recorded."""
+
 from __future__ import annotations
 
 import datetime
@@ -69,10 +70,15 @@ def build_id() -> str:
     root = pathlib.Path(__file__).resolve().parents[1]
     parts = []
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         if head:
             parts.append(f"commit {head}{' + uncommitted changes' if dirty else ''}")
     except (OSError, subprocess.SubprocessError):

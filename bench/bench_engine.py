@@ -21,6 +21,7 @@ samples per second and the ratio trnmodel / NumPy (below 1: trnmodel is faster),
 both sides give statistically consistent results, and a breakdown of where the time goes.
 Only numpy, pandas and trnmodel are needed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,14 +67,17 @@ COMPILE_A, COMPILE_B = _pert_ab(*COMPILE)
 # side's own way of drawing them.
 MODEL = {
     # seconds per training step (lognormal, median 1.8 s, p90 2.6 s)
-    "step_s": (tm.LogNormal.from_quantiles(p50=STEP_P50, p90=STEP_P90),
-               lambda rng, n: rng.lognormal(STEP_MU, STEP_SIGMA, n)),
+    "step_s": (
+        tm.LogNormal.from_quantiles(p50=STEP_P50, p90=STEP_P90),
+        lambda rng, n: rng.lognormal(STEP_MU, STEP_SIGMA, n),
+    ),
     # optimizer steps to reach the target loss
-    "steps": (tm.Triangular(180_000, 200_000, 260_000),
-              lambda rng, n: rng.triangular(180_000, 200_000, 260_000, n)),
+    "steps": (tm.Triangular(180_000, 200_000, 260_000), lambda rng, n: rng.triangular(180_000, 200_000, 260_000, n)),
     # graph compile before the first step (hours), three-point estimate
-    "compile_h": (tm.PERT(*COMPILE),
-                  lambda rng, n: COMPILE[0] + (COMPILE[2] - COMPILE[0]) * rng.beta(COMPILE_A, COMPILE_B, n)),
+    "compile_h": (
+        tm.PERT(*COMPILE),
+        lambda rng, n: COMPILE[0] + (COMPILE[2] - COMPILE[0]) * rng.beta(COMPILE_A, COMPILE_B, n),
+    ),
     # data preparation and warm-up (hours)
     "warmup_h": (tm.Gamma(3.0, 0.5), lambda rng, n: rng.gamma(3.0, 0.5, n)),
     # minutes to write one checkpoint
@@ -97,7 +101,10 @@ MODEL = {
     # hours lost when requeued
     "requeue_h": (tm.Gamma(2.0, 3.0), lambda rng, n: rng.gamma(2.0, 3.0, n)),
     # storage and egress for checkpoints and logs (USD)
-    "storage_usd": (tm.LogNormal(STORAGE_MU, STORAGE_SIGMA), lambda rng, n: rng.lognormal(STORAGE_MU, STORAGE_SIGMA, n)),
+    "storage_usd": (
+        tm.LogNormal(STORAGE_MU, STORAGE_SIGMA),
+        lambda rng, n: rng.lognormal(STORAGE_MU, STORAGE_SIGMA, n),
+    ),
 }
 NAMES = list(MODEL)
 INPUTS = {name: dist for name, (dist, _) in MODEL.items()}
@@ -107,8 +114,23 @@ STAT_KEYS = ["mean", "sd", "p10", "p50", "p80", "p90", "p99", "min", "max"]
 
 def cost_usd(x: np.ndarray) -> np.ndarray:
     """The job's cost in USD, one value per row of ``x`` (columns in NAMES order)."""
-    (step_s, steps, compile_h, warmup_h, ckpt_write_min, ckpt_every_h, mtbf_h, restart_min,
-     efficiency, eval_frac, node_usd_h, drift, requeue, requeue_h, storage_usd) = x.T
+    (
+        step_s,
+        steps,
+        compile_h,
+        warmup_h,
+        ckpt_write_min,
+        ckpt_every_h,
+        mtbf_h,
+        restart_min,
+        efficiency,
+        eval_frac,
+        node_usd_h,
+        drift,
+        requeue,
+        requeue_h,
+        storage_usd,
+    ) = x.T
     train_h = steps * step_s * drift / efficiency / 3600.0
     ckpt_h = train_h / ckpt_every_h * (ckpt_write_min / 60.0)
     run_h = train_h * (1.0 + eval_frac) + ckpt_h
@@ -122,9 +144,9 @@ def cost_usd(x: np.ndarray) -> np.ndarray:
 # The two implementations.
 # --------------------------------------------------------------------------------------------
 
+
 def run_trnmodel(n: int, seed: int, threads: int, keep: bool) -> dict:
-    r = tm.monte_carlo(cost_usd, INPUTS, samples=n, seed=seed, threads=threads, keep_samples=keep,
-                       outputs="cost_usd")
+    r = tm.monte_carlo(cost_usd, INPUTS, samples=n, seed=seed, threads=threads, keep_samples=keep, outputs="cost_usd")
     row = r.summary().iloc[0]
     return {k: float(row[k]) for k in STAT_KEYS}
 
@@ -148,6 +170,7 @@ def run_numpy(n: int, seed: int) -> dict:
 # --------------------------------------------------------------------------------------------
 # Timing.
 # --------------------------------------------------------------------------------------------
+
 
 def timed(fn, repeats: int, warmup: bool = True):
     """(best s, median s, last result, median CPU s) over ``repeats`` calls, after one
@@ -185,20 +208,25 @@ def platform_info() -> list:
     ]
     try:
         import pandas
+
         lines[1] += f", pandas {pandas.__version__}"
     except ImportError:  # pragma: no cover - pandas is a dependency of summary()
         pass
     lines += machine_lines()
     blas_env = {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}
     if blas_env:
-        lines.append("environment: " + " ".join(f"{k}={v}" for k, v in sorted(blas_env.items()))
-                     + " (BLAS only: no effect on these samplers)")
+        lines.append(
+            "environment: "
+            + " ".join(f"{k}={v}" for k, v in sorted(blas_env.items()))
+            + " (BLAS only: no effect on these samplers)"
+        )
     return lines
 
 
 # --------------------------------------------------------------------------------------------
 # Checks that both sides compute the same thing.
 # --------------------------------------------------------------------------------------------
+
 
 def check_inputs(n: int, seed: int) -> list:
     """Each input: the exact mean of trnmodel's distribution against the mean of NumPy's draws
@@ -217,6 +245,7 @@ def check_inputs(n: int, seed: int) -> list:
 # --------------------------------------------------------------------------------------------
 # Main.
 # --------------------------------------------------------------------------------------------
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -241,8 +270,10 @@ def main(argv=None) -> int:
         print(f"- machine busy before the run: {busy:.2f} cores in use by other processes")
         if busy > 0.2:
             print(f"- WARNING: other processes use {busy:.2f} cores: the timings below are not clean")
-    print(f"- model: {len(NAMES)} uncertain inputs ({', '.join(sorted({d.family for d, _ in MODEL.values()}))}), "
-          f"output cost_usd; {repeats} timed repeats per row (round robin over the rows) after one untimed warm-up; seed {seed}")
+    print(
+        f"- model: {len(NAMES)} uncertain inputs ({', '.join(sorted({d.family for d, _ in MODEL.values()}))}), "
+        f"output cost_usd; {repeats} timed repeats per row (round robin over the rows) after one untimed warm-up; seed {seed}"
+    )
 
     whole_run = OtherLoad()
 
@@ -286,21 +317,35 @@ def main(argv=None) -> int:
                 cpu.append(time.process_time() - c0)
                 kernel.append(sys_time() - s0)
         for row, _, times, cpu, kernel in jobs:
-            row.update(best=min(times), median=statistics.median(times), cpu=statistics.median(cpu),
-                       sys=statistics.median(kernel))
+            row.update(
+                best=min(times),
+                median=statistics.median(times),
+                cpu=statistics.median(cpu),
+                sys=statistics.median(kernel),
+            )
             results.append(row)
-            print(f"  timed n={n:,} {row['impl']} threads={row['threads']} keep={row['keep']}: "
-                  f"best {row['best']:.3f} s, median {row['median']:.3f} s", file=sys.stderr, flush=True)
+            print(
+                f"  timed n={n:,} {row['impl']} threads={row['threads']} keep={row['keep']}: "
+                f"best {row['best']:.3f} s, median {row['median']:.3f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     other_cores = other.cores()
     print("\n## Wall time: draw 15 inputs, evaluate cost_usd, summarise\n")
     if other_cores is not None:
-        print(f"Other processes used {other_cores:.2f} cores on average while these were timed"
-              f"{' (clean)' if other_cores < 0.1 else ': WARNING, the figures are disturbed'}.\n")
-    print("Ratio = trnmodel time / NumPy time at the same n (below 1: trnmodel faster). "
-          "NumPy is single-threaded (its samplers and ufuncs use one core).\n")
-    print("| samples | implementation | threads | keep_samples | best (s) | median (s) | samples/s (best) "
-          "| ratio (best) | ratio (median) | cores busy (CPU/wall, median) | of which kernel (s, median) |")
+        print(
+            f"Other processes used {other_cores:.2f} cores on average while these were timed"
+            f"{' (clean)' if other_cores < 0.1 else ': WARNING, the figures are disturbed'}.\n"
+        )
+    print(
+        "Ratio = trnmodel time / NumPy time at the same n (below 1: trnmodel faster). "
+        "NumPy is single-threaded (its samplers and ufuncs use one core).\n"
+    )
+    print(
+        "| samples | implementation | threads | keep_samples | best (s) | median (s) | samples/s (best) "
+        "| ratio (best) | ratio (median) | cores busy (CPU/wall, median) | of which kernel (s, median) |"
+    )
     print("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         base = next(r for r in results if r["n"] == n and r["impl"] == "NumPy")
@@ -309,14 +354,18 @@ def main(argv=None) -> int:
             keep = "(all in memory)" if r["impl"] == "NumPy" else str(r["keep"])
             ratio_best = "1" if r is base else f"{r['best'] / base['best']:.2f}"
             ratio_med = "1" if r is base else f"{r['median'] / base['median']:.2f}"
-            print(f"| {n:,} | {r['impl']} | {threads} | {keep} | {r['best']:.3f} | {r['median']:.3f} | "
-                  f"{fmt_rate(n / r['best'])} | {ratio_best} | {ratio_med} | {r['cpu'] / r['median']:.2f} | {r['sys']:.3f} |")
+            print(
+                f"| {n:,} | {r['impl']} | {threads} | {keep} | {r['best']:.3f} | {r['median']:.3f} | "
+                f"{fmt_rate(n / r['best'])} | {ratio_best} | {ratio_med} | {r['cpu'] / r['median']:.2f} | {r['sys']:.3f} |"
+            )
 
     # -- 3. same computation? ------------------------------------------------------------------
     print("\n## Same computation: output statistics (USD)\n")
-    print("z = (trnmodel mean - NumPy mean) / combined standard error; the two sides use different "
-          "random numbers, so only agreement within Monte Carlo error is expected. keep_samples=False "
-          "quantiles come from the streaming histogram (0.1% relative).\n")
+    print(
+        "z = (trnmodel mean - NumPy mean) / combined standard error; the two sides use different "
+        "random numbers, so only agreement within Monte Carlo error is expected. keep_samples=False "
+        "quantiles come from the streaming histogram (0.1% relative).\n"
+    )
     print("| samples | implementation | threads | keep_samples | mean | sd | p10 | p50 | p90 | p99 | z (mean) |")
     print("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     consistent = True
@@ -334,15 +383,20 @@ def main(argv=None) -> int:
                 z = f"{zv:+.2f}"
             threads = "1" if r["impl"] == "NumPy" else str(r["threads"])
             keep = "" if r["impl"] == "NumPy" else str(r["keep"])
-            print(f"| {n:,} | {r['impl']} | {threads} | {keep} | {s['mean']:,.0f} | {s['sd']:,.0f} | "
-                  f"{s['p10']:,.0f} | {s['p50']:,.0f} | {s['p90']:,.0f} | {s['p99']:,.0f} | {z} |")
+            print(
+                f"| {n:,} | {r['impl']} | {threads} | {keep} | {s['mean']:,.0f} | {s['sd']:,.0f} | "
+                f"{s['p10']:,.0f} | {s['p50']:,.0f} | {s['p90']:,.0f} | {s['p99']:,.0f} | {z} |"
+            )
         means = {(r["threads"], r["keep"]): r["stats"]["mean"] for r in tm_rows}
         if len(set(means.values())) != 1:
             print(f"\nnote: trnmodel means differ across threads/keep_samples at n={n:,}: {means}")
-    same_bits = all(len({r["stats"]["mean"] for r in results if r["n"] == n and r["impl"] == "trnmodel"}) == 1
-                    for n in sizes)
-    print(f"\nconsistent (|z| < 4 everywhere): {'yes' if consistent else 'NO'}; trnmodel's mean is the same "
-          f"bitwise for every threads / keep_samples setting: {'yes' if same_bits else 'no'}")
+    same_bits = all(
+        len({r["stats"]["mean"] for r in results if r["n"] == n and r["impl"] == "trnmodel"}) == 1 for n in sizes
+    )
+    print(
+        f"\nconsistent (|z| < 4 everywhere): {'yes' if consistent else 'NO'}; trnmodel's mean is the same "
+        f"bitwise for every threads / keep_samples setting: {'yes' if same_bits else 'no'}"
+    )
 
     # -- 4. where the time goes ----------------------------------------------------------------
     n = sizes[-1] if args.quick else sizes[0]
@@ -355,28 +409,44 @@ def main(argv=None) -> int:
 
     def f_blocks():
         for i in range(0, n, block):
-            cost_usd(x[i:i + block])
+            cost_usd(x[i : i + block])
 
     parts.append((f"cost_usd in blocks of {block:,} rows (trnmodel side, 1 thread)", timed(f_blocks, repeats)[0]))
     y = cost_usd(x)
-    parts.append(("NumPy: mean, sd, 5 quantiles, min, max", timed(
-        lambda: (y.mean(), y.std(ddof=1), np.quantile(y, QUANTILES), y.min(), y.max()), repeats)[0]))
+    parts.append(
+        (
+            "NumPy: mean, sd, 5 quantiles, min, max",
+            timed(lambda: (y.mean(), y.std(ddof=1), np.quantile(y, QUANTILES), y.min(), y.max()), repeats)[0],
+        )
+    )
     first = lambda x: x[:, 0]  # noqa: E731  a trivial f: the engine's draw + overhead only
     for t in thread_counts:
         for keep in (True, False):
-            parts.append((f"trnmodel: draw all 15 inputs, trivial f, threads={t}, keep_samples={keep}",
-                          timed(lambda t=t, k=keep: tm.monte_carlo(first, INPUTS, samples=n, seed=seed, threads=t,
-                                                                   keep_samples=k), repeats)[0]))
+            parts.append(
+                (
+                    f"trnmodel: draw all 15 inputs, trivial f, threads={t}, keep_samples={keep}",
+                    timed(
+                        lambda t=t, k=keep: tm.monte_carlo(
+                            first, INPUTS, samples=n, seed=seed, threads=t, keep_samples=k
+                        ),
+                        repeats,
+                    )[0],
+                )
+            )
     print("| step | best (s) | per sample (ns) |")
     print("|---|---:|---:|")
     for label, secs in parts:
         print(f"| {label} | {secs:.3f} | {secs / n * 1e9:.0f} |")
 
     # -- 5. per family, one thread -------------------------------------------------------------
-    print(f"\n## Per input, one thread: trnmodel `dist.sample(n)` (Philox + inverse CDF) vs NumPy sampler, "
-          f"n = {n:,} (best of {repeats})\n")
-    print("First use of a gamma, beta or PERT distribution in trnmodel builds its quantile table once; "
-          "`setup` times that on a fresh object (it is excluded from the timings above by the warm-up).\n")
+    print(
+        f"\n## Per input, one thread: trnmodel `dist.sample(n)` (Philox + inverse CDF) vs NumPy sampler, "
+        f"n = {n:,} (best of {repeats})\n"
+    )
+    print(
+        "First use of a gamma, beta or PERT distribution in trnmodel builds its quantile table once; "
+        "`setup` times that on a fresh object (it is excluded from the timings above by the warm-up).\n"
+    )
     print("| input | family | trnmodel (ms) | NumPy (ms) | ratio | setup on first use (ms) |")
     print("|---|---|---:|---:|---:|---:|")
     total_tm = total_np = 0.0
@@ -386,11 +456,13 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         fresh.sample(1, seed)
         setup = time.perf_counter() - t0
-        t_tm = timed(lambda: dist.sample(n, seed), repeats)[0]
-        t_np = timed(lambda: sampler(np.random.default_rng(seed), n), repeats)[0]
+        t_tm = timed(lambda dist=dist: dist.sample(n, seed), repeats)[0]
+        t_np = timed(lambda sampler=sampler: sampler(np.random.default_rng(seed), n), repeats)[0]
         total_tm += t_tm
         total_np += t_np
-        print(f"| {name} | {dist.family} | {t_tm * 1e3:.1f} | {t_np * 1e3:.1f} | {t_tm / t_np:.2f} | {setup * 1e3:.2f} |")
+        print(
+            f"| {name} | {dist.family} | {t_tm * 1e3:.1f} | {t_np * 1e3:.1f} | {t_tm / t_np:.2f} | {setup * 1e3:.2f} |"
+        )
     print(f"| **all 15** | | **{total_tm * 1e3:.1f}** | **{total_np * 1e3:.1f}** | **{total_tm / total_np:.2f}** | |")
     other_cores = whole_run.cores()
     if other_cores is not None:

@@ -25,6 +25,7 @@ Run:  .venv/bin/python bench/bench_sensitivity.py            (~2-3 minutes)
       .venv/bin/python bench/bench_sensitivity.py --quick    (a smoke run, ~20 s)
 Needs SALib (requirements-bench.txt). Prints Markdown.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,10 +94,13 @@ def best_of(fn, repeats: int):
 
 def timing_table(title: str, cases: list, repeats: int) -> list:
     """cases: (n, {label: fn}); returns Markdown lines."""
-    lines = [f"### {title}", "",
-             "| N (base samples) | evaluations | SALib (s) | tm, 1 thread (s) | tm, all threads (s) | speed-up, 1 thread | "
-             "speed-up, all threads | other load |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"### {title}",
+        "",
+        "| N (base samples) | evaluations | SALib (s) | tm, 1 thread (s) | tm, all threads (s) | speed-up, 1 thread | "
+        "speed-up, all threads | other load |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     results = {}
     for fn in cases[0][1].values():  # untimed warm-up: imports, first-call costs
         fn()
@@ -109,20 +113,29 @@ def timing_table(title: str, cases: list, repeats: int) -> list:
                 best[label] = min(best[label], t)
                 results[(n, label)] = out
         other = load.cores()
-        lines.append(f"| {n:,} | {evaluations:,} | {best['salib']:.3f} | {best['tm1']:.3f} | {best['tm']:.3f} | "
-                     f"{best['salib'] / best['tm1']:.1f}× | {best['salib'] / best['tm']:.1f}× | "
-                     f"{other if other is not None else float('nan'):.2f} |")
-        print(f"  {title}: N={n:,} SALib {best['salib']:.3f} s, tm1 {best['tm1']:.3f} s, tm {best['tm']:.3f} s",
-              file=sys.stderr)
+        lines.append(
+            f"| {n:,} | {evaluations:,} | {best['salib']:.3f} | {best['tm1']:.3f} | {best['tm']:.3f} | "
+            f"{best['salib'] / best['tm1']:.1f}× | {best['salib'] / best['tm']:.1f}× | "
+            f"{other if other is not None else float('nan'):.2f} |"
+        )
+        print(
+            f"  {title}: N={n:,} SALib {best['salib']:.3f} s, tm1 {best['tm1']:.3f} s, tm {best['tm']:.3f} s",
+            file=sys.stderr,
+        )
     return lines + [""], results
 
 
 def agreement(tm_frame, salib_result, factors) -> list:
-    lines = ["| factor | tm S1 ± conf | SALib S1 ± conf | tm ST ± conf | SALib ST ± conf |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        "| factor | tm S1 ± conf | SALib S1 ± conf | tm ST ± conf | SALib ST ± conf |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for i, f in enumerate(factors):
         r = tm_frame.loc[f]
-        lines.append(f"| {f} | {r.S1:.4f} ± {r.S1_conf:.4f} | {salib_result['S1'][i]:.4f} ± {salib_result['S1_conf'][i]:.4f}"
-                     f" | {r.ST:.4f} ± {r.ST_conf:.4f} | {salib_result['ST'][i]:.4f} ± {salib_result['ST_conf'][i]:.4f} |")
+        lines.append(
+            f"| {f} | {r.S1:.4f} ± {r.S1_conf:.4f} | {salib_result['S1'][i]:.4f} ± {salib_result['S1_conf'][i]:.4f}"
+            f" | {r.ST:.4f} ± {r.ST_conf:.4f} | {salib_result['ST'][i]:.4f} ± {salib_result['ST_conf'][i]:.4f} |"
+        )
     return lines + [""]
 
 
@@ -131,17 +144,17 @@ MEMORY_CODE = {
         "import math, trnmodel as tm, numpy as np\n"
         "f = lambda x: np.sin(x[:,0]) + 7*np.sin(x[:,1])**2 + 0.1*x[:,2]**4*np.sin(x[:,0])\n"
         "u = tm.Uniform(-math.pi, math.pi)\n"
-        "tm.sobol_function(f, {'x1': u, 'x2': u, 'x3': u}, base_samples=N)\n"),
-    "tm.sobol, LoRA trn2": (
-        "import trnmodel as tm\n"
-        f"tm.sobol(tm.Scenario.from_json({str(LORA)!r}), base_samples=N)\n"),
+        "tm.sobol_function(f, {'x1': u, 'x2': u, 'x3': u}, base_samples=N)\n"
+    ),
+    "tm.sobol, LoRA trn2": (f"import trnmodel as tm\ntm.sobol(tm.Scenario.from_json({str(LORA)!r}), base_samples=N)\n"),
     "SALib sample + NumPy + analyze, Ishigami": (
         "import math, numpy as np, warnings\nwarnings.simplefilter('ignore')\n"
         "from SALib.sample import sobol as s\nfrom SALib.analyze import sobol as a\n"
         "p = {'num_vars': 3, 'names': ['x1','x2','x3'], 'bounds': [[-math.pi, math.pi]]*3}\n"
         "x = s.sample(p, N, calc_second_order=False, seed=0)\n"
         "y = np.sin(x[:,0]) + 7*np.sin(x[:,1])**2 + 0.1*x[:,2]**4*np.sin(x[:,0])\n"
-        "a.analyze(p, y, calc_second_order=False, num_resamples=100, seed=0)\n"),
+        "a.analyze(p, y, calc_second_order=False, num_resamples=100, seed=0)\n"
+    ),
 }
 
 
@@ -150,10 +163,17 @@ def peak_rss_mb(code: str, n: int) -> tuple:
     keeps ru_maxrss across execve, so the interpreter is forked by a small /bin/sh (not as its
     last command, so it cannot exec in place) and starts from the shell's few MB, not from
     this benchmark's high-water mark (as in bench_simulate.py)."""
-    script = ("import resource, time\nN = %d\nt0 = time.perf_counter()\n%s"
-              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.perf_counter() - t0)\n") % (n, code)
-    out = subprocess.run(["/bin/sh", "-c", '"$0" "$@"; exit $?', sys.executable, "-c", script], capture_output=True, text=True,
-                         cwd=str(ROOT / "bench"), timeout=1200)
+    script = (
+        "import resource, time\nN = %d\nt0 = time.perf_counter()\n%s"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.perf_counter() - t0)\n"
+    ) % (n, code)
+    out = subprocess.run(
+        ["/bin/sh", "-c", '"$0" "$@"; exit $?', sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT / "bench"),
+        timeout=1200,
+    )
     if out.returncode != 0:
         raise RuntimeError(out.stderr)
     rss, seconds = out.stdout.split()[-2:]
@@ -171,17 +191,29 @@ def main() -> int:
 
     print("# Sobol indices: trnmodel against SALib\n")
     print(f"Command: `.venv/bin/python bench/bench_sensitivity.py{' --quick' if args.quick else ''}`\n")
-    for line in [f"date (local): {datetime.datetime.now().isoformat(timespec='seconds')}",
-                 f"python {platform.python_version()}, numpy {np.__version__}, SALib {importlib.metadata.version('SALib')}, "
-                 f"trnmodel {tm.__version__}", *machine_lines()]:
+    for line in [
+        f"date (local): {datetime.datetime.now().isoformat(timespec='seconds')}",
+        f"python {platform.python_version()}, numpy {np.__version__}, SALib {importlib.metadata.version('SALib')}, "
+        f"trnmodel {tm.__version__}",
+        *machine_lines(),
+    ]:
         print(f"- {line}")
     busy = wait_for_quiet(args.wait_s)
     print(f"- other processes before the timings: {busy:.2f} cores busy\n" if busy is not None else "")
 
     ishigami_n = [2**12, 2**14] if args.quick else [2**12, 2**14, 2**16]
-    cases = [(n, {"salib": lambda n=n: salib_ishigami(n),
-                  "tm1": lambda n=n: tm.sobol_function(ishigami, ISHIGAMI, base_samples=n, threads=1),
-                  "tm": lambda n=n: tm.sobol_function(ishigami, ISHIGAMI, base_samples=n)}, 5 * n) for n in ishigami_n]
+    cases = [
+        (
+            n,
+            {
+                "salib": lambda n=n: salib_ishigami(n),
+                "tm1": lambda n=n: tm.sobol_function(ishigami, ISHIGAMI, base_samples=n, threads=1),
+                "tm": lambda n=n: tm.sobol_function(ishigami, ISHIGAMI, base_samples=n),
+            },
+            5 * n,
+        )
+        for n in ishigami_n
+    ]
     lines, results = timing_table("Ishigami (d = 3), with confidence intervals", cases, repeats)
     print("\n".join(lines))
     n = ishigami_n[-1]
@@ -192,18 +224,39 @@ def main() -> int:
     factors = lora_factors(scn)
     lora_n = [2**10, 2**12] if args.quick else [2**10, 2**12, 2**14]
     d = len(factors)
-    cases = [(n, {"salib": lambda n=n: salib_scenario(scn, n, factors),
-                  "tm1": lambda n=n: tm.sobol(scn, base_samples=n, threads=1),
-                  "tm": lambda n=n: tm.sobol(scn, base_samples=n)}, (d + 2) * n) for n in lora_n]
+    cases = [
+        (
+            n,
+            {
+                "salib": lambda n=n: salib_scenario(scn, n, factors),
+                "tm1": lambda n=n: tm.sobol(scn, base_samples=n, threads=1),
+                "tm": lambda n=n: tm.sobol(scn, base_samples=n),
+            },
+            (d + 2) * n,
+        )
+        for n in lora_n
+    ]
     lines, results = timing_table(f"Llama-3-8B LoRA on Trn2, run_cost_usd (d = {d}: inputs + chance)", cases, repeats)
     print("\n".join(lines))
     n = lora_n[-1]
     frame = results[(n, "tm")]
     top = list(frame.sort_values("ST", ascending=False).index[:5])
-    print(f"Top five factors by ST at N = {n:,} (different designs and random numbers: agreement within the intervals "
-          "is expected):\n")
-    print("\n".join(agreement(frame, {k: [results[(n, 'salib')][k][factors.index(f)] for f in top]
-                                      for k in ("S1", "S1_conf", "ST", "ST_conf")}, top)))
+    print(
+        f"Top five factors by ST at N = {n:,} (different designs and random numbers: agreement within the intervals "
+        "is expected):\n"
+    )
+    print(
+        "\n".join(
+            agreement(
+                frame,
+                {
+                    k: [results[(n, "salib")][k][factors.index(f)] for f in top]
+                    for k in ("S1", "S1_conf", "ST", "ST_conf")
+                },
+                top,
+            )
+        )
+    )
 
     print("### Peak memory as N grows (fresh subprocess per row, ru_maxrss)\n")
     print("| run | N (base samples) | evaluations | peak RSS (MB) | run time (s) |")

@@ -29,6 +29,7 @@ Run:  .venv/bin/python bench/bench_simulate.py            (~3-5 minutes; 10^8 sa
 
 Prints Markdown. Only numpy, pandas and trnmodel are needed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,6 +65,7 @@ TARGET_SCALING = 1.8
 # Machine
 # --------------------------------------------------------------------------------------------
 
+
 def platform_lines() -> list:
     lines = [
         f"date (local): {datetime.datetime.now().isoformat(timespec='seconds')}",
@@ -78,6 +80,7 @@ def platform_lines() -> list:
 # --------------------------------------------------------------------------------------------
 # Timing
 # --------------------------------------------------------------------------------------------
+
 
 def round_robin(jobs: dict, repeats: int) -> dict:
     """{name: fn} -> {name: (best s, median s, last result)}; one untimed warm-up each."""
@@ -157,14 +160,16 @@ def peak_memory(kind: str, n: int, path: pathlib.Path = LORA) -> dict:
     from the shell's few MB. /proc/self/status VmHWM (per address space, reset at exec) is
     printed next to it as a cross-check."""
     code = _MEMORY_SCRIPT.format(bench=str(ROOT / "bench"), kind=kind, path=str(path), n=int(n))
-    out = subprocess.run(["/bin/sh", "-c", '"$0" "$@"; exit $?', sys.executable, "-c", code],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["/bin/sh", "-c", '"$0" "$@"; exit $?', sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 # --------------------------------------------------------------------------------------------
 # Where the time goes
 # --------------------------------------------------------------------------------------------
+
 
 def fixed_at_means(scn: "tm.Scenario") -> "tm.Scenario":
     """The scenario with every uncertain quantity replaced by its mean (nothing to draw but
@@ -187,18 +192,26 @@ def fixed_at_means(scn: "tm.Scenario") -> "tm.Scenario":
 # Main
 # --------------------------------------------------------------------------------------------
 
+
 def fmt_rate(rate: float) -> str:
     return f"{rate / 1e6:.3f} M" if rate >= 1e5 else f"{rate / 1e3:.1f} k"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a fast smoke run (10^5 samples, 2 repeats, memory at 10^5 and 10^6)")
+    parser.add_argument(
+        "--quick", action="store_true", help="a fast smoke run (10^5 samples, 2 repeats, memory at 10^5 and 10^6)"
+    )
     parser.add_argument("--samples", type=float, help="samples per timed run (default 10^6; quick 10^5)")
     parser.add_argument("--repeats", type=int, help="timed repeats per configuration (default 5; quick 2)")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--wait-quiet", type=float, default=300.0, metavar="S",
-                        help="before each timed block, wait up to S seconds for other processes to go quiet (default 300)")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="before each timed block, wait up to S seconds for other processes to go quiet (default 300)",
+    )
     args = parser.parse_args(argv)
 
     n = int(args.samples or (100_000 if args.quick else 1_000_000))
@@ -208,18 +221,24 @@ def main(argv=None) -> int:
 
     start_build = build_id()
     print("# tm.simulate vs an independent NumPy lifecycle simulator\n")
-    print(f"command: `{os.path.relpath(sys.executable, ROOT) if sys.executable.startswith(str(ROOT)) else sys.executable} "
-          f"{' '.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}`\n")
+    print(
+        f"command: `{os.path.relpath(sys.executable, ROOT) if sys.executable.startswith(str(ROOT)) else sys.executable} "
+        f"{' '.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}`\n"
+    )
     for line in platform_lines():
         print(f"- {line}")
-    print(f"- {n:,} samples per timed run, {repeats} timed repeats per row (round robin) after one "
-          f"untimed warm-up; seed {seed}")
+    print(
+        f"- {n:,} samples per timed run, {repeats} timed repeats per row (round robin) after one "
+        f"untimed warm-up; seed {seed}"
+    )
 
     # -- 1. every example: NumPy, tm threads=1, tm threads=2 ------------------------------------
     busy = wait_for_quiet(args.wait_quiet)
     if busy is not None:
-        print(f"- other processes before the timings: {busy:.2f} cores busy"
-              f"{'' if busy < 0.2 else ' (WARNING: still busy after waiting ' + str(args.wait_quiet) + ' s)'}")
+        print(
+            f"- other processes before the timings: {busy:.2f} cores busy"
+            f"{'' if busy < 0.2 else ' (WARNING: still busy after waiting ' + str(args.wait_quiet) + ' s)'}"
+        )
     rows = []
     for path in EXAMPLES:
         scn = tm.Scenario.from_json(str(path))
@@ -231,84 +250,126 @@ def main(argv=None) -> int:
         res, load = clean_round_robin(jobs, repeats, args.wait_quiet)
         z = z_mean(np.asarray(res["tm2"][2]["wall_h"]), res["NumPy"][2]["wall_h"])
         rows.append((path.stem, res, z, load))
-        print(f"  timed {path.stem}: " + ", ".join(f"{k} {v[0]:.3f} s" for k, v in res.items()),
-              file=sys.stderr, flush=True)
+        print(
+            f"  timed {path.stem}: " + ", ".join(f"{k} {v[0]:.3f} s" for k, v in res.items()),
+            file=sys.stderr,
+            flush=True,
+        )
 
     print("\n## Samples per second, every example\n")
-    print("Speed-up = tm samples/s ÷ NumPy samples/s (best of the repeats); scaling = time with "
-          "1 thread ÷ time with 2. z = (tm − NumPy) / combined SE of the mean of wall_h (different "
-          "random numbers: agreement within a few SE is expected). 'other load' = cores used by other "
-          "processes while that row was timed (/proc/stat less this process): above ~0.1 the row is "
-          "disturbed.\n")
-    print("| scenario | NumPy samples/s | tm 1 thread samples/s | tm 2 threads samples/s "
-          "| speed-up, 1 thread | speed-up, 2 threads | scaling 1→2 | z wall_h | other load |")
+    print(
+        "Speed-up = tm samples/s ÷ NumPy samples/s (best of the repeats); scaling = time with "
+        "1 thread ÷ time with 2. z = (tm − NumPy) / combined SE of the mean of wall_h (different "
+        "random numbers: agreement within a few SE is expected). 'other load' = cores used by other "
+        "processes while that row was timed (/proc/stat less this process): above ~0.1 the row is "
+        "disturbed.\n"
+    )
+    print(
+        "| scenario | NumPy samples/s | tm 1 thread samples/s | tm 2 threads samples/s "
+        "| speed-up, 1 thread | speed-up, 2 threads | scaling 1→2 | z wall_h | other load |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res, z, load in rows:
         np_best, t1, t2 = res["NumPy"][0], res["tm1"][0], res["tm2"][0]
-        print(f"| {name} | {fmt_rate(n / np_best)} | {fmt_rate(n / t1)} | {fmt_rate(n / t2)} | "
-              f"{np_best / t1:.2f}× | {np_best / t2:.2f}× | {t1 / t2:.2f}× | {z:+.2f} | "
-              f"{'n/a' if load is None else f'{load:.2f}'} |")
-    print("\nMedians (s) for the same runs: " + "; ".join(
-        f"{name}: NumPy {res['NumPy'][1]:.3f}, tm1 {res['tm1'][1]:.3f}, tm2 {res['tm2'][1]:.3f}"
-        for name, res, _, _ in rows))
+        print(
+            f"| {name} | {fmt_rate(n / np_best)} | {fmt_rate(n / t1)} | {fmt_rate(n / t2)} | "
+            f"{np_best / t1:.2f}× | {np_best / t2:.2f}× | {t1 / t2:.2f}× | {z:+.2f} | "
+            f"{'n/a' if load is None else f'{load:.2f}'} |"
+        )
+    print(
+        "\nMedians (s) for the same runs: "
+        + "; ".join(
+            f"{name}: NumPy {res['NumPy'][1]:.3f}, tm1 {res['tm1'][1]:.3f}, tm2 {res['tm2'][1]:.3f}"
+            for name, res, _, _ in rows
+        )
+    )
 
     # -- 2. thread scaling on its own ----------------------------------------------------------
     n_scale = 4 * n
     scn = tm.Scenario.from_json(str(LORA))
-    scale, busy_scale = clean_round_robin({
-        (threads, keep): (lambda threads=threads, keep=keep:
-                          tm.simulate(scn, samples=n_scale, seed=seed, threads=threads, keep_samples=keep) and None)
-        for keep in (True, False) for threads in (1, 2)
-    }, repeats, args.wait_quiet)
+    scale, busy_scale = clean_round_robin(
+        {
+            (threads, keep): (
+                lambda threads=threads, keep=keep: (
+                    tm.simulate(scn, samples=n_scale, seed=seed, threads=threads, keep_samples=keep) and None
+                )
+            )
+            for keep in (True, False)
+            for threads in (1, 2)
+        },
+        repeats,
+        args.wait_quiet,
+    )
     print(f"\n## Thread scaling: {LORA.stem}, {n_scale:,} samples, tm.simulate alone\n")
-    print("Timed without NumPy runs in between (the NumPy implementation allocates ~0.7 KB per "
-          "sample, which can disturb the memory behaviour of the run after it); best and median of "
-          "the repeats."
-          + ("" if busy_scale is None else f" Other processes used {busy_scale:.2f} cores on average.") + "\n")
-    print("| keep_samples | 1 thread (s) | 2 threads (s) | samples/s, 2 threads | scaling 1→2 (best) | scaling 1→2 (median) |")
+    print(
+        "Timed without NumPy runs in between (the NumPy implementation allocates ~0.7 KB per "
+        "sample, which can disturb the memory behaviour of the run after it); best and median of "
+        "the repeats."
+        + ("" if busy_scale is None else f" Other processes used {busy_scale:.2f} cores on average.")
+        + "\n"
+    )
+    print(
+        "| keep_samples | 1 thread (s) | 2 threads (s) | samples/s, 2 threads | scaling 1→2 (best) | scaling 1→2 (median) |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     scaling_alone = {}
     for keep in (True, False):
         t1, t2 = scale[(1, keep)], scale[(2, keep)]
         scaling_alone[keep] = t1[0] / t2[0]
-        print(f"| {keep} | {t1[0]:.3f} | {t2[0]:.3f} | {fmt_rate(n_scale / t2[0])} | {t1[0] / t2[0]:.2f}× | {t1[1] / t2[1]:.2f}× |")
+        print(
+            f"| {keep} | {t1[0]:.3f} | {t2[0]:.3f} | {fmt_rate(n_scale / t2[0])} | {t1[0] / t2[0]:.2f}× | {t1[1] / t2[1]:.2f}× |"
+        )
 
     # -- 3. where the time goes -----------------------------------------------------------------
     scn = tm.Scenario.from_json(str(LORA))
     fixed = fixed_at_means(scn)
     n_drawn = len(tm.simulate(scn, samples=16, seed=0).uncertain_inputs)
-    parts, busy2 = clean_round_robin({
-        "NumPy full": lambda: simulate_numpy(scn, samples=n, seed=seed),
-        "NumPy fixed": lambda: simulate_numpy(fixed, samples=n, seed=seed),
-        "tm full": lambda: tm.simulate(scn, samples=n, seed=seed, threads=1, keep_samples=True),
-        "tm fixed": lambda: tm.simulate(fixed, samples=n, seed=seed, threads=1, keep_samples=True),
-        "tm full nokeep": lambda: tm.simulate(scn, samples=n, seed=seed, threads=1, keep_samples=False),
-    }, repeats, args.wait_quiet)
+    parts, busy2 = clean_round_robin(
+        {
+            "NumPy full": lambda: simulate_numpy(scn, samples=n, seed=seed),
+            "NumPy fixed": lambda: simulate_numpy(fixed, samples=n, seed=seed),
+            "tm full": lambda: tm.simulate(scn, samples=n, seed=seed, threads=1, keep_samples=True),
+            "tm fixed": lambda: tm.simulate(fixed, samples=n, seed=seed, threads=1, keep_samples=True),
+            "tm full nokeep": lambda: tm.simulate(scn, samples=n, seed=seed, threads=1, keep_samples=False),
+        },
+        repeats,
+        args.wait_quiet,
+    )
     print(f"\n## Where the time goes: {LORA.stem}, {n:,} samples, one thread, best of {repeats}\n")
     if busy2 is not None:
         print(f"Other processes used {busy2:.2f} cores on average while these were timed.\n")
-    print(f"'inputs at their means' replaces every one of the {n_drawn} uncertain inputs by its mean: "
-          "what is left is the lifecycle itself (failure process, cache draws, quality gate), the "
-          "metrics and, for tm, its streaming statistics. The difference is the cost of drawing "
-          "the inputs.\n")
-    print("| implementation | all inputs drawn (s) | inputs at their means (s) | input draws (s) | "
-          "input draws, ns per sample per input |")
+    print(
+        f"'inputs at their means' replaces every one of the {n_drawn} uncertain inputs by its mean: "
+        "what is left is the lifecycle itself (failure process, cache draws, quality gate), the "
+        "metrics and, for tm, its streaming statistics. The difference is the cost of drawing "
+        "the inputs.\n"
+    )
+    print(
+        "| implementation | all inputs drawn (s) | inputs at their means (s) | input draws (s) | "
+        "input draws, ns per sample per input |"
+    )
     print("|---|---:|---:|---:|---:|")
     for label, full, fix in (("NumPy", "NumPy full", "NumPy fixed"), ("tm.simulate, 1 thread", "tm full", "tm fixed")):
         a, b = parts[full][0], parts[fix][0]
         print(f"| {label} | {a:.3f} | {b:.3f} | {a - b:.3f} | {(a - b) / n / n_drawn * 1e9:.0f} |")
-    print(f"\ntm.simulate, 1 thread, keep_samples=False: {parts['tm full nokeep'][0]:.3f} s "
-          f"(keep_samples=True: {parts['tm full'][0]:.3f} s)")
+    print(
+        f"\ntm.simulate, 1 thread, keep_samples=False: {parts['tm full nokeep'][0]:.3f} s "
+        f"(keep_samples=True: {parts['tm full'][0]:.3f} s)"
+    )
 
     # -- 4. memory ------------------------------------------------------------------------------
     print(f"\n## Peak memory (ru_maxrss of a fresh subprocess), {LORA.stem}, default threads\n")
     mem = [("baseline: import, load the scenario, tm.simulate 1,000 samples + summary()", "baseline", 0)]
     mem += [(f"tm.simulate keep_samples=False, {m:,} samples", "tm-nokeep", m) for m in mem_sizes]
-    mem += [(f"tm.simulate keep_samples=True, {mem_sizes[0]:,} samples (contrast)", "tm-keep", mem_sizes[0]),
-            (f"NumPy implementation, {mem_sizes[0]:,} samples (contrast)", "numpy", mem_sizes[0])]
-    print("Peak RSS = ru_maxrss; VmHWM of /proc/self/status as a cross-check. The subprocess is "
-          "forked by an intermediate /bin/sh so that it does not inherit this benchmark's own "
-          "high-water mark (Linux keeps ru_maxrss across exec).\n")
+    mem += [
+        (f"tm.simulate keep_samples=True, {mem_sizes[0]:,} samples (contrast)", "tm-keep", mem_sizes[0]),
+        (f"NumPy implementation, {mem_sizes[0]:,} samples (contrast)", "numpy", mem_sizes[0]),
+    ]
+    print(
+        "Peak RSS = ru_maxrss; VmHWM of /proc/self/status as a cross-check. The subprocess is "
+        "forked by an intermediate /bin/sh so that it does not inherit this benchmark's own "
+        "high-water mark (Linux keeps ru_maxrss across exec).\n"
+    )
     print("| run | peak RSS, ru_maxrss (MB) | over baseline (MB) | VmHWM (MB) | run time (s) |")
     print("|---|---:|---:|---:|---:|")
     measured = {}
@@ -328,8 +389,10 @@ def main(argv=None) -> int:
 
     final_build = build_id()
     if final_build != start_build:
-        print(f"\nWARNING: trnmodel was rebuilt during the run ({start_build} → {final_build}): the timings "
-              "above used the first build (loaded at import), the memory subprocesses may have used the new one.")
+        print(
+            f"\nWARNING: trnmodel was rebuilt during the run ({start_build} → {final_build}): the timings "
+            "above used the first build (loaded at import), the memory subprocesses may have used the new one."
+        )
 
     # -- 5. targets -----------------------------------------------------------------------------
     lora = next(res for name, res, _, _ in rows if name == LORA.stem)
@@ -339,13 +402,19 @@ def main(argv=None) -> int:
     print("\n## Targets\n")
     print("| target | measured | met |")
     print("|---|---:|---|")
-    print(f"| ≥ {TARGET_SPEEDUP:g}× the NumPy samples/s on {LORA.stem} (2 threads) | {speed2:.2f}× "
-          f"(1 thread: {speed1:.2f}×) | {'yes' if speed2 >= TARGET_SPEEDUP else 'NO'} |")
-    print(f"| ≥ {TARGET_SCALING:g}× from 1 to 2 threads ({LORA.stem}, {n_scale:,} samples, tm alone) | "
-          f"{scaling_alone[True]:.2f}× (keep_samples=False: {scaling_alone[False]:.2f}×; in the table with "
-          f"NumPy runs interleaved: {scaling:.2f}×) | {'yes' if scaling_alone[True] >= TARGET_SCALING else 'NO'} |")
-    print(f"| flat memory, keep_samples=False, {mem_sizes[0]:,} → {mem_sizes[1]:,} samples | "
-          f"{growth:+.1f} MB | {'yes' if growth < 5 else 'NO'} |")
+    print(
+        f"| ≥ {TARGET_SPEEDUP:g}× the NumPy samples/s on {LORA.stem} (2 threads) | {speed2:.2f}× "
+        f"(1 thread: {speed1:.2f}×) | {'yes' if speed2 >= TARGET_SPEEDUP else 'NO'} |"
+    )
+    print(
+        f"| ≥ {TARGET_SCALING:g}× from 1 to 2 threads ({LORA.stem}, {n_scale:,} samples, tm alone) | "
+        f"{scaling_alone[True]:.2f}× (keep_samples=False: {scaling_alone[False]:.2f}×; in the table with "
+        f"NumPy runs interleaved: {scaling:.2f}×) | {'yes' if scaling_alone[True] >= TARGET_SCALING else 'NO'} |"
+    )
+    print(
+        f"| flat memory, keep_samples=False, {mem_sizes[0]:,} → {mem_sizes[1]:,} samples | "
+        f"{growth:+.1f} MB | {'yes' if growth < 5 else 'NO'} |"
+    )
     return 0
 
 

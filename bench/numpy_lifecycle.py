@@ -46,6 +46,7 @@ Usage::
 The scenario may be a path, a JSON dict (the scenario format v1) or any object with a
 ``to_dict()`` method (``tm.Scenario``); trnmodel itself is not imported.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,10 +60,31 @@ Z90 = 1.2815515655446004  # standard normal quantile at 0.9
 
 #: Metric names, in DESIGN §6 order.
 METRICS = [
-    "queue_h", "setup_h", "compile_h", "warmup_h", "useful_h", "stall_h", "eval_h", "checkpoint_h",
-    "lost_h", "recovery_h", "rerun_h", "wall_h", "billed_h", "node_h", "goodput", "failures",
-    "recompiles", "cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd",
-    "run_cost_usd", "adaptation_usd", "total_cost_usd", "useful_step_cost_usd",
+    "queue_h",
+    "setup_h",
+    "compile_h",
+    "warmup_h",
+    "useful_h",
+    "stall_h",
+    "eval_h",
+    "checkpoint_h",
+    "lost_h",
+    "recovery_h",
+    "rerun_h",
+    "wall_h",
+    "billed_h",
+    "node_h",
+    "goodput",
+    "failures",
+    "recompiles",
+    "cost_compute_usd",
+    "cost_storage_usd",
+    "cost_transfer_usd",
+    "cost_logs_usd",
+    "run_cost_usd",
+    "adaptation_usd",
+    "total_cost_usd",
+    "useful_step_cost_usd",
     "lifecycle_cost_per_step_usd",
 ]
 PHASES = METRICS[:11]
@@ -124,6 +146,7 @@ Quantity = Union[float, np.ndarray]
 # Scenario access
 # ------------------------------------------------------------------------------------------
 
+
 def _scenario_dict(scenario: Any) -> dict:
     if isinstance(scenario, dict):
         return scenario
@@ -135,7 +158,9 @@ def _scenario_dict(scenario: Any) -> dict:
             with open(text) as fh:
                 text = fh.read()
         return json.loads(text)
-    raise TypeError(f"scenario: expected a path, JSON text, dict or object with to_dict(), got {type(scenario).__name__}")
+    raise TypeError(
+        f"scenario: expected a path, JSON text, dict or object with to_dict(), got {type(scenario).__name__}"
+    )
 
 
 def _lookup(d: dict, path: str) -> Any:
@@ -150,6 +175,7 @@ def _lookup(d: dict, path: str) -> Any:
 # ------------------------------------------------------------------------------------------
 # Sampling one quantity with NumPy's samplers
 # ------------------------------------------------------------------------------------------
+
 
 def _truncated_normal(rng: np.random.Generator, mean: float, sd: float, lo: float, hi: float, n: int) -> np.ndarray:
     """Normal(mean, sd) conditioned on [lo, hi]: rejection (redraw the samples outside)."""
@@ -231,6 +257,7 @@ def _gamma_fn(x: Quantity) -> Quantity:
     if isinstance(x, np.ndarray):
         try:
             from scipy.special import gamma
+
             return gamma(x)
         except ImportError:  # pragma: no cover
             return np.frompyfunc(math.gamma, 1, 1)(x).astype(np.float64)
@@ -240,6 +267,7 @@ def _gamma_fn(x: Quantity) -> Quantity:
 # ------------------------------------------------------------------------------------------
 # The simulator
 # ------------------------------------------------------------------------------------------
+
 
 def draw_inputs(scenario: Any, samples: int, rng: np.random.Generator) -> dict:
     """Every quantity of DESIGN §4 drawn ``samples`` times (floats for constants), plus the
@@ -310,8 +338,10 @@ class _FailureProcess:
             return
         expected = np.expm1(_take(self.rate, idx) * duration)
         if np.any(expected > MAX_EXPECTED_FAILURES_PER_ATTEMPT):
-            raise ValueError(f"failures.node_mtbf_h: a {what} would need more than "
-                             f"{MAX_EXPECTED_FAILURES_PER_ATTEMPT:g} failures on average before it completes")
+            raise ValueError(
+                f"failures.node_mtbf_h: a {what} would need more than "
+                f"{MAX_EXPECTED_FAILURES_PER_ATTEMPT:g} failures on average before it completes"
+            )
 
     def run_segments(self, idx: np.ndarray, count: Quantity, duration: Quantity) -> None:
         """``count`` identical segments of ``duration`` seconds each (arrays aligned with
@@ -380,8 +410,9 @@ def _segments(steps: np.ndarray, every: Quantity):
     return full, last
 
 
-def simulate_numpy(scenario: Any, samples: int = 100_000, seed: Optional[int] = 0,
-                   rng: Optional[np.random.Generator] = None) -> Dict[str, np.ndarray]:
+def simulate_numpy(
+    scenario: Any, samples: int = 100_000, seed: Optional[int] = 0, rng: Optional[np.random.Generator] = None
+) -> Dict[str, np.ndarray]:
     """Simulate the scenario's lifecycle ``samples`` times; returns {metric: array}."""
     n = int(samples)
     rng = rng if rng is not None else np.random.default_rng(seed)
@@ -392,7 +423,9 @@ def simulate_numpy(scenario: Any, samples: int = 100_000, seed: Optional[int] = 
     t_eff = t / (1.0 - x["throughput.data_stall_fraction"])
     every_eval = x["eval.every_steps"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        e = np.where(np.asarray(every_eval) > 0, x["eval.time_s"] / np.where(np.asarray(every_eval) > 0, every_eval, 1.0), 0.0)
+        e = np.where(
+            np.asarray(every_eval) > 0, x["eval.time_s"] / np.where(np.asarray(every_eval) > 0, every_eval, 1.0), 0.0
+        )
     per_step = t_eff + e
     k = _round_half_away(x["checkpoint.every_steps"])
     save = x["checkpoint.save_s"] + x["checkpoint.verify_s"]
@@ -457,12 +490,17 @@ def simulate_numpy(scenario: Any, samples: int = 100_000, seed: Optional[int] = 
 
     price = x["prices.node_hour_usd"]
     out["cost_compute_usd"] = out["node_h"] * price
-    out["cost_storage_usd"] = ((x["data.dataset_gb"] + x["checkpoint.size_gb"] * float(x["checkpoint.keep_last"]))
-                               * x["prices.storage_gb_month_usd"] * wall / 730.0)
+    out["cost_storage_usd"] = (
+        (x["data.dataset_gb"] + x["checkpoint.size_gb"] * float(x["checkpoint.keep_last"]))
+        * x["prices.storage_gb_month_usd"]
+        * wall
+        / 730.0
+    )
     out["cost_transfer_usd"] = x["data.transfer_gb"] * x["prices.transfer_gb_usd"]
     out["cost_logs_usd"] = x["data.logs_gb_per_hour"] * wall * x["prices.logs_gb_usd"]
-    out["run_cost_usd"] = (out["cost_compute_usd"] + out["cost_storage_usd"] + out["cost_transfer_usd"]
-                           + out["cost_logs_usd"])
+    out["run_cost_usd"] = (
+        out["cost_compute_usd"] + out["cost_storage_usd"] + out["cost_transfer_usd"] + out["cost_logs_usd"]
+    )
     out["adaptation_usd"] = x["engineering.adaptation_h"] * x["engineering.rate_usd_per_h"]
     out["total_cost_usd"] = out["run_cost_usd"] + out["adaptation_usd"]
     out["useful_step_cost_usd"] = nodes * t * price / 3600.0
@@ -475,8 +513,17 @@ def summarize(out: Dict[str, np.ndarray]) -> Dict[str, Dict[str, float]]:
     stats = {}
     for m, v in out.items():
         q = np.quantile(v, [0.10, 0.50, 0.80, 0.90, 0.99])
-        stats[m] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)), "p10": q[0], "p50": q[1], "p80": q[2],
-                    "p90": q[3], "p99": q[4], "min": float(v.min()), "max": float(v.max())}
+        stats[m] = {
+            "mean": float(v.mean()),
+            "sd": float(v.std(ddof=1)),
+            "p10": q[0],
+            "p50": q[1],
+            "p80": q[2],
+            "p90": q[3],
+            "p99": q[4],
+            "min": float(v.min()),
+            "max": float(v.max()),
+        }
     return stats
 
 

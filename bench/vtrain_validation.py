@@ -44,6 +44,7 @@ Run:  .venv/bin/python bench/vtrain_validation.py                  both settings
       --csv PATH (or TRNMODEL_VTRAIN_CSV) if the reference data is elsewhere.
 Only numpy and trnmodel are needed (no scipy).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,25 +70,26 @@ CSV_CANDIDATES = (
 EXPECTED_ROWS = 109
 
 # --- fixed platform and training setup (sources in the module docstring) -------------------
-PEAK_TFLOPS = 312.0          # A100 SXM dense BF16/FP16
-INTRA_GB_S = 300.0           # NVLink, per GPU per direction (600 GB/s total)
-INTRA_LATENCY_US = 3.0       # assumption: p4d.24xlarge profile mode
-INTER_GB_S = 800 / 8 / 8     # 800 Gbps per node / 8 bits / 8 GPUs = 12.5 GB/s per GPU per direction
-INTER_LATENCY_US = 15.0      # assumption: p4d.24xlarge profile mode
+PEAK_TFLOPS = 312.0  # A100 SXM dense BF16/FP16
+INTRA_GB_S = 300.0  # NVLink, per GPU per direction (600 GB/s total)
+INTRA_LATENCY_US = 3.0  # assumption: p4d.24xlarge profile mode
+INTER_GB_S = 800 / 8 / 8  # 800 Gbps per node / 8 bits / 8 GPUs = 12.5 GB/s per GPU per direction
+INTER_LATENCY_US = 15.0  # assumption: p4d.24xlarge profile mode
 CHIPS_PER_NODE = 8
-HBM_TB_S = 2.039             # A100 80 GB; only rescales β (the fitted product β/HBM is what matters)
+HBM_TB_S = 2.039  # A100 80 GB; only rescales β (the fitted product β/HBM is what matters)
 FIXED_INTRA_EFFICIENCY = 0.77  # nccl issue 527 via reference/hardware.md (elementwise setting only)
-RECOMPUTE = "full"           # vTrain validation configs: use_checkpoint = true
-DP_OVERLAP = 0.0             # use_gradient_bucket = false: gradient all-reduce after the backward pass
+RECOMPUTE = "full"  # vTrain validation configs: use_checkpoint = true
+DP_OVERLAP = 0.0  # use_gradient_bucket = false: gradient all-reduce after the backward pass
 ZERO_STAGE = 0
-VIRTUAL_STAGES = 1           # pipeline_scheduling "1f1b", no interleaving
+VIRTUAL_STAGES = 1  # pipeline_scheduling "1f1b", no interleaving
 
 MODELS = ("no_elementwise", "elementwise")
-TITLES = {"no_elementwise": "library (no elementwise term)",
-          "elementwise": "library with the elementwise term"}
+TITLES = {"no_elementwise": "library (no elementwise term)", "elementwise": "library with the elementwise term"}
 
-CALIBRATION_RULE = ("the first row, in file order, of each of the four model sizes (3.6B, 18.4B, 39.1B, "
-                    "175B), plus the first row whose tensor-parallel group spans two nodes (tp = 16)")
+CALIBRATION_RULE = (
+    "the first row, in file order, of each of the four model sizes (3.6B, 18.4B, 39.1B, "
+    "175B), plus the first row whose tensor-parallel group spans two nodes (tp = 16)"
+)
 
 BOUNDS = {
     "compute_efficiency": (0.02, 1.0),
@@ -99,8 +101,8 @@ BOUNDS = {
 
 @dataclass(frozen=True)
 class Row:
-    index: int            # 0-based data row of the CSV (file line = index + 2)
-    parameters_b: float   # N, billions
+    index: int  # 0-based data row of the CSV (file line = index + 2)
+    parameters_b: float  # N, billions
     gpus: int
     global_batch: int
     micro_batch: int
@@ -153,8 +155,23 @@ def load_rows(path: Optional[os.PathLike] = None) -> List[Row]:
         assert header[0].startswith("Parameters") and header[-1].startswith("iteration time"), header
         for i, rec in enumerate(reader):
             v = [float(x) for x in rec]
-            rows.append(Row(i, v[0], int(v[1]), int(v[2]), int(v[3]), int(v[4]), int(v[5]), int(v[6]), int(v[7]),
-                            int(v[8]), int(v[9]), int(v[10]), v[11] / 1000.0))
+            rows.append(
+                Row(
+                    i,
+                    v[0],
+                    int(v[1]),
+                    int(v[2]),
+                    int(v[3]),
+                    int(v[4]),
+                    int(v[5]),
+                    int(v[6]),
+                    int(v[7]),
+                    int(v[8]),
+                    int(v[9]),
+                    int(v[10]),
+                    v[11] / 1000.0,
+                )
+            )
     for r in rows:
         assert r.tp * r.dp * r.pp == r.gpus, r
     return rows
@@ -184,14 +201,43 @@ def free_parameters(model: str) -> Tuple[str, ...]:
 PARTS = ("compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s")
 
 
-def library_step_time(row: Row, compute_efficiency: float, intra_efficiency: float, inter_efficiency: float,
-                      elementwise_traffic: Optional[float] = None) -> Dict[str, float]:
+def library_step_time(
+    row: Row,
+    compute_efficiency: float,
+    intra_efficiency: float,
+    inter_efficiency: float,
+    elementwise_traffic: Optional[float] = None,
+) -> Dict[str, float]:
     """``trnmodel._core.analytic_step_time`` for one row. ``elementwise_traffic=None`` omits the
     optional arguments (``hbm_tb_s`` and ``elementwise_traffic``) altogether."""
-    args = (row.parameters_b * 1e9, row.layers, row.hidden_size, row.heads, row.sequence_length, 0.0, False, 0.0,
-            RECOMPUTE, row.tp, row.pp, row.dp, row.micro_batch, row.global_batch, VIRTUAL_STAGES, ZERO_STAGE,
-            PEAK_TFLOPS, INTRA_GB_S, INTRA_LATENCY_US, intra_efficiency, INTER_GB_S, INTER_LATENCY_US,
-            inter_efficiency, CHIPS_PER_NODE, compute_efficiency, DP_OVERLAP)
+    args = (
+        row.parameters_b * 1e9,
+        row.layers,
+        row.hidden_size,
+        row.heads,
+        row.sequence_length,
+        0.0,
+        False,
+        0.0,
+        RECOMPUTE,
+        row.tp,
+        row.pp,
+        row.dp,
+        row.micro_batch,
+        row.global_batch,
+        VIRTUAL_STAGES,
+        ZERO_STAGE,
+        PEAK_TFLOPS,
+        INTRA_GB_S,
+        INTRA_LATENCY_US,
+        intra_efficiency,
+        INTER_GB_S,
+        INTER_LATENCY_US,
+        inter_efficiency,
+        CHIPS_PER_NODE,
+        compute_efficiency,
+        DP_OVERLAP,
+    )
     if elementwise_traffic is None:
         return dict(_core.analytic_step_time(*args))
     return dict(_core.analytic_step_time(*args, hbm_tb_s=HBM_TB_S, elementwise_traffic=elementwise_traffic))
@@ -199,8 +245,13 @@ def library_step_time(row: Row, compute_efficiency: float, intra_efficiency: flo
 
 def predict(params: Dict, row: Row) -> Dict[str, float]:
     """Predicted step-time parts (seconds) for one row. ``params`` as returned by calibrate()."""
-    return library_step_time(row, params["compute_efficiency"], params["intra_efficiency"],
-                             params["inter_efficiency"], params.get("elementwise_traffic", 0.0))
+    return library_step_time(
+        row,
+        params["compute_efficiency"],
+        params["intra_efficiency"],
+        params["inter_efficiency"],
+        params.get("elementwise_traffic", 0.0),
+    )
 
 
 def elementwise_seconds(params: Dict, row: Row) -> float:
@@ -263,13 +314,20 @@ def calibrate(rows: Sequence[Row], model: str = "no_elementwise", points: int = 
 
 # --- reporting -------------------------------------------------------------------------------
 
+
 def validate(rows: Sequence[Row], model: str) -> Dict:
     cal = calibration_rows(rows)
     params = calibrate(cal, model)
     held = [r for r in rows if r.index not in set(params["calibration_rows"])]
     err = relative_errors(params, held)
-    return {"params": params, "calibration": cal, "held_out": held, "errors": err,
-            "mape": float(np.mean(np.abs(err)) * 100), "median_ape": float(np.median(np.abs(err)) * 100)}
+    return {
+        "params": params,
+        "calibration": cal,
+        "held_out": held,
+        "errors": err,
+        "mape": float(np.mean(np.abs(err)) * 100),
+        "median_ape": float(np.median(np.abs(err)) * 100),
+    }
 
 
 def _breakdown(held: Sequence[Row], err: np.ndarray, key) -> List[Tuple[str, int, float, float]]:
@@ -283,24 +341,31 @@ def print_report(rows: Sequence[Row], result: Dict, per_row: bool = True) -> Non
     p = result["params"]
     print(f"\n## {TITLES[p['model']]}\n")
     print(f"Calibration rule: {CALIBRATION_RULE}.")
-    print("Calibration rows (0-based data row, file line = +2): " +
-          "; ".join(f"#{r.index} {r.label} {r.measured_s * 1000:.1f} ms" for r in result["calibration"]))
+    print(
+        "Calibration rows (0-based data row, file line = +2): "
+        + "; ".join(f"#{r.index} {r.label} {r.measured_s * 1000:.1f} ms" for r in result["calibration"])
+    )
     fitted = {k: round(v, 4) for k, v in p.items() if isinstance(v, float) and k != "calibration_mape"}
     print(f"Fitted: {fitted}; calibration-row MAPE {p['calibration_mape']:.2f}%")
-    print(f"Held-out rows: {len(result['held_out'])}; MAPE {result['mape']:.2f}%, "
-          f"median APE {result['median_ape']:.2f}%")
+    print(
+        f"Held-out rows: {len(result['held_out'])}; MAPE {result['mape']:.2f}%, median APE {result['median_ape']:.2f}%"
+    )
     cal_idx = set(p["calibration_rows"])
     if per_row:
-        print("\n| row | model | layout | measured ms | predicted ms | error % | compute s | (of it elementwise) "
-              "| tp s | bubble s | p2p s | dp s |")
+        print(
+            "\n| row | model | layout | measured ms | predicted ms | error % | compute s | (of it elementwise) "
+            "| tp s | bubble s | p2p s | dp s |"
+        )
         print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             d = predict(p, r)
             e = (d["step_time_s"] / r.measured_s - 1) * 100
             tag = " (cal)" if r.index in cal_idx else ""
-            print(f"| {r.index}{tag} | {r.parameters_b:g}B | tp{r.tp} dp{r.dp} pp{r.pp} mb{r.micro_batch} | "
-                  f"{r.measured_s * 1000:.1f} | {d['step_time_s'] * 1000:.1f} | {e:+.1f} | {d['compute_s']:.2f} | "
-                  f"{elementwise_seconds(p, r):.2f} | " + " | ".join(f"{d[k]:.2f}" for k in PARTS[1:]) + " |")
+            print(
+                f"| {r.index}{tag} | {r.parameters_b:g}B | tp{r.tp} dp{r.dp} pp{r.pp} mb{r.micro_batch} | "
+                f"{r.measured_s * 1000:.1f} | {d['step_time_s'] * 1000:.1f} | {e:+.1f} | {d['compute_s']:.2f} | "
+                f"{elementwise_seconds(p, r):.2f} | " + " | ".join(f"{d[k]:.2f}" for k in PARTS[1:]) + " |"
+            )
     held, err = result["held_out"], result["errors"]
     for name, key in (("model size", lambda r: f"{r.parameters_b:g}B"), ("parallelism", lambda r: r.parallelism)):
         print(f"\nHeld-out MAPE by {name}:\n\n| {name} | rows | MAPE % | mean signed error % |\n|---|---:|---:|---:|")
@@ -328,8 +393,10 @@ def robustness(rows: Sequence[Row], draws: int, seed: int = 0) -> None:
     print("| model | p10 | median | p90 | max | share ≤ 12% |\n|---|---:|---:|---:|---:|---:|")
     for name, v in out.items():
         v = np.array(v)
-        print(f"| {name} | {np.quantile(v, 0.1):.1f} | {np.median(v):.1f} | {np.quantile(v, 0.9):.1f} | "
-              f"{v.max():.1f} | {np.mean(v <= 12) * 100:.0f}% |")
+        print(
+            f"| {name} | {np.quantile(v, 0.1):.1f} | {np.median(v):.1f} | {np.quantile(v, 0.9):.1f} | "
+            f"{v.max():.1f} | {np.mean(v <= 12) * 100:.0f}% |"
+        )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -350,8 +417,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         summary.append((model, res["mape"]))
     if args.robustness:
         robustness(rows, args.robustness)
-    print("\n" + "; ".join(f"{TITLES[m]}: held-out MAPE {v:.2f}%" for m, v in summary) +
-          " (vTrain's profiling simulator: 14.73%; target 12%)")
+    print(
+        "\n"
+        + "; ".join(f"{TITLES[m]}: held-out MAPE {v:.2f}%" for m, v in summary)
+        + " (vTrain's profiling simulator: 14.73%; target 12%)"
+    )
     return 0
 
 

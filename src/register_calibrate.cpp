@@ -1,5 +1,5 @@
-// Trial-run journals, calibration and backtests (DESIGN §10). Results cross to Python as
-// plain dicts and lists; python/trnmodel/_calibrate.py turns them into tables.
+// Trial-run journals, calibration and backtests (docs/journal.md). Results cross to Python as
+// classes with read-only fields; python/trnmodel/_calibrate.py turns them into tables.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -15,34 +15,63 @@ namespace trnmodel::python {
 
 namespace {
 
-py::dict analysis_dict(const calibrate::step_analysis& a) {
-  py::list segments;
-  for (const auto& s : a.segments) {
-    py::dict d;
-    d["first"] = s.first;
-    d["values"] = s.values;
-    d["warmup_values"] = s.warmup_values;
-    d["warmup_excess_s"] = s.warmup_excess_s;
-    d["steady_state_found"] = s.steady_state_found;
-    segments.append(d);
-  }
-  py::dict d;
-  d["segments"] = segments;
-  d["steady_values"] = a.steady_values;
-  d["steady_mean_s"] = a.steady_mean_s;
-  d["ci_lo_s"] = a.ci_lo_s;
-  d["ci_hi_s"] = a.ci_hi_s;
-  d["lag1_autocorrelation"] = a.lag1_autocorrelation;
-  d["data_wait_fraction"] = a.data_wait_fraction;
-  d["step_time_s"] = a.step_time_s;
-  d["warnings"] = a.warnings;
-  return d;
+// The result types, by name (their C++ field names; a backtest row's predicted_p* as p*), so
+// that Python reads them by name and never by position.
+void register_calibration_types(py::module_& m) {
+  using namespace calibrate;
+  py::class_<series_segment>(m, "SeriesSegment")
+      .def_readonly("first", &series_segment::first)
+      .def_readonly("values", &series_segment::values)
+      .def_readonly("warmup_values", &series_segment::warmup_values)
+      .def_readonly("warmup_excess_s", &series_segment::warmup_excess_s)
+      .def_readonly("steady_state_found", &series_segment::steady_state_found);
+  py::class_<step_analysis>(m, "StepAnalysis")
+      .def_readonly("segments", &step_analysis::segments)
+      .def_readonly("steady_values", &step_analysis::steady_values)
+      .def_readonly("steady_mean_s", &step_analysis::steady_mean_s)
+      .def_readonly("ci_lo_s", &step_analysis::ci_lo_s)
+      .def_readonly("ci_hi_s", &step_analysis::ci_hi_s)
+      .def_readonly("lag1_autocorrelation", &step_analysis::lag1_autocorrelation)
+      .def_readonly("data_wait_fraction", &step_analysis::data_wait_fraction)
+      .def_readonly("step_time_s", &step_analysis::step_time_s)
+      .def_readonly("warnings", &step_analysis::warnings);
+  py::class_<calibrated_input>(m, "CalibratedInput")
+      .def_readonly("path", &calibrated_input::path)
+      .def_readonly("status", &calibrated_input::status)
+      .def_readonly("method", &calibrated_input::method)
+      .def_readonly("values", &calibrated_input::values)
+      .def_readonly("experiments", &calibrated_input::experiments)
+      .def_property_readonly("quantity", [](const calibrated_input& in) { return from_json(in.quantity); })
+      .def_readonly("note", &calibrated_input::note);
+  py::class_<calibration_result>(m, "CalibrationResult")
+      .def_readonly("calibrated", &calibration_result::calibrated)
+      .def_readonly("inputs", &calibration_result::inputs)
+      .def_readonly("unmeasured", &calibration_result::unmeasured)
+      .def_readonly("step_analyses", &calibration_result::step_analyses)
+      .def_readonly("warnings", &calibration_result::warnings);
+  py::class_<backtest_row>(m, "BacktestRow")
+      .def_readonly("metric", &backtest_row::metric)
+      .def_readonly("observed", &backtest_row::observed)
+      .def_readonly("p10", &backtest_row::predicted_p10)
+      .def_readonly("p50", &backtest_row::predicted_p50)
+      .def_readonly("p90", &backtest_row::predicted_p90)
+      .def_readonly("percentile", &backtest_row::percentile)
+      .def_readonly("observed_from", &backtest_row::observed_from);
+  py::class_<backtest_result>(m, "BacktestRun")
+      .def_readonly("experiment_id", &backtest_result::experiment_id)
+      .def_readonly("rows", &backtest_result::rows)
+      .def_readonly("notes", &backtest_result::notes);
+  py::class_<pit_uniformity>(m, "PitUniformity")
+      .def_readonly("runs", &pit_uniformity::runs)
+      .def_readonly("ks_d", &pit_uniformity::ks_d)
+      .def_readonly("p_value", &pit_uniformity::p_value);
 }
 
 }  // namespace
 
 void register_calibrate(py::module_& m) {
   using calibrate::journal;
+  register_calibration_types(m);
   py::class_<journal>(m, "Journal")
       .def_static(
           "from_text", [](const std::string& text, const std::string& directory) { return journal::from_text(text, directory); },
@@ -58,61 +87,30 @@ void register_calibrate(py::module_& m) {
                              [](const journal& j) { return py::array_t<double>(j.step_times_s.size(), j.step_times_s.data()); })
       .def_property_readonly("node_failures", &journal::node_failures)
       .def("to_obj", [](const journal& j) { return from_json(j.to_json()); })
-      .def("analysis", [](const journal& j) { return analysis_dict(calibrate::analyze_steps(j)); });
+      .def("analysis", [](const journal& j) { return calibrate::analyze_steps(j); });
 
-  m.def("calibrate", [](const std::vector<journal>& journals, const scenario& base) {
-    const auto r = calibrate::calibrate(journals, base);
-    py::list inputs;
-    for (const auto& in : r.inputs) {
-      py::dict d;
-      d["path"] = in.path;
-      d["status"] = in.status;
-      d["method"] = in.method;
-      d["n"] = in.values.size();
-      d["values"] = in.values;
-      d["experiments"] = in.experiments;
-      d["quantity"] = from_json(in.quantity);
-      d["note"] = in.note;
-      inputs.append(d);
-    }
-    py::list analyses;
-    for (const auto& a : r.step_analyses) analyses.append(analysis_dict(a));
-    return py::make_tuple(r.calibrated, inputs, r.unmeasured, r.warnings, analyses);
-  });
+  m.def(
+      "calibrate",
+      [](const std::vector<journal>& journals, const scenario& base) { return calibrate::calibrate(journals, base); },
+      py::arg("journals"), py::arg("base"));
 
   m.def(
       "backtest",
-      [](const scenario& s, const journal& j, std::uint64_t samples, std::uint64_t seed, int threads) {
+      [](const scenario& s, const journal& j, std::uint64_t samples, std::uint64_t seed, int threads,
+         const py::object& progress) {
         run_options options;
         options.samples = samples;
         options.seed = seed;
         options.threads = threads;
-        const auto r = with_python_hooks(options, py::none(),
-                                         [&](const run_options& hooked) { return calibrate::backtest(s, j, hooked); });
-        py::list rows;
-        for (const auto& row : r.rows) {
-          py::dict d;
-          d["metric"] = row.metric;
-          d["observed"] = row.observed;
-          d["p10"] = row.predicted_p10;
-          d["p50"] = row.predicted_p50;
-          d["p90"] = row.predicted_p90;
-          d["percentile"] = row.percentile;
-          d["observed_from"] = row.observed_from;
-          rows.append(d);
-        }
-        return py::make_tuple(r.experiment_id, rows, r.notes);
+        return with_python_hooks(options, progress,
+                                 [&](const run_options& hooked) { return calibrate::backtest(s, j, hooked); });
       },
-      py::arg("scenario"), py::arg("journal"), py::arg("samples"), py::arg("seed"), py::arg("threads"));
+      py::arg("scenario"), py::arg("journal"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
+      py::arg("progress"));
 
-  m.def("pit_uniformity", [](const std::vector<double>& pit) {
-    const auto r = calibrate::test_pit_uniformity(pit);
-    py::dict d;
-    d["runs"] = r.runs;
-    d["ks_d"] = r.ks_d;
-    d["p_value"] = r.p_value;
-    return d;
-  });
+  m.def(
+      "pit_uniformity", [](const std::vector<double>& pit) { return calibrate::test_pit_uniformity(pit); },
+      py::arg("pit"));
   m.attr("JOURNAL_SCHEMA_V1") = calibrate::journal_schema;
 }
 

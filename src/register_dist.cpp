@@ -48,11 +48,11 @@ void register_dist(py::module_& m) {
         }
         if (q.is_unknown()) q.ppf(0.5);  // raises, with the reason
         return map_array(u, [&q](double v) { return q.ppf(v); });
-      })
+      }, py::arg("u"))
       .def("cdf", [](const quantity& q, const array& x) {
         if (q.is_unknown()) q.cdf(0.0);
         return map_array(x, [&q](double v) { return std::isnan(v) ? v : q.cdf(v); });
-      })
+      }, py::arg("x"))
       .def(
           "sample",
           [](const quantity& q, std::uint64_t n, std::uint64_t seed, std::uint32_t stream) {

@@ -1,4 +1,8 @@
 // The lifecycle simulator and the closed forms of checkpoint/restart theory.
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <pybind11/stl.h>
 
 #include "python_run.hpp"
@@ -10,6 +14,15 @@ namespace py = pybind11;
 
 namespace trnmodel::python {
 
+namespace {
+// What a scenario's model needs and draws, read before a run.
+struct lifecycle_info {
+  std::vector<std::string> unknown_inputs, unknown_reasons, unknown_metrics, uncertain_inputs;
+  std::string mode;                    // the throughput mode
+  std::optional<std::string> profile;  // the hardware profile's name, when one was resolved
+};
+}  // namespace
+
 void register_lifecycle(py::module_& m) {
   m.def("metric_names", [] { return metric_name_list(); });
   m.def("phase_metric_names", [] {
@@ -17,17 +30,22 @@ void register_lifecycle(py::module_& m) {
     for (const auto id : phase_metrics) names.emplace_back(metric_names()[id]);
     return names;
   });
-  m.def("lifecycle_info", [](const scenario& s) {
-    const lifecycle_model model(s);
-    py::dict d;
-    d["unknown_inputs"] = model.unknown_inputs();
-    d["unknown_reasons"] = model.unknown_reasons();
-    d["unknown_metrics"] = model.unknown_metrics();
-    d["uncertain_inputs"] = model.uncertain_inputs();
-    d["mode"] = s.mode();
-    d["profile"] = s.profile() ? py::object(py::str(s.profile()->name)) : py::object(py::none());
-    return d;
-  });
+  py::class_<lifecycle_info>(m, "LifecycleInfo")
+      .def_readonly("unknown_inputs", &lifecycle_info::unknown_inputs)
+      .def_readonly("unknown_reasons", &lifecycle_info::unknown_reasons)
+      .def_readonly("unknown_metrics", &lifecycle_info::unknown_metrics)
+      .def_readonly("uncertain_inputs", &lifecycle_info::uncertain_inputs)
+      .def_readonly("mode", &lifecycle_info::mode)
+      .def_readonly("profile", &lifecycle_info::profile);
+  m.def(
+      "lifecycle_info",
+      [](const scenario& s) {
+        const lifecycle_model model(s);
+        return lifecycle_info{model.unknown_inputs(), model.unknown_reasons(), model.unknown_metrics(),
+                              model.uncertain_inputs(), s.mode(),
+                              s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt};
+      },
+      py::arg("scenario"));
   m.def(
       "simulate",
       [](const scenario& s, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
@@ -41,8 +59,8 @@ void register_lifecycle(py::module_& m) {
         options.keep_samples = keep_samples;
         return run_from_python(model, metric_name_list(), options, progress);
       },
-      py::arg("scenario"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
-      py::arg("allow_unknown"), py::arg("progress"));
+      py::arg("scenario"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
+      py::arg("keep_samples"), py::arg("allow_unknown"), py::arg("progress"));
 
   py::module_ theory = m.def_submodule("theory", "Closed forms of checkpoint/restart theory.");
   theory.def("young_interval_s", &theory::young_interval_s, py::arg("checkpoint_s"), py::arg("mtbf_s"));

@@ -2,7 +2,9 @@
 // parallel without the GIL, then takes the GIL to call f on the block (NumPy releases it
 // again inside its kernels). Between waves, on the calling thread, it checks for signals
 // (Ctrl-C stops the run promptly) and reports progress.
+#include <array>
 #include <atomic>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,23 @@ namespace trnmodel::python {
 namespace {
 
 using f_array = py::array_t<double, py::array::f_style>;
+
+// One output's moments; mean, min and max are NaN when it had no finite value.
+struct output_moments {
+  std::uint64_t count, nan_count;
+  double mean, sd, min, max;
+};
+
+// summary_row's statistics as columns (one entry per output), which is how pandas takes them.
+struct summary_table {
+  static constexpr std::array<double summary_row::*, 9> statistics{
+      &summary_row::mean, &summary_row::sd,  &summary_row::p10, &summary_row::p50, &summary_row::p80,
+      &summary_row::p90,  &summary_row::p99, &summary_row::min, &summary_row::max};
+  static constexpr std::array<const char*, 9> labels{"mean", "sd", "p10", "p50", "p80", "p90", "p99", "min", "max"};
+  std::vector<std::string> name;
+  std::vector<std::uint64_t> nan_count;
+  std::array<std::vector<double>, 9> columns;
+};
 
 run_result run_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
                                std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed,
@@ -59,6 +78,18 @@ run_result run_python_function(py::function f, std::vector<std::string> names, s
 }  // namespace
 
 void register_montecarlo(py::module_& m) {
+  py::class_<output_moments>(m, "Moments")
+      .def_readonly("count", &output_moments::count)
+      .def_readonly("nan_count", &output_moments::nan_count)
+      .def_readonly("mean", &output_moments::mean)
+      .def_readonly("sd", &output_moments::sd)
+      .def_readonly("min", &output_moments::min)
+      .def_readonly("max", &output_moments::max);
+  py::class_<summary_table> summary(m, "SummaryTable");
+  summary.def_readonly("name", &summary_table::name).def_readonly("nan_count", &summary_table::nan_count);
+  for (std::size_t c = 0; c < summary_table::statistics.size(); ++c)
+    summary.def_property_readonly(summary_table::labels[c], [c](const summary_table& t) { return t.columns[c]; });
+
   py::class_<run_result>(m, "RunResult")
       .def_property_readonly("names", &run_result::names)
       .def_property_readonly("samples", &run_result::samples)
@@ -76,52 +107,41 @@ void register_montecarlo(py::module_& m) {
             return view;
           },
           py::arg("name"))
-      .def("moments",
-           [](const run_result& r, const std::string& name) {
-             const moments& m = r.stats(r.index(name));
-             py::dict d;
-             d["count"] = m.count;
-             d["nan_count"] = m.nan_count;
-             d["mean"] = m.count ? m.mean : std::nan("");
-             d["sd"] = m.sd();
-             d["min"] = m.count ? m.min : std::nan("");
-             d["max"] = m.count ? m.max : std::nan("");
-             return d;
-           })
-      .def("quantiles",
-           [](const run_result& r, const std::string& name, const std::vector<double>& p) {
-             for (const double v : p)
-               if (!(v >= 0 && v <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(v));
-             py::gil_scoped_release release;
-             return r.quantiles(r.index(name), p);
-           })
+      .def(
+          "moments",
+          [](const run_result& r, const std::string& name) {
+            const moments& m = r.stats(r.index(name));
+            const double nan = std::nan("");
+            return output_moments{m.count, m.nan_count, m.count ? m.mean : nan, m.sd(), m.count ? m.min : nan,
+                                  m.count ? m.max : nan};
+          },
+          py::arg("name"))
+      .def(
+          "quantiles",
+          [](const run_result& r, const std::string& name, const std::vector<double>& p) {
+            for (const double v : p)
+              if (!(v >= 0 && v <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(v));
+            py::gil_scoped_release release;
+            return r.quantiles(r.index(name), p);
+          },
+          py::arg("name"), py::arg("p"))
       .def("summary", [](const run_result& r) {
+        summary_table table;
         std::vector<summary_row> rows;
         {
           py::gil_scoped_release release;
           rows = r.summary();
         }
-        py::dict columns;
-        const auto column = [&](const char* key, auto member) {
-          py::list values;
-          for (const auto& row : rows) values.append(row.*member);
-          columns[key] = values;
-        };
-        column("name", &summary_row::name);
-        column("mean", &summary_row::mean);
-        column("sd", &summary_row::sd);
-        column("p10", &summary_row::p10);
-        column("p50", &summary_row::p50);
-        column("p80", &summary_row::p80);
-        column("p90", &summary_row::p90);
-        column("p99", &summary_row::p99);
-        column("min", &summary_row::min);
-        column("max", &summary_row::max);
-        column("nan_count", &summary_row::nan_count);
-        return columns;
+        for (const auto& row : rows) {
+          table.name.push_back(row.name);
+          table.nan_count.push_back(row.nan_count);
+          for (std::size_t c = 0; c < summary_table::statistics.size(); ++c)
+            table.columns[c].push_back(row.*summary_table::statistics[c]);
+        }
+        return table;
       });
 
-  m.def("run_function", &run_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"),
+  m.def("run_function", &run_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(),
         py::arg("outputs"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
         py::arg("block_size"), py::arg("progress"));
   m.def("default_threads", &default_threads);

@@ -1,9 +1,10 @@
-// Scenarios: loading (text or dict), saving, dotted-path updates, and the field table that
-// the Python layer turns into a JSON Schema and documentation.
+// Scenarios: loading (text or dict), saving, dotted-path updates, and the field table (one
+// ScenarioField per path) that the Python layer turns into a JSON Schema and documentation.
 #include <pybind11/stl.h>
 
 #include "json_convert.hpp"
 #include "register.hpp"
+#include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
 
@@ -44,38 +45,48 @@ void register_scenario(py::module_& m) {
       })
       .def("to_obj", [](const scenario& s) { return from_json(s.to_json()); })
       .def("to_text", [](const scenario& s, int indent) { return s.to_json().dump(indent); }, py::arg("indent") = 2)
-      .def("updated",
-           [](const scenario& s, const py::dict& changes) {
-             std::vector<std::pair<std::string, json>> list;
-             for (const auto& [key, value] : changes) {
-               const auto path = py::str(key).cast<std::string>();
-               list.emplace_back(path, to_json(value, path));
-             }
-             return s.updated(list);
-           })
-      .def("quantity", [](const scenario& s, const std::string& path) -> py::object {
-        if (const quantity* q = s.find(path)) return py::cast(*q);
-        return py::none();
-      })
+      .def(
+          "updated",
+          [](const scenario& s, const py::dict& changes) {
+            std::vector<std::pair<std::string, json>> list;
+            for (const auto& [key, value] : changes) {
+              const auto path = py::str(key).cast<std::string>();
+              list.emplace_back(path, to_json(value, path));
+            }
+            return s.updated(list);
+          },
+          py::arg("changes"))
+      .def(
+          "quantity",
+          [](const scenario& s, const std::string& path) -> py::object {
+            if (const quantity* q = s.find(path)) return py::cast(*q);
+            return py::none();
+          },
+          py::arg("path"))
       .def("has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
       .def_property_readonly("name", &scenario::name);
 
-  m.def("scenario_fields", [] {
-    py::list fields;
-    for (const auto& f : scenario_fields()) {
-      py::dict d;
-      d["path"] = f.path;
-      d["kind"] = name_of(f.kind);
-      d["rule"] = name_of(f.rule);
-      d["default"] = f.default_value.empty() ? py::none() : from_json(json::parse(f.default_value));
-      d["required"] = f.required;
-      d["doc"] = f.doc;
-      d["choices"] = f.choices;
-      fields.append(d);
-    }
-    return fields;
-  });
+  py::class_<field_spec>(m, "ScenarioField")
+      .def_readonly("path", &field_spec::path)
+      .def_property_readonly("kind", [](const field_spec& f) { return name_of(f.kind); })
+      .def_property_readonly("rule", [](const field_spec& f) { return name_of(f.rule); })
+      .def_property_readonly("default",
+                             [](const field_spec& f) {
+                               return f.default_value.empty() ? py::object(py::none())
+                                                              : from_json(json::parse(f.default_value));
+                             })
+      .def_readonly("required", &field_spec::required)
+      .def_readonly("doc", &field_spec::doc)
+      .def_readonly("choices", &field_spec::choices);
+  m.def("scenario_fields", [] { return scenario_fields(); });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
+  // The one did-you-mean rule (include/trnmodel/detail/did_you_mean.hpp), for Python's messages too.
+  m.def(
+      "closest_name",
+      [](const std::string& key, const std::vector<std::string>& candidates) {
+        return detail::closest_name(key, candidates);
+      },
+      py::arg("key"), py::arg("candidates"));
   m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;
   m.attr("MAX_JSON_DEPTH") = detail::max_json_depth;
 }

@@ -1,4 +1,4 @@
-// Sensitivity and comparison (DESIGN §8): Sobol indices of scenarios and of Python functions,
+// Sensitivity and comparison (docs/sensitivity.md): Sobol indices of scenarios and of Python functions,
 // tornado bars, rank correlations, comparison on common random numbers and break-even.
 // Heavy loops run without the GIL; a Python function is called with it, one block at a time.
 #include <algorithm>
@@ -36,38 +36,36 @@ statistic statistic_from(double probability) {
   return probability < 0 ? statistic::mean() : statistic::quantile(probability);
 }
 
-py::dict sobol_dict(const sobol_result& r) {
-  using namespace pybind11::literals;
-  return py::dict("factors"_a = r.factors, "S1"_a = r.first_order, "S1_conf"_a = r.first_order_conf, "ST"_a = r.total,
-                  "ST_conf"_a = r.total_conf, "notes"_a = r.notes, "note"_a = r.note, "mean"_a = r.output_mean,
-                  "variance"_a = r.output_variance, "base_samples"_a = r.base_samples, "evaluations"_a = r.evaluations,
-                  "confidence"_a = r.confidence);
-}
+// The uncertain inputs of a scenario beside their rank correlations with an output.
+struct rank_correlation_table {
+  std::vector<std::string> factors;
+  std::vector<double> spearman, prcc;
+};
 
 // Runs body(sobol_options) without the GIL, Ctrl-C and progress hooked in.
 template <class Body>
-py::dict run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+sobol_result run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
                    Eigen::Index base_block, const py::object& progress, const Body& body) {
   run_options run = make_run(base_samples, seed, threads);
   run.block_size = base_block;
-  return sobol_dict(with_python_hooks(run, progress, [&](const run_options& hooked) {
+  return with_python_hooks(run, progress, [&](const run_options& hooked) {
     sobol_options options;
     options.run = hooked;
     options.confidence = confidence;
     return body(options);
-  }));
+  });
 }
 
-py::dict sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
-                        int threads, double confidence, Eigen::Index block_size, const py::object& progress) {
+sobol_result sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
+                            int threads, double confidence, Eigen::Index block_size, const py::object& progress) {
   const metric::id m = metric_named(output);
   return run_sobol(base_samples, seed, threads, confidence, block_size, progress,
                    [&](const sobol_options& options) { return sobol(s, m, options); });
 }
 
-py::dict sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
-                               std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
-                               Eigen::Index block_rows, const py::object& progress) {
+sobol_result sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
+                                   std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+                                   Eigen::Index block_rows, const py::object& progress) {
   std::vector<named_quantity> inputs;
   for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
   const input_set set(std::move(inputs));
@@ -94,32 +92,58 @@ py::dict sobol_python_function(py::function f, std::vector<std::string> names, s
 }  // namespace
 
 void register_sensitivity(py::module_& m) {
-  m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::arg("base_samples"),
-        py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"), py::arg("progress"));
-  m.def("sobol_function", &sobol_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"),
+  // Result types by name: SALib's column names for Sobol indices, the C++ names elsewhere.
+  py::class_<sobol_result>(m, "SobolResult")
+      .def_readonly("factors", &sobol_result::factors)
+      .def_readonly("S1", &sobol_result::first_order)
+      .def_readonly("S1_conf", &sobol_result::first_order_conf)
+      .def_readonly("ST", &sobol_result::total)
+      .def_readonly("ST_conf", &sobol_result::total_conf)
+      .def_readonly("notes", &sobol_result::notes)
+      .def_readonly("note", &sobol_result::note)
+      .def_readonly("mean", &sobol_result::output_mean)
+      .def_readonly("variance", &sobol_result::output_variance)
+      .def_readonly("base_samples", &sobol_result::base_samples)
+      .def_readonly("evaluations", &sobol_result::evaluations)
+      .def_readonly("confidence", &sobol_result::confidence);
+  py::class_<tornado_bar>(m, "TornadoBar")
+      .def_readonly("factor", &tornado_bar::factor)
+      .def_readonly("low_value", &tornado_bar::low_value)
+      .def_readonly("high_value", &tornado_bar::high_value)
+      .def_readonly("low", &tornado_bar::low_statistic)
+      .def_readonly("high", &tornado_bar::high_statistic)
+      .def_readonly("swing", &tornado_bar::swing);
+  py::class_<tornado_result>(m, "TornadoResult")
+      .def_readonly("baseline", &tornado_result::baseline)
+      .def_readonly("bars", &tornado_result::bars);
+  py::class_<break_even_result>(m, "BreakEvenResult")
+      .def_readonly("value", &break_even_result::value)
+      .def_readonly("target", &break_even_result::target)
+      .def_readonly("achieved", &break_even_result::achieved)
+      .def_readonly("evaluations", &break_even_result::evaluations);
+  py::class_<rank_correlation_table>(m, "RankCorrelations")
+      .def_readonly("factors", &rank_correlation_table::factors)
+      .def_readonly("spearman", &rank_correlation_table::spearman)
+      .def_readonly("prcc", &rank_correlation_table::prcc);
+
+  m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::kw_only(),
+        py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"),
+        py::arg("progress"));
+  m.def("sobol_function", &sobol_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(),
         py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_rows"),
         py::arg("progress"));
 
   m.def(
       "tornado",
       [](const scenario& s, const std::string& output, double probability, std::uint64_t samples, std::uint64_t seed,
-         int threads, double low, double high) {
+         int threads, double low, double high, const py::object& progress) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
-        const tornado_result t = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
-          return tornado(s, id, stat, o, low, high);
-        });
-        py::list bars;  // (factor, low_value, high_value, low, high, swing), largest swing first
-        for (const auto& b : t.bars)
-          bars.append(py::make_tuple(b.factor, b.low_value, b.high_value, b.low_statistic, b.high_statistic, b.swing));
-        py::dict d;
-        d["baseline"] = t.baseline;
-        d["bars"] = bars;
-        return d;
+        return with_python_hooks(make_run(samples, seed, threads), progress,
+                                 [&](const run_options& o) { return tornado(s, id, stat, o, low, high); });
       },
-      py::arg("scenario"), py::arg("output"), py::arg("probability"), py::arg("samples"), py::arg("seed"),
-      py::arg("threads"), py::arg("low"), py::arg("high"));
-
+      py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("probability"), py::arg("samples"),
+      py::arg("seed"), py::arg("threads"), py::arg("low"), py::arg("high"), py::arg("progress"));
   m.def(
       "compare",
       [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
@@ -129,28 +153,22 @@ void register_sensitivity(py::module_& m) {
         options.keep_samples = keep_samples;
         return run_from_python(model, comparison_model::output_names(), options, progress);
       },
-      py::arg("a"), py::arg("b"), py::arg("output"), py::arg("samples"), py::arg("seed"), py::arg("threads"),
-      py::arg("keep_samples"), py::arg("progress"));
+      py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
+      py::arg("threads"), py::arg("keep_samples"), py::arg("progress"));
 
   m.def(
       "break_even",
       [](const scenario& fixed, const scenario& varied, const std::string& output, const std::string& path,
-         double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi) {
+         double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi,
+         const py::object& progress) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
-        const break_even_result r = with_python_hooks(make_run(samples, seed, threads), py::none(), [&](const run_options& o) {
+        return with_python_hooks(make_run(samples, seed, threads), progress, [&](const run_options& o) {
           return break_even(fixed, varied, id, path, stat, o, lo, hi);
         });
-        py::dict d;
-        d["value"] = r.value;
-        d["target"] = r.target;
-        d["achieved"] = r.achieved;
-        d["evaluations"] = r.evaluations;
-        return d;
       },
-      py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::arg("probability"),
-      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"));
-
+      py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::kw_only(), py::arg("probability"),
+      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"), py::arg("progress"));
   // A scenario metric at given uniforms: an external design (SALib's, in bench/) evaluated by
   // the same C++ model. u: rows x drawn inputs (lifecycle_info's uncertain_inputs order);
   // chance: the index of each row's aleatory draws.
@@ -186,11 +204,7 @@ void register_sensitivity(py::module_& m) {
           py::gil_scoped_release release;
           r = rank_correlate(drawn_inputs(model, seed, static_cast<std::uint64_t>(y.size())), y);
         }
-        py::dict d;
-        d["factors"] = model.uncertain_inputs();
-        d["spearman"] = r.spearman;
-        d["prcc"] = r.prcc;
-        return d;
+        return rank_correlation_table{model.uncertain_inputs(), std::move(r.spearman), std::move(r.prcc)};
       },
       py::arg("scenario"), py::arg("seed"), py::arg("y"));
 }

@@ -6,34 +6,99 @@ input uncertain, on AWS Trainium or GPUs.
     r = tm.monte_carlo(lambda x: x[:, 0] * x[:, 1], {"steps": 1000, "step_s": d})
     r.summary()
 """
-from . import _core
+
+from . import _core, plot, theory
+from ._calibrate import (
+    BacktestResult,
+    CalibratedScenario,
+    CalibrationReport,
+    Journal,
+    JournalWarning,
+    backtest,
+    calibrate,
+)
+from ._core import collectives
 from ._distributions import (
-    PERT, Bernoulli, Beta, Distribution, Empirical, Exponential, Fixed, Gamma, LogNormal,
-    Normal, Triangular, Uniform, Unknown, Weibull,
+    PERT,
+    Bernoulli,
+    Beta,
+    Distribution,
+    Empirical,
+    Exponential,
+    Fixed,
+    Gamma,
+    LogNormal,
+    Normal,
+    Triangular,
+    Uniform,
+    Unknown,
+    Weibull,
 )
 from ._errors import ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
-from ._scenario import Scenario, json_schema, load_profile, profiles
-from ._core import collectives
-from ._simulate import METRICS, PHASES, SimulationResult, simulate
-from . import plot, theory
 from ._report import report
+from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._search import search_parallelism
-from ._calibrate import (
-    BacktestResult, CalibratedScenario, CalibrationReport, Journal, JournalWarning, backtest, calibrate,
-)
 from ._sensitivity import (
-    Comparison, checkpoint_interval, compare, rank_correlations, sobol, sobol_function, sweep, tornado,
+    Comparison,
+    checkpoint_interval,
+    compare,
+    rank_correlations,
+    sobol,
+    sobol_function,
+    sweep,
+    tornado,
 )
+from ._simulate import METRICS, PHASES, SimulationResult, simulate
 
 __version__ = _core.__version__
 
 __all__ = [
-    "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
-    "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown",
-    "ScenarioError", "UnknownInputError", "monte_carlo", "MonteCarloResult", "__version__",
-    "Scenario", "json_schema", "profiles", "load_profile", "collectives", "search_parallelism", "simulate", "SimulationResult", "METRICS", "PHASES", "theory", "plot", "report",
-    "Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
+    "Distribution",
+    "Fixed",
+    "Uniform",
+    "Normal",
+    "LogNormal",
+    "Triangular",
+    "PERT",
+    "Gamma",
+    "Weibull",
+    "Exponential",
+    "Beta",
+    "Bernoulli",
+    "Empirical",
+    "Unknown",
+    "ScenarioError",
+    "UnknownInputError",
+    "monte_carlo",
+    "MonteCarloResult",
+    "__version__",
+    "Scenario",
+    "json_schema",
+    "profiles",
+    "load_profile",
+    "collectives",
+    "search_parallelism",
+    "simulate",
+    "SimulationResult",
+    "METRICS",
+    "PHASES",
+    "theory",
+    "plot",
+    "report",
+    "Journal",
+    "JournalWarning",
+    "calibrate",
+    "backtest",
+    "CalibratedScenario",
+    "CalibrationReport",
     "BacktestResult",
-    "sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep", "checkpoint_interval",
+    "sobol",
+    "sobol_function",
+    "tornado",
+    "rank_correlations",
+    "compare",
+    "Comparison",
+    "sweep",
+    "checkpoint_interval",
 ]

@@ -1,20 +1,24 @@
-"""Trial-run journals, calibration and backtests (DESIGN §10, docs/journal.md).
+"""Trial-run journals, calibration and backtests (docs/journal.md).
 
 Loading, validation, warm-up detection, fits and the simulator run in C++; this module
 turns their results into pandas tables and Python warnings."""
+
 from __future__ import annotations
 
 import os
 import pathlib
 import warnings
-from typing import Any, Iterable, List, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 import numpy as np
 
 from . import _core
+from ._display import Display
 from ._errors import in_file
+from ._files import read_utf8
 from ._montecarlo import _check_threads, _check_whole
-from ._scenario import Scenario, read_utf8
+from ._progress import ProgressArg, progress_bar, shifted
+from ._scenario import Scenario
 
 PathLike = Union[str, os.PathLike]
 
@@ -24,7 +28,32 @@ class JournalWarning(UserWarning):
     add up, a step series of unexpected length, a missing utilisation or quality record…"""
 
 
-class Journal:
+def _analysis_dict(a: "_core.StepAnalysis") -> Dict[str, Any]:
+    """A journal's step analysis as the public dict of :meth:`Journal.steady_state`."""
+    segments = [
+        {
+            "first": s.first,
+            "values": s.values,
+            "warmup_values": s.warmup_values,
+            "warmup_excess_s": s.warmup_excess_s,
+            "steady_state_found": s.steady_state_found,
+        }
+        for s in a.segments
+    ]
+    return {
+        "segments": segments,
+        "steady_values": a.steady_values,
+        "steady_mean_s": a.steady_mean_s,
+        "ci_lo_s": a.ci_lo_s,
+        "ci_hi_s": a.ci_hi_s,
+        "lag1_autocorrelation": a.lag1_autocorrelation,
+        "data_wait_fraction": a.data_wait_fraction,
+        "step_time_s": a.step_time_s,
+        "warnings": list(a.warnings),
+    }
+
+
+class Journal(Display):
     """One trial run as it happened ("trnmodel.journal/1", docs/journal.md).
 
     Load with :meth:`from_json` (a file; a step-time file it names is read from the same
@@ -72,12 +101,12 @@ class Journal:
     def to_dict(self) -> dict:
         return self._core.to_obj()
 
-    def steady_state(self) -> dict:
+    def steady_state(self) -> Dict[str, Any]:
         """Warm-up (MSER-5 per segment) and the steady-state step time with its 95 %
         batch-means interval: ``steady_mean_s``, ``ci_lo_s``, ``ci_hi_s``, ``step_time_s``
         (= steady mean × (1 − data wait)), ``segments`` (with ``warmup_values`` and
         ``warmup_excess_s``)."""
-        return self._core.analysis()
+        return _analysis_dict(self._core.analysis())
 
     def summary(self):
         """What the run measured, one row per figure: columns ``value``, ``unit``, ``note``."""
@@ -95,12 +124,22 @@ class Journal:
         for key in ("queue_s", "setup_s", "compile_s", "data_load_s", "training_s", "final_eval_s", "teardown_s"):
             note = ("cache hit" if phases["compile_cache_hit"] else "cold compile") if key == "compile_s" else ""
             add(f"phases.{key}", float(phases.get(key, 0.0)), "s", note)
-        add("steps completed", training["steps_completed"], "steps", f"of {training['effective_steps_planned']} planned")
+        add(
+            "steps completed", training["steps_completed"], "steps", f"of {training['effective_steps_planned']} planned"
+        )
         warmup = sum(s["warmup_values"] for s in a["segments"])
-        add("step values", len(self.step_times_s), "values",
-            f"{len(a['segments'])} segment(s); {warmup} warm-up value(s) removed by MSER-5")
-        add("steady-state step time", a["steady_mean_s"], "s",
-            f"95 % batch means: {a['ci_lo_s']:.4g} – {a['ci_hi_s']:.4g} s")
+        add(
+            "step values",
+            len(self.step_times_s),
+            "values",
+            f"{len(a['segments'])} segment(s); {warmup} warm-up value(s) removed by MSER-5",
+        )
+        add(
+            "steady-state step time",
+            a["steady_mean_s"],
+            "s",
+            f"95 % batch means: {a['ci_lo_s']:.4g} – {a['ci_hi_s']:.4g} s",
+        )
         util = d.get("utilisation")
         if util:
             add("data wait", util["data_wait_fraction"], "fraction", "utilisation.data_wait_fraction")
@@ -108,32 +147,61 @@ class Journal:
         add("step time without data wait", a["step_time_s"], "s", "the scenario's throughput.step_time_s")
         checkpoints = d["checkpoints"]
         if checkpoints:
-            add("checkpoint save", float(np.mean([c["save_s"] for c in checkpoints])), "s", f"mean of {len(checkpoints)}")
-            add("checkpoint verify", float(np.mean([c["verify_s"] for c in checkpoints])), "s", f"mean of {len(checkpoints)}")
+            add(
+                "checkpoint save",
+                float(np.mean([c["save_s"] for c in checkpoints])),
+                "s",
+                f"mean of {len(checkpoints)}",
+            )
+            add(
+                "checkpoint verify",
+                float(np.mean([c["verify_s"] for c in checkpoints])),
+                "s",
+                f"mean of {len(checkpoints)}",
+            )
             untested = [c["step"] for c in checkpoints if not c["restore_verified"]]
-            add("checkpoints never restore-tested", len(untested), "checkpoints",
-                ", ".join(f"step {s}" for s in untested))
+            add(
+                "checkpoints never restore-tested",
+                len(untested),
+                "checkpoints",
+                ", ".join(f"step {s}" for s in untested),
+            )
         evals = d.get("evaluations", [])
         if evals:
             add("evaluation", float(np.mean([e["time_s"] for e in evals])), "s", f"mean of {len(evals)}")
         interruptions = d["interruptions"]
-        add("interruptions", len(interruptions), "count",
-            "; ".join(f"step {x['step']} {x['cause']}, recovery {x['recovery_s']} s, "
-                      f"{x['redone_steps']} steps redone" for x in interruptions))
+        add(
+            "interruptions",
+            len(interruptions),
+            "count",
+            "; ".join(
+                f"step {x['step']} {x['cause']}, recovery {x['recovery_s']} s, {x['redone_steps']} steps redone"
+                for x in interruptions
+            ),
+        )
         add("node failures", self._core.node_failures, "count", "causes counted in the failure rate")
         add("billed", billed["node_hours"], "node-h", "")
         if "usd" in billed:
             add("billed cost", billed["usd"], "USD", "")
         done = training["steps_completed"]
         if billed["node_hours"] > 0 and done > 0:
-            add("useful steps per billed node-hour", done / billed["node_hours"], "steps/node-h",
-                f"steady state: {3600 / a['steady_mean_s']:.4g} steps/h")
+            add(
+                "useful steps per billed node-hour",
+                done / billed["node_hours"],
+                "steps/node-h",
+                f"steady state: {3600 / a['steady_mean_s']:.4g} steps/h",
+            )
             if "usd" in billed:
                 add("cost per useful step", billed["usd"] / done, "USD/step", "billed.usd / steps_completed")
         q = d.get("quality")
         if q:
-            add(f"quality: {q['metric']}", q["achieved"], "", f"target {q['target']} ({q['better']} is better): "
-                f"{'passed' if q['passed'] else 'FAILED'}, scope {q.get('scope', 'trial')}")
+            add(
+                f"quality: {q['metric']}",
+                q["achieved"],
+                "",
+                f"target {q['target']} ({q['better']} is better): "
+                f"{'passed' if q['passed'] else 'FAILED'}, scope {q.get('scope', 'trial')}",
+            )
         frame = pd.DataFrame(rows, columns=["quantity", "value", "unit", "note"]).set_index("quantity")
         frame.attrs["experiment_id"] = self.experiment_id
         return frame
@@ -143,11 +211,16 @@ class Journal:
 
         return frame_html(self.summary(), f"Journal {self.experiment_id}")
 
+    def _text(self) -> str:
+        return f"{self!r}\n{self.summary().to_string()}"
+
     def __repr__(self) -> str:
         d = self.to_dict()
-        return (f"<Journal {self.experiment_id}: {d['instance']['nodes']} × {d['instance']['type']}, "
-                f"{d['training']['steps_completed']} steps, {len(d['interruptions'])} interruption(s), "
-                f"{len(self.warnings)} warning(s)>")
+        return (
+            f"<Journal {self.experiment_id}: {d['instance']['nodes']} × {d['instance']['type']}, "
+            f"{d['training']['steps_completed']} steps, {len(d['interruptions'])} interruption(s), "
+            f"{len(self.warnings)} warning(s)>"
+        )
 
 
 def _journals(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]]) -> List[Journal]:
@@ -159,7 +232,7 @@ def _journals(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLik
     return out
 
 
-class CalibrationReport:
+class CalibrationReport(Display):
     """Where every input of a calibrated scenario came from.
 
     ``inputs``: one row per input the journals measured (``status`` measured = replaced;
@@ -169,53 +242,85 @@ class CalibrationReport:
     ``steady_state``: per journal, the warm-up and steady-state step time.
     """
 
-    def __init__(self, inputs: list, unmeasured: list, warnings_: list, analyses: list, journals: list,
-                 base: Scenario) -> None:
+    def __init__(self, result: "_core.CalibrationResult", journals: List["Journal"], base: Scenario) -> None:
         import pandas as pd
 
+        inputs, unmeasured, analyses = result.inputs, result.unmeasured, result.step_analyses
         self.inputs = pd.DataFrame(
-            [{"path": i["path"], "status": i["status"], "method": i["method"], "n": i["n"],
-              "experiments": ", ".join(i["experiments"]), "note": i["note"]} for i in inputs],
-            columns=["path", "status", "method", "n", "experiments", "note"]).set_index("path")
+            [
+                {
+                    "path": i.path,
+                    "status": i.status,
+                    "method": i.method,
+                    "n": len(i.values),
+                    "experiments": ", ".join(i.experiments),
+                    "note": i.note,
+                }
+                for i in inputs
+            ],
+            columns=["path", "status", "method", "n", "experiments", "note"],
+        ).set_index("path")
         self.unmeasured = pd.DataFrame(
-            [{"path": p, "source": (base[p].to_dict().get("source") if base[p] is not None else None) or "",
-              "value": repr(base[p])} for p in unmeasured], columns=["path", "source", "value"]).set_index("path")
-        self.warnings = list(warnings_)
+            [
+                {
+                    "path": p,
+                    "source": (base[p].to_dict().get("source") if base[p] is not None else None) or "",
+                    "value": repr(base[p]),
+                }
+                for p in unmeasured
+            ],
+            columns=["path", "source", "value"],
+        ).set_index("path")
+        self.warnings = list(result.warnings)
         self.steady_state = pd.DataFrame(
-            [{"experiment": j.experiment_id, "warmup_values": sum(s["warmup_values"] for s in a["segments"]),
-              "steady_values": a["steady_values"], "steady_mean_s": a["steady_mean_s"], "ci_lo_s": a["ci_lo_s"],
-              "ci_hi_s": a["ci_hi_s"], "data_wait_fraction": a["data_wait_fraction"], "step_time_s": a["step_time_s"]}
-             for j, a in zip(journals, analyses)]).set_index("experiment")
-        self._raw = inputs
+            [
+                {
+                    "experiment": j.experiment_id,
+                    "warmup_values": sum(s.warmup_values for s in a.segments),
+                    "steady_values": a.steady_values,
+                    "steady_mean_s": a.steady_mean_s,
+                    "ci_lo_s": a.ci_lo_s,
+                    "ci_hi_s": a.ci_hi_s,
+                    "data_wait_fraction": a.data_wait_fraction,
+                    "step_time_s": a.step_time_s,
+                }
+                for j, a in zip(journals, analyses)
+            ]
+        ).set_index("experiment")
+        self._measured = {i.path: list(i.values) for i in inputs}
 
     def values(self, path: str) -> list:
         """The measured values behind an input."""
-        for i in self._raw:
-            if i["path"] == path:
-                return list(i["values"])
-        raise KeyError(path)
+        if path not in self._measured:
+            raise KeyError(path)
+        return list(self._measured[path])
 
     def _repr_html_(self) -> str:
-        from ._html import card, esc
+        from ._html import calibration_html
 
-        body = [self.inputs.to_html(border=0), "<h3>Unmeasured (kept from the base)</h3>", self.unmeasured.to_html(border=0)]
-        body += [f'<p class="warn">{esc(w)}</p>' for w in self.warnings]
-        return card("Calibration", body)
+        return calibration_html(self.inputs, self.unmeasured, self.warnings)
 
     def __repr__(self) -> str:
-        return (f"<CalibrationReport: {int((self.inputs['status'] == 'measured').sum())} inputs measured, "
-                f"{int((self.inputs['status'] != 'measured').sum())} measured once and kept, "
-                f"{len(self.unmeasured)} unmeasured, {len(self.warnings)} warning(s)>\n"
-                f"{self.inputs[['status', 'method', 'n']].to_string()}")
+        return (
+            f"<CalibrationReport: {int((self.inputs['status'] == 'measured').sum())} inputs measured, "
+            f"{int((self.inputs['status'] != 'measured').sum())} measured once and kept, "
+            f"{len(self.unmeasured)} unmeasured, {len(self.warnings)} warning(s)>"
+        )
+
+    def _text(self) -> str:
+        return f"{self!r}\n{self.inputs[['status', 'method', 'n']].to_string()}"
 
 
 class CalibratedScenario(Scenario):
     """A Scenario calibrated from journals; :attr:`calibration` says where each input came from."""
 
     __slots__ = ("calibration",)
+    calibration: CalibrationReport
 
 
-def calibrate(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]], base: Scenario) -> CalibratedScenario:
+def calibrate(
+    journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]], base: Scenario
+) -> CalibratedScenario:
     """The base scenario with every input the journals measure replaced (docs/journal.md).
 
     ``journals``: :class:`Journal` objects or journal file paths, all runs of one
@@ -233,15 +338,15 @@ def calibrate(journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLik
     if not isinstance(base, Scenario):
         raise _core.ScenarioError(f"base: must be a tm.Scenario, got {type(base).__name__}")
     loaded = _journals(journals)
-    core, inputs, unmeasured, warns, analyses = _core.calibrate([j._core for j in loaded], base._core)
-    for message in warns:
+    raw = _core.calibrate([j._core for j in loaded], base._core)
+    for message in raw.warnings:
         warnings.warn(message, JournalWarning, stacklevel=2)
-    result = CalibratedScenario(core)
-    result.calibration = CalibrationReport(inputs, unmeasured, warns, analyses, loaded, base)
+    result = CalibratedScenario(raw.calibrated)
+    result.calibration = CalibrationReport(raw, loaded, base)
     return result
 
 
-class BacktestResult:
+class BacktestResult(Display):
     """Where finished runs fell in the predicted distributions.
 
     ``table``: one row per (experiment, metric): observed, predicted p10/p50/p90, and the
@@ -250,11 +355,12 @@ class BacktestResult:
     U(0, 1)).
     """
 
-    def __init__(self, rows: list, notes: dict) -> None:
+    def __init__(self, rows: List[Dict[str, Any]], notes: Dict[str, List[str]]) -> None:
         import pandas as pd
 
-        self.table = pd.DataFrame(rows, columns=["experiment", "metric", "observed", "p10", "p50", "p90",
-                                                 "percentile", "observed_from"]).set_index(["experiment", "metric"])
+        self.table = pd.DataFrame(
+            rows, columns=["experiment", "metric", "observed", "p10", "p50", "p90", "percentile", "observed_from"]
+        ).set_index(["experiment", "metric"])
         #: How the scenario was reduced to each trial.
         self.notes = notes
 
@@ -275,21 +381,18 @@ class BacktestResult:
         counts, edges = np.histogram(self.pit(metric), bins=_check_whole("bins", bins, 1, 1000), range=(0.0, 1.0))
         return pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "count": counts})
 
-    def uniformity(self, metric: str = "wall_h") -> dict:
+    def uniformity(self, metric: str = "wall_h") -> Dict[str, Any]:
         """Kolmogorov–Smirnov test of the PIT values against U(0, 1): ``runs``, ``ks_d``,
         ``p_value`` (asymptotic with Stephens' correction; rough below ~20 runs)."""
-        return _core.pit_uniformity(list(self.pit(metric)))
+        r = _core.pit_uniformity(list(self.pit(metric)))
+        return {"runs": r.runs, "ks_d": r.ks_d, "p_value": r.p_value}
 
     @property
-    def plot(self):
+    def plot(self) -> Any:
         """``bt.plot.pit(metric="wall_h")``: the PIT histogram."""
-        from . import plot
+        from .plot import BacktestPlots
 
-        class _Plots:
-            def pit(_, metric: str = "wall_h", **kwargs: Any) -> Any:
-                return plot.pit(self, metric, **kwargs)
-
-        return _Plots()
+        return BacktestPlots(self)
 
     def _repr_html_(self) -> str:
         from ._html import frame_html
@@ -297,11 +400,20 @@ class BacktestResult:
         return frame_html(self.table.drop(columns="observed_from"), f"Backtest of {len(self.experiments)} run(s)")
 
     def __repr__(self) -> str:
-        return f"<BacktestResult: {len(self.experiments)} run(s)>\n{self.table.drop(columns='observed_from').to_string()}"
+        return f"<BacktestResult: {len(self.experiments)} run(s)>"
+
+    def _text(self) -> str:
+        return f"{self!r}\n{self.table.drop(columns='observed_from').to_string()}"
 
 
-def backtest(scenario: Scenario, journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]],
-             samples: int = 20_000, seed: int = 0, threads: Optional[int] = None) -> BacktestResult:
+def backtest(
+    scenario: Scenario,
+    journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]],
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> BacktestResult:
     """Places each finished run in the distribution the scenario predicts for it.
 
     The scenario is reduced to each trial (its completed steps, checkpoint and evaluation
@@ -313,15 +425,33 @@ def backtest(scenario: Scenario, journals: Union[Journal, PathLike, Iterable[Uni
     """
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
-    rows, notes = [], {}
-    for j in _journals(journals):
-        experiment, result_rows, result_notes = _core.backtest(
-            scenario._core, j._core, _check_whole("samples", samples, 1000), _check_whole("seed", seed, 0),
-            _check_threads(threads))
-        rows += [{"experiment": experiment, **r} for r in result_rows]
-        notes[experiment] = list(result_notes)
+    rows: List[Dict[str, Any]] = []
+    notes: Dict[str, List[str]] = {}
+    loaded = _journals(journals)
+    samples = _check_whole("samples", samples, 1000)
+    seed = _check_whole("seed", seed, 0)
+    columns = ["metric", "observed", "p10", "p50", "p90", "percentile", "observed_from"]
+    with progress_bar(progress, "backtest") as callback:
+        for k, j in enumerate(loaded):
+            run = _core.backtest(
+                scenario._core,
+                j._core,
+                samples=samples,
+                seed=seed,
+                threads=_check_threads(threads),
+                progress=shifted(callback, k * samples, len(loaded) * samples),
+            )
+            rows += [{"experiment": run.experiment_id, **{c: getattr(r, c) for c in columns}} for r in run.rows]
+            notes[run.experiment_id] = list(run.notes)
     return BacktestResult(rows, notes)
 
 
-__all__ = ["Journal", "JournalWarning", "calibrate", "backtest", "CalibratedScenario", "CalibrationReport",
-           "BacktestResult"]
+__all__ = [
+    "Journal",
+    "JournalWarning",
+    "calibrate",
+    "backtest",
+    "CalibratedScenario",
+    "CalibrationReport",
+    "BacktestResult",
+]

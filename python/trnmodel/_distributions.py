@@ -4,9 +4,10 @@ Each class builds the JSON form of its distribution and hands it to the C++ load
 validation, error messages, sampling and serialisation are the same from Python, from C++
 and from a scenario file. Sampling is by inverse CDF, ``x = ppf(u)``.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, Mapping, Optional, Type, Union
 
 import numpy as np
 
@@ -105,23 +106,42 @@ class Fixed(Distribution):
     """A known value."""
 
     def __init__(self, value: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("fixed", {"value": value}, dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec("fixed", {"value": value}, dict(source=source, note=note, date=date, region=region))
+        )
 
 
 class Uniform(Distribution):
     """Uniform on [lo, hi]; needs lo < hi."""
 
     def __init__(self, lo: float, hi: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("uniform", {"lo": lo, "hi": hi}, dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec("uniform", {"lo": lo, "hi": hi}, dict(source=source, note=note, date=date, region=region))
+        )
 
 
 class Normal(Distribution):
     """Normal(mean, sd), optionally truncated to [lo, hi] (either bound may be omitted)."""
 
-    def __init__(self, mean: float, sd: float, lo: Optional[float] = None, hi: Optional[float] = None, *,
-                 source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("normal", {"mean": mean, "sd": sd, "lo": lo, "hi": hi},
-                                    dict(source=source, note=note, date=date, region=region)))
+    def __init__(
+        self,
+        mean: float,
+        sd: float,
+        lo: Optional[float] = None,
+        hi: Optional[float] = None,
+        *,
+        source=None,
+        note=None,
+        date=None,
+        region=None,
+    ) -> None:
+        super().__init__(
+            self._spec(
+                "normal",
+                {"mean": mean, "sd": sd, "lo": lo, "hi": hi},
+                dict(source=source, note=note, date=date, region=region),
+            )
+        )
 
 
 class LogNormal(Distribution):
@@ -129,16 +149,21 @@ class LogNormal(Distribution):
     with that median and 90th percentile, the usual way to write a measured spread."""
 
     def __init__(self, mu: float, sigma: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("lognormal", {"mu": mu, "sigma": sigma},
-                                    dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec(
+                "lognormal", {"mu": mu, "sigma": sigma}, dict(source=source, note=note, date=date, region=region)
+            )
+        )
 
     @classmethod
     def from_quantiles(cls, p50: float, p90: float, *, source=None, note=None, date=None, region=None) -> "LogNormal":
         """The lognormal whose median is ``p50`` and 90th percentile ``p90`` (0 < p50 < p90)."""
         obj = cls.__new__(cls)
-        Distribution.__init__(obj, cls._spec("lognormal", {"p50": p50, "p90": p90},
-                                             dict(source=source, note=note, date=date, region=region)),
-                              _path="tm.LogNormal.from_quantiles")
+        Distribution.__init__(
+            obj,
+            cls._spec("lognormal", {"p50": p50, "p90": p90}, dict(source=source, note=note, date=date, region=region)),
+            _path="tm.LogNormal.from_quantiles",
+        )
         return obj
 
 
@@ -146,8 +171,13 @@ class Triangular(Distribution):
     """Triangular on [lo, hi] with its peak at mode; lo ≤ mode ≤ hi, lo < hi."""
 
     def __init__(self, lo: float, mode: float, hi: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("triangular", {"lo": lo, "mode": mode, "hi": hi},
-                                    dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec(
+                "triangular",
+                {"lo": lo, "mode": mode, "hi": hi},
+                dict(source=source, note=note, date=date, region=region),
+            )
+        )
 
 
 class PERT(Distribution):
@@ -155,40 +185,64 @@ class PERT(Distribution):
     Mean (lo + 4 mode + hi) / 6. The usual three-point expert estimate."""
 
     def __init__(self, lo: float, mode: float, hi: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("pert", {"lo": lo, "mode": mode, "hi": hi},
-                                    dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec(
+                "pert", {"lo": lo, "mode": mode, "hi": hi}, dict(source=source, note=note, date=date, region=region)
+            )
+        )
 
 
 class Gamma(Distribution):
     """Gamma(shape k, scale θ): mean kθ."""
 
     def __init__(self, shape: float, scale: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("gamma", {"shape": shape, "scale": scale},
-                                    dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec(
+                "gamma", {"shape": shape, "scale": scale}, dict(source=source, note=note, date=date, region=region)
+            )
+        )
 
 
 class Weibull(Distribution):
     """Weibull(shape k, scale λ): P(X > x) = exp(-(x/λ)^k)."""
 
     def __init__(self, shape: float, scale: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("weibull", {"shape": shape, "scale": scale},
-                                    dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec(
+                "weibull", {"shape": shape, "scale": scale}, dict(source=source, note=note, date=date, region=region)
+            )
+        )
 
 
 class Exponential(Distribution):
     """Exponential with the given mean (> 0)."""
 
     def __init__(self, mean: float, *, source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("exponential", {"mean": mean}, dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec("exponential", {"mean": mean}, dict(source=source, note=note, date=date, region=region))
+        )
 
 
 class Beta(Distribution):
     """Beta(a, b) on [0, 1], or rescaled to [lo, hi]."""
 
-    def __init__(self, a: float, b: float, lo: Optional[float] = None, hi: Optional[float] = None, *,
-                 source=None, note=None, date=None, region=None) -> None:
-        super().__init__(self._spec("beta", {"a": a, "b": b, "lo": lo, "hi": hi},
-                                    dict(source=source, note=note, date=date, region=region)))
+    def __init__(
+        self,
+        a: float,
+        b: float,
+        lo: Optional[float] = None,
+        hi: Optional[float] = None,
+        *,
+        source=None,
+        note=None,
+        date=None,
+        region=None,
+    ) -> None:
+        super().__init__(
+            self._spec(
+                "beta", {"a": a, "b": b, "lo": lo, "hi": hi}, dict(source=source, note=note, date=date, region=region)
+            )
+        )
 
 
 class Bernoulli(Distribution):
@@ -204,7 +258,9 @@ class Empirical(Distribution):
 
     def __init__(self, samples: Iterable[float], *, source=None, note=None, date=None, region=None) -> None:
         values = np.asarray(samples, dtype=np.float64).ravel().tolist()
-        super().__init__(self._spec("empirical", {"samples": values}, dict(source=source, note=note, date=date, region=region)))
+        super().__init__(
+            self._spec("empirical", {"samples": values}, dict(source=source, note=note, date=date, region=region))
+        )
 
 
 class Unknown(Distribution):
@@ -219,13 +275,23 @@ class Unknown(Distribution):
 
     @property
     def reason(self) -> str:
-        return self.to_dict()["unknown"]
+        spec = self.to_dict()
+        return spec["unknown"] if isinstance(spec, dict) else ""
 
 
-_FAMILIES = {
-    "fixed": Fixed, "uniform": Uniform, "normal": Normal, "lognormal": LogNormal,
-    "triangular": Triangular, "pert": PERT, "gamma": Gamma, "weibull": Weibull,
-    "exponential": Exponential, "beta": Beta, "bernoulli": Bernoulli, "empirical": Empirical,
+_FAMILIES: Dict[str, Type[Distribution]] = {
+    "fixed": Fixed,
+    "uniform": Uniform,
+    "normal": Normal,
+    "lognormal": LogNormal,
+    "triangular": Triangular,
+    "pert": PERT,
+    "gamma": Gamma,
+    "weibull": Weibull,
+    "exponential": Exponential,
+    "beta": Beta,
+    "bernoulli": Bernoulli,
+    "empirical": Empirical,
     "unknown": Unknown,
 }
 
@@ -242,6 +308,19 @@ def as_distribution(value: Union[Distribution, float, Mapping[str, Any]], path: 
 
 
 __all__ = [
-    "Distribution", "Fixed", "Uniform", "Normal", "LogNormal", "Triangular", "PERT", "Gamma",
-    "Weibull", "Exponential", "Beta", "Bernoulli", "Empirical", "Unknown", "as_distribution",
+    "Distribution",
+    "Fixed",
+    "Uniform",
+    "Normal",
+    "LogNormal",
+    "Triangular",
+    "PERT",
+    "Gamma",
+    "Weibull",
+    "Exponential",
+    "Beta",
+    "Bernoulli",
+    "Empirical",
+    "Unknown",
+    "as_distribution",
 ]

@@ -1,4 +1,5 @@
 """Exceptions shared with the C++ core (DESIGN §12-§13)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,10 +13,7 @@ ScenarioError.__doc__ = "Bad input (a ValueError): the message names the JSON pa
 
 #: A computation needs inputs marked unknown; ``.paths`` lists every one of them.
 UnknownInputError = _core.UnknownInputError
-UnknownInputError.__doc__ = (
-    "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
-)
-
+UnknownInputError.__doc__ = "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
 
 
 @contextlib.contextmanager

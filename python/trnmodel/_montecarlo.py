@@ -1,20 +1,21 @@
-"""Monte Carlo of any vectorized function of uncertain inputs (DESIGN §7, §11)."""
+"""Monte Carlo of any vectorized function of uncertain inputs (docs/montecarlo.md)."""
+
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
+from ._display import Display
 from ._distributions import Distribution, as_distribution
+from ._metrics import SUMMARY_COLUMNS
 from ._progress import ProgressArg, progress_bar
 
 #: Rows per call of a Python function: large enough to amortise the call, small enough that
 #: a run of 10^5 samples still spreads over both cores. Part of the result's definition
 #: (statistics merge block by block), so it is fixed.
 PYTHON_BLOCK_ROWS = 16_384
-
-SUMMARY_COLUMNS = ["mean", "sd", "p10", "p50", "p80", "p90", "p99", "min", "max"]
 
 
 def _check_whole(name: str, value: Any, minimum: int, maximum: int = 2**64 - 1) -> int:
@@ -27,7 +28,7 @@ def _check_threads(threads: Optional[int]) -> int:
     return 0 if threads is None else _check_whole("threads", threads, 1, 1024)
 
 
-def _function_inputs(f: Any, inputs: Any) -> tuple:
+def _function_inputs(f: Any, inputs: Any) -> Tuple[List[str], List["_core.Quantity"]]:
     """Checks a user function and its inputs; returns (names, core quantities) in dict order."""
     if not callable(f):
         raise _core.ScenarioError(f"f: must be callable, got {type(f).__name__}")
@@ -36,14 +37,28 @@ def _function_inputs(f: Any, inputs: Any) -> tuple:
     return [str(k) for k in inputs], [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
 
 
-class MonteCarloResult:
-    """The outcome of :func:`monte_carlo`: per-sample outputs (when kept) and their statistics."""
+def summary_frame(table: "_core.SummaryTable", index_name: str) -> Any:
+    """A summary table from the core as a DataFrame, one row per output; a ``nan_count``
+    column when some values were NaN (the statistics leave them out)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({k: getattr(table, k) for k in SUMMARY_COLUMNS}, index=pd.Index(table.name, name=index_name))
+    if any(table.nan_count):
+        frame["nan_count"] = table.nan_count
+    return frame
+
+
+class MonteCarloResult(Display):
+    """The outcome of :func:`monte_carlo`: per-sample outputs (when kept) and their statistics.
+
+    Results are immutable: :meth:`summary` is computed once and handed out as a copy."""
 
     def __init__(self, core: "_core.RunResult") -> None:
         self._core = core
+        self._summary: Any = None
 
     @property
-    def outputs(self) -> list:
+    def outputs(self) -> List[str]:
         """Output names, in order."""
         return list(self._core.names)
 
@@ -65,7 +80,7 @@ class MonteCarloResult:
         """The samples of the first output (``keep_samples=True``)."""
         return self._core.values(self.outputs[0])
 
-    def quantile(self, q: Union[float, Sequence[float]], output: Optional[str] = None):
+    def quantile(self, q: Union[float, Sequence[float]], output: Optional[str] = None) -> Any:
         """Quantiles of an output: exact (NumPy's 'linear' method) from kept samples, else
         from the streaming histogram (relative accuracy 1e-3)."""
         name = output or self.outputs[0]
@@ -73,18 +88,32 @@ class MonteCarloResult:
         values = self._core.quantiles(name, list(np.atleast_1d(q).astype(float)))
         return values[0] if scalar else np.asarray(values)
 
-    def summary(self):
-        """A pandas DataFrame, one row per output: mean sd p10 p50 p80 p90 p99 min max."""
-        import pandas as pd
+    def _summary_frame(self) -> Any:
+        return summary_frame(self._core.summary(), "output")
 
-        table = self._core.summary()
-        frame = pd.DataFrame({k: table[k] for k in SUMMARY_COLUMNS}, index=pd.Index(table["name"], name="output"))
-        if any(table["nan_count"]):  # statistics leave NaN values out: say how many there were
-            frame["nan_count"] = table["nan_count"]
-        return frame
+    def summary(self) -> Any:
+        """A pandas DataFrame, one row per output: mean sd p10 p50 p80 p90 p99 min max."""
+        if self._summary is None:
+            self._summary = self._summary_frame()
+        return self._summary.copy()
+
+    @property
+    def plot(self) -> Any:
+        """``res.plot.distribution(output)``: histogram and CDF (see :mod:`trnmodel.plot`)."""
+        from .plot import MonteCarloPlots
+
+        return MonteCarloPlots(self)
 
     def __repr__(self) -> str:
-        return f"<MonteCarloResult {self.samples} samples of {', '.join(self.outputs)}>\n{self.summary().to_string()}"
+        return f"<MonteCarloResult {self.samples} samples of {', '.join(self.outputs)}>"
+
+    def _text(self) -> str:
+        return f"{self!r}\n{self.summary().to_string()}"
+
+    def _repr_html_(self) -> str:
+        from ._html import monte_carlo_html
+
+        return monte_carlo_html(self.outputs, self.samples, self.summary())
 
 
 def monte_carlo(
@@ -118,9 +147,16 @@ def monte_carlo(
         raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")
     with progress_bar(progress, "monte_carlo") as callback:
         core = _core.run_function(
-            f, names, quantities, output_names,
-            _check_whole("samples", samples, 1), _check_whole("seed", seed, 0), _check_threads(threads),
-            bool(keep_samples), PYTHON_BLOCK_ROWS, callback,
+            f,
+            names,
+            quantities,
+            outputs=output_names,
+            samples=_check_whole("samples", samples, 1),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            keep_samples=bool(keep_samples),
+            block_size=PYTHON_BLOCK_ROWS,
+            progress=callback,
         )
     return MonteCarloResult(core)
 

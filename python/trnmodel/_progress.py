@@ -1,10 +1,10 @@
 """Progress bars for long runs (tqdm): shown only for runs that last more than about a
 second, and only where someone is watching (a terminal or a Jupyter kernel)."""
+
 from __future__ import annotations
 
 import contextlib
 import sys
-import time
 from typing import Any, Callable, Iterator, Optional, Union
 
 ProgressArg = Union[None, bool, Callable[[int, int], None]]
@@ -29,37 +29,28 @@ def _interactive() -> bool:
 def _tqdm_class() -> Any:
     try:
         import ipywidgets  # noqa: F401  (tqdm.auto needs it for a notebook widget)
-
         from tqdm.auto import tqdm
     except ImportError:
         from tqdm import tqdm
     return tqdm
 
 
-class _LazyBar:
-    """A progress callback that creates its tqdm bar only after DELAY_S seconds."""
+class _Bar:
+    """The engine's progress callback as a tqdm bar, which tqdm itself shows only once the run
+    has lasted DELAY_S seconds (``delay=``): short runs print nothing."""
 
-    def __init__(self, description: str, delay_s: float) -> None:
-        self.description = description
-        self.delay_s = delay_s
-        self.start = time.monotonic()
-        self.bar: Any = None
+    def __init__(self, description: str) -> None:
+        self.bar: Any = _tqdm_class()(
+            total=None, desc=description, unit="samples", unit_scale=True, leave=False, delay=DELAY_S
+        )
 
     def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if done >= total or time.monotonic() - self.start < self.delay_s:
-                return
-            self.bar = _tqdm_class()(total=total, initial=done, desc=self.description, unit="samples",
-                                     unit_scale=True, leave=False)
-            return
+        if self.bar.total != total:
+            self.bar.total = total
         self.bar.update(done - self.bar.n)
-        if done >= total:
-            self.close()
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        self.bar.close()
 
 
 def progress_callback(progress: ProgressArg, description: str) -> tuple:
@@ -76,7 +67,7 @@ def progress_callback(progress: ProgressArg, description: str) -> tuple:
         from . import _core
 
         raise _core.ScenarioError(f"progress: must be None, True, False or a callable f(done, total), got {progress!r}")
-    bar = _LazyBar(description, DELAY_S)
+    bar = _Bar(description)
     return bar, bar
 
 
@@ -90,3 +81,22 @@ def progress_bar(progress: ProgressArg, description: str) -> Iterator[Optional[C
     finally:
         if bar is not None:
             bar.close()
+
+
+Callback = Optional[Callable[[int, int], None]]
+
+
+def shifted(callback: Callback, first: int, total: int) -> Callback:
+    """The engine callback of one run among several: its (done, _) reported to ``callback`` as
+    (first + done, total) of the whole; None without a callback."""
+    if callback is None:
+        return None
+    whole = callback
+    return lambda done, _part_total: whole(first + done, total)
+
+
+def part_of(callback: Callback, first: int, total: int) -> ProgressArg:
+    """The ``progress`` argument of one public call among several (see :func:`shifted`); False
+    (no bar of its own) when there is no callback."""
+    part = shifted(callback, first, total)
+    return False if part is None else part

@@ -7,84 +7,56 @@ assumptions and unknowns, price quotes with their dates, P50/P80/P90 time and co
 phase breakdown, the cost of a useful step beside the lifecycle cost per step, the cost
 ledger, the top drivers and how much is chance, and the comparison with break-even.
 """
+
 from __future__ import annotations
 
 import base64
 import datetime as _dt
 import io
 import pathlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._html import QUOTE_MAX_AGE_DAYS, STYLE, badge, esc, quote_age_days
-from ._scenario import Scenario
-from ._simulate import PHASES, SimulationResult, simulate
-
-COST_LINES = ["cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd", "run_cost_usd",
-              "adaptation_usd", "total_cost_usd"]
-
-
-# ---- formatting ---------------------------------------------------------------------------
-
-def _money(x: float) -> str:
-    if not np.isfinite(x):
-        return "unknown"
-    sign, x = ("−", -x) if x < 0 else ("", x)
-    return sign + (f"${x:,.0f}" if x >= 100 else f"${x:,.2f}" if x >= 1 else f"${x:,.4f}")
+from . import _core, plot
+from ._format import QUOTE_MAX_AGE_DAYS, STYLE, badge, esc, html_table, inline_html, markdown_table, quote_age_days
+from ._format import count as _count
+from ._format import hours as _hours
+from ._format import money as _money
+from ._format import slug as _slug
+from ._metrics import LEDGER_LINES, PHASES
+from ._progress import ProgressArg
+from ._scenario import ProvenanceRow, Scenario
+from ._sensitivity import compare, sobol, tornado
+from ._simulate import SimulationResult, simulate
 
 
-def _hours(x: float) -> str:
-    if not np.isfinite(x):
-        return "unknown"
-    return f"{x:,.1f} h" if x < 72 else f"{x:,.0f} h ({x / 24:,.1f} d)"
-
-
-def _count(x: float) -> str:
-    return f"{x:,.0f}" if np.isfinite(x) else "unknown"
-
-
-# ---- provenance ---------------------------------------------------------------------------
-
-def _describe(spec: Any) -> str:
-    if not isinstance(spec, dict):
-        return f"{spec:g}"
-    family = spec.get("dist", "")
-    params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}=…" for k, v in spec.items() if k != "dist")
-    return f"{family}({params})"
-
-
-def provenance_rows(scenario: Scenario):
-    """(path, value, source, note, date, region) of every given quantity."""
-    for path, d, given in scenario.inputs():
-        if not given or d is None:
-            continue
-        spec = d.to_dict()
-        meta = spec if isinstance(spec, dict) else {}
-        if d.is_unknown:
-            yield path, "unknown", "unknown", meta.get("unknown", ""), "", ""
-            continue
-        shown = {k: v for k, v in meta.items() if k not in ("source", "note", "date", "region")} or spec
-        yield (path, _describe(shown), meta.get("source", "(none)"), meta.get("note", ""),
-               meta.get("date", ""), meta.get("region", ""))
+def provenance_rows(scenario: Scenario) -> List[ProvenanceRow]:
+    """(path, value, source, note, date, region) of every given quantity: ``scenario.provenance()``."""
+    return scenario.provenance()
 
 
 def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[str]:
     """Warnings for price quotes older than 30 days (or without a date)."""
     today = today or _dt.date.today()
     warnings = []
-    for path, _, source, _, date, region in provenance_rows(scenario):
-        if source == "quote" and date:
-            age = quote_age_days(date, today)
+    for row in scenario.provenance():
+        if row.source == "quote" and row.date:
+            age = quote_age_days(row.date, today)
             if age is not None and age > QUOTE_MAX_AGE_DAYS:
-                warnings.append(f"{path}: quote of {date}{' (' + region + ')' if region else ''} is {age} days old; "
-                                f"confirm it before sign-off")
-        elif source == "quote":
-            warnings.append(f"{path}: quote without a date; confirm it before sign-off")
+                region = f" ({row.region})" if row.region else ""
+                warnings.append(
+                    f"{row.path}: quote of {row.date}{region} is {age} days old; confirm it before sign-off"
+                )
+        elif row.source == "quote":
+            warnings.append(f"{row.path}: quote without a date; confirm it before sign-off")
     return warnings
 
 
 # ---- the document ---------------------------------------------------------------------------
+
 
 class Document:
     """Headings, paragraphs, lists, tables and figures, rendered to Markdown and to HTML.
@@ -104,7 +76,9 @@ class Document:
     def bullets(self, items: Sequence[str]) -> None:
         self.blocks.append(("bullets", list(items)))
 
-    def table(self, header: Sequence[str], rows: Sequence[Sequence[str]], html_cells: Optional[Sequence[Sequence[str]]] = None) -> None:
+    def table(
+        self, header: Sequence[str], rows: Sequence[Sequence[str]], html_cells: Optional[Sequence[Sequence[str]]] = None
+    ) -> None:
         """``html_cells``, when given, replaces the rows in HTML (e.g. provenance badges)."""
         self.blocks.append(("table", (list(header), [list(r) for r in rows], html_cells)))
 
@@ -118,13 +92,6 @@ class Document:
         self.blocks.append(("figure", (name, buffer.getvalue(), caption)))
 
     # -- rendering ----------------------------------------------------------------------
-    @staticmethod
-    def _bold_html(text: str) -> str:
-        """Escaped text with **bold** and `code` spans."""
-        parts = esc(text).split("**")
-        text = "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(parts))
-        parts = text.split("`")
-        return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)) if len(parts) % 2 else text
 
     def markdown(self, figure_dir: Optional[pathlib.Path] = None, figure_link: str = "") -> str:
         """Markdown; figures are written to ``figure_dir`` and linked as ``figure_link/NAME.png``
@@ -140,9 +107,7 @@ class Document:
                 lines += [f"- {item}" for item in content] + [""]
             elif kind == "table":
                 header, rows, _ = content
-                cell = lambda c: str(c).replace("|", "\\|").replace("\n", " ")  # noqa: E731
-                lines += ["| " + " | ".join(map(cell, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
-                lines += ["| " + " | ".join(map(cell, r)) + " |" for r in rows] + [""]
+                lines += markdown_table(header, rows) + [""]
             elif kind == "figure" and figure_dir is not None:
                 name, png, caption = content
                 figure_dir.mkdir(parents=True, exist_ok=True)
@@ -151,11 +116,13 @@ class Document:
         return "\n".join(lines).rstrip() + "\n"
 
     def _repr_html_(self) -> str:
-        body = "".join(f"<li>{self._bold_html(line)}</li>" for line in self.summary)
+        body = "".join(f"<li>{inline_html(line)}</li>" for line in self.summary)
         figures = sum(1 for kind, _ in self.blocks if kind == "figure")
-        return (f'{STYLE}<div class="tm"><h3>Budget sign-off</h3><ul>{body}</ul>'
-                f"<p>{len(self.blocks)} blocks, {figures} figures: write them with <code>tm.report(..., path=...)</code>"
-                f"</p></div>")
+        return (
+            f'{STYLE}<div class="tm"><h3>Budget sign-off</h3><ul>{body}</ul>'
+            f"<p>{len(self.blocks)} blocks, {figures} figures: write them with <code>tm.report(..., path=...)</code>"
+            f"</p></div>"
+        )
 
     def html(self, title: str) -> str:
         """A self-contained HTML page: figures embedded as PNG data, no scripts, no external files."""
@@ -163,36 +130,44 @@ class Document:
         for kind, content in self.blocks:
             if kind == "heading":
                 level, text = content
-                body.append(f"<h{level}>{self._bold_html(text)}</h{level}>")
+                body.append(f"<h{level}>{inline_html(text)}</h{level}>")
             elif kind == "paragraph":
-                body.append(f"<p>{self._bold_html(content)}</p>")
+                body.append(f"<p>{inline_html(content)}</p>")
             elif kind == "bullets":
-                body.append("<ul>" + "".join(f"<li>{self._bold_html(i)}</li>" for i in content) + "</ul>")
+                body.append("<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in content) + "</ul>")
             elif kind == "table":
                 header, rows, html_cells = content
-                cells = html_cells if html_cells is not None else [[self._bold_html(str(c)) for c in r] for r in rows]
-                head = "".join(f"<th>{esc(h)}</th>" for h in header)
-                trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in cells)
-                body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table>")
+                cells = html_cells if html_cells is not None else [[inline_html(str(c)) for c in r] for r in rows]
+                body.append(html_table(header, cells))
             elif kind == "figure":
                 name, png, caption = content
                 data = base64.b64encode(png).decode("ascii")
-                body.append(f'<figure id="{esc(name)}"><img alt="{esc(caption)}" src="data:image/png;base64,{data}">'
-                            f"<figcaption>{esc(caption)}</figcaption></figure>")
-        page_style = STYLE.replace("</style>", ".tm {margin: 24px auto; padding: 0 16px} .tm h1 {font-size: 22px}"
-                                   " .tm h2 {font-size: 17px; margin-top: 22px; border-bottom: 1px solid #e0e0e0}"
-                                   " .tm img {max-width: 100%; width: 760px} .tm figcaption {color: #616161; font-size: 12px}</style>")
-        return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-                f"{page_style}</head><body><div class=\"tm\">{''.join(body)}</div></body></html>\n")
+                body.append(
+                    f'<figure id="{esc(name)}"><img alt="{esc(caption)}" src="data:image/png;base64,{data}">'
+                    f"<figcaption>{esc(caption)}</figcaption></figure>"
+                )
+        page_style = STYLE.replace(
+            "</style>",
+            ".tm {margin: 24px auto; padding: 0 16px} .tm h1 {font-size: 22px}"
+            " .tm h2 {font-size: 17px; margin-top: 22px; border-bottom: 1px solid #e0e0e0}"
+            " .tm img {max-width: 100%; width: 760px} .tm figcaption {color: #616161; font-size: 12px}</style>",
+        )
+        return (
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+            f'{page_style}</head><body><div class="tm">{"".join(body)}</div></body></html>\n'
+        )
 
 
 # ---- sections --------------------------------------------------------------------------------
 
+
 def _job_line(result: SimulationResult) -> str:
     card = result.scenario.to_dict()
     job, cluster = card.get("job", {}), card.get("cluster", {})
-    return (f"{cluster.get('nodes')} × {cluster.get('platform', 'nodes')}, job kind {job.get('kind', 'full')}; "
-            f"{result.samples:,} Monte Carlo samples. Times in hours, costs in USD.")
+    return (
+        f"{cluster.get('nodes')} × {cluster.get('platform', 'nodes')}, job kind {job.get('kind', 'full')}; "
+        f"{result.samples:,} Monte Carlo samples. Times in hours, costs in USD."
+    )
 
 
 def time_and_cost(doc: Document, results: Dict[str, SimulationResult]) -> None:
@@ -201,11 +176,17 @@ def time_and_cost(doc: Document, results: Dict[str, SimulationResult]) -> None:
     for name, result in results.items():
         s = result.summary()
         prefix = f"{name}: " if len(results) > 1 else ""
-        for metric, label, fmt in [("wall_h", "Wall time", _hours), ("billed_h", "Billed time", _hours),
-                                   ("node_h", "Node-hours", _count), ("run_cost_usd", "Run cost", _money),
-                                   ("adaptation_usd", "Porting effort (risk line)", _money),
-                                   ("total_cost_usd", "Total cost", _money)]:
-            rows.append([prefix + label] + [fmt(s.loc[metric, q]) for q in ("p50", "p80", "p90")] + [fmt(s.loc[metric, "mean"])])
+        for metric, label, fmt in [
+            ("wall_h", "Wall time", _hours),
+            ("billed_h", "Billed time", _hours),
+            ("node_h", "Node-hours", _count),
+            ("run_cost_usd", "Run cost", _money),
+            ("adaptation_usd", "Porting effort (risk line)", _money),
+            ("total_cost_usd", "Total cost", _money),
+        ]:
+            rows.append(
+                [prefix + label] + [fmt(s.loc[metric, q]) for q in ("p50", "p80", "p90")] + [fmt(s.loc[metric, "mean"])]
+            )
     doc.table(["", "P50", "P80", "P90", "mean"], rows)
 
 
@@ -217,10 +198,13 @@ def cost_per_step(doc: Document, results: Dict[str, SimulationResult]) -> None:
         useful, lifecycle = s.loc["useful_step_cost_usd", "p50"], s.loc["lifecycle_cost_per_step_usd", "p50"]
         ratio = lifecycle / useful if np.isfinite(useful) and useful > 0 and np.isfinite(lifecycle) else float("nan")
         prefix = f"{name}: " if len(results) > 1 else ""
-        items += [f"{prefix}Cost of a useful step (P50): **{_money(useful)}**, what one steady-state step costs.",
-                  f"{prefix}Lifecycle cost per step (P50): **{_money(lifecycle)}**, run cost ÷ effective steps.",
-                  f"{prefix}Ratio: **{ratio:.2f}×**, the overhead a price per accelerator-hour hides." if np.isfinite(ratio)
-                  else f"{prefix}Ratio: unknown (needs the node price)."]
+        items += [
+            f"{prefix}Cost of a useful step (P50): **{_money(useful)}**, what one steady-state step costs.",
+            f"{prefix}Lifecycle cost per step (P50): **{_money(lifecycle)}**, run cost ÷ effective steps.",
+            f"{prefix}Ratio: **{ratio:.2f}×**, the overhead a price per accelerator-hour hides."
+            if np.isfinite(ratio)
+            else f"{prefix}Ratio: unknown (needs the node price).",
+        ]
     doc.bullets(items)
 
 
@@ -235,35 +219,43 @@ def phases_section(doc: Document, results: Dict[str, SimulationResult], figures:
             wall = s.loc["wall_h", "mean"]
             row += [f"{s.loc[p, 'mean']:,.2f}", f"{100 * s.loc[p, 'mean'] / wall:.1f}%"]
         rows.append(row)
-    header = ["phase"] + [h for n in names for h in ((f"{n} hours", f"{n} share") if len(names) > 1 else ("hours", "share"))]
+    header = ["phase"] + [
+        h for n in names for h in ((f"{n} hours", f"{n} share") if len(names) > 1 else ("hours", "share"))
+    ]
     doc.table(header, rows)
     for name, result in results.items():
         s = result.summary()
-        doc.paragraph(f"{name + ': ' if len(names) > 1 else ''}Goodput (useful ÷ wall) P50 {s.loc['goodput', 'p50']:.1%}; "
-                      f"failures per run mean {s.loc['failures', 'mean']:.2f}, P90 {s.loc['failures', 'p90']:.0f}.")
+        doc.paragraph(
+            f"{name + ': ' if len(names) > 1 else ''}Goodput (useful ÷ wall) P50 {s.loc['goodput', 'p50']:.1%}; "
+            f"failures per run mean {s.loc['failures', 'mean']:.2f}, P90 {s.loc['failures', 'p90']:.0f}."
+        )
         if figures and result.kept:
-            from . import plot
-
-            doc.figure(f"phases-{_slug(name)}", plot.phases(result).figure,
-                       f"{name}: phase times, the mean run and the run at the P90 of wall time")
+            doc.figure(
+                f"phases-{_slug(name)}",
+                plot.phases(result).figure,
+                f"{name}: phase times, the mean run and the run at the P90 of wall time",
+            )
 
 
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
-    rows = [[m] + [_money(results[n].summary().loc[m, "mean"]) for n in names] for m in COST_LINES]
+    summaries = {n: results[n].summary() for n in names}
+    rows = [[m] + [_money(summaries[n].loc[m, "mean"]) for n in names] for m in LEDGER_LINES]
     doc.table(["line"] + (names if len(names) > 1 else ["USD"]), rows)
 
 
 def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: Optional[_dt.date]) -> None:
     for name, result in results.items():
         scn = result.scenario
-        prov = list(provenance_rows(scn))
+        prov = scn.provenance()
         suffix = f": {name}" if len(results) > 1 else ""
-        assumptions = [r for r in prov if r[2] in ("assumption", "(none)")]
+        assumptions = [r for r in prov if r.source in ("assumption", "(none)")]
         doc.heading("Assumptions" + suffix)
         if assumptions:
-            doc.table(["input", "value", "note"], [[r[0], r[1], r[3] or "(no source given)"] for r in assumptions])
+            doc.table(
+                ["input", "value", "note"], [[r.path, r.value, r.note or "(no source given)"] for r in assumptions]
+            )
         else:
             doc.paragraph("None: every input has a source.")
         doc.heading("Unknowns" + suffix)
@@ -273,9 +265,15 @@ def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: O
         else:
             doc.paragraph("None.")
         doc.heading("Measured, vendor and quoted inputs" + suffix)
-        sourced = [r for r in prov if r[2] in ("measured", "vendor", "quote", "model")]
-        rows = [[r[0], r[1], r[2] + (f" {r[4]} {r[5]}".rstrip() if r[2] == "quote" else ""), r[3]] for r in sourced]
-        html_rows = [[f"<code>{esc(r[0])}</code>", esc(r[1]), badge(r[2], r[4], r[5], today), esc(r[3])] for r in sourced]
+        sourced = [r for r in prov if r.source in ("measured", "vendor", "quote", "model")]
+        rows = [
+            [r.path, r.value, r.source + (f" {r.date} {r.region}".rstrip() if r.source == "quote" else ""), r.note]
+            for r in sourced
+        ]
+        html_rows = [
+            [f"<code>{esc(r.path)}</code>", esc(r.value), badge(r.source, r.date, r.region, today), esc(r.note)]
+            for r in sourced
+        ]
         doc.table(["input", "value", "source", "note"], rows, html_rows)
         warnings = stale_quotes(scn, today)
         if warnings:
@@ -283,11 +281,8 @@ def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: O
             doc.bullets(warnings)
 
 
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "scenario"
-
-
 # ---- the two reports -----------------------------------------------------------------------------
+
 
 def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) -> str:
     """The budget study of one simulated scenario, as Markdown (no figures)."""
@@ -306,40 +301,175 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     return doc.markdown()
 
 
-def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100_000, seed: int = 0,
-                   output: str = "run_cost_usd", drivers_samples: int = 10_000, sobol_base_samples: int = 2**11,
-                   break_even_path: str = "prices.node_hour_usd", today: Optional[_dt.date] = None,
-                   threads: Optional[int] = None) -> Document:
+class _Stopped(BaseException):
+    """Raised in a background run's progress callback to stop it (the sign-off was interrupted)."""
+
+
+class _Background:
+    """The sign-off's later runs (tornado, Sobol, the comparison and its break-even) on one worker
+    thread, while this thread draws the figures: the engine releases the GIL, so the two overlap.
+    The same runs on the same seeds, one after the other, so the same numbers (the engine's
+    results do not depend on the thread that runs them). Interrupting the sign-off stops the
+    run under way at its next wave."""
+
+    def __init__(self, progress: ProgressArg) -> None:
+        self._cancelled = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trnmodel-signoff")
+        user = progress if callable(progress) and not isinstance(progress, bool) else None
+
+        def checked(done: int, total: int) -> None:
+            if self._cancelled.is_set():
+                raise _Stopped()
+            if user is not None:
+                user(done, total)
+
+        #: The progress argument of a background run (no bar: they run beside the figures).
+        self.progress = checked
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> "Future[Any]":
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def close(self, cancel: bool) -> None:
+        if cancel:
+            self._cancelled.set()
+        self._pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+def _driver_runs(
+    scenario: Scenario,
+    output: str,
+    samples: int,
+    sobol_base_samples: int,
+    seed: int,
+    threads: Optional[int],
+    progress: ProgressArg,
+) -> Optional[Tuple[Any, Any]]:
+    """What drives a scenario's ``output``: its tornado and its Sobol indices; None when the
+    output needs unknown inputs."""
+    if output in _core.lifecycle_info(scenario._core).unknown_metrics:
+        return None
+    bars = tornado(scenario, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    indices = sobol(
+        scenario, output=output, base_samples=sobol_base_samples, seed=seed, threads=threads, progress=progress
+    )
+    return bars, indices
+
+
+def _comparison_runs(
+    a: Scenario,
+    b: Scenario,
+    output: str,
+    samples: int,
+    seed: int,
+    threads: Optional[int],
+    break_even_path: str,
+    progress: ProgressArg,
+) -> Tuple[Any, ...]:
+    """The comparison of the sign-off: the runs on common random numbers, the partly paired
+    check (of ``output`` and of wall time) and the break-even (or why it was not found)."""
+    cmp = compare(a, b, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    check = cmp.pairing_check()
+    wall_unpaired = cmp._partly_paired("wall_h")
+    try:
+        break_even: Any = cmp.break_even(break_even_path, progress=progress)
+    except Exception as e:  # noqa: BLE001 (a break-even outside the bracket is reported, not fatal)
+        break_even = e
+    return cmp, check, wall_unpaired, break_even
+
+
+def signoff_report(
+    a: Scenario,
+    b: Optional[Scenario] = None,
+    samples: int = 100_000,
+    seed: int = 0,
+    output: str = "run_cost_usd",
+    drivers_samples: int = 10_000,
+    sobol_base_samples: int = 2**11,
+    break_even_path: str = "prices.node_hour_usd",
+    today: Optional[_dt.date] = None,
+    threads: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as a Document.
 
     Simulates each scenario ``samples`` times (``seed``), ranks the inputs that move
     ``output`` (tornado, ``drivers_samples`` per run), measures how much of its variance is
     chance (Sobol, ``sobol_base_samples``), and with ``b``: P(A < B) on common random numbers
-    and the value of ``break_even_path`` in B at which B's mean equals A's."""
-    from . import plot
-    from ._sensitivity import _partly_paired, compare, sobol, tornado
-
+    and the value of ``break_even_path`` in B at which B's mean equals A's. ``progress`` goes
+    to every run (see :func:`tm.simulate`)."""
     today = today or _dt.date.today()
     name_a = a.name or "A"
     scenarios = {name_a: a}
     if b is not None:
         name_b = b.name or "B"
         scenarios[name_b if name_b != name_a else name_b + " (B)"] = b
-    results = {name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True)
-               for name, s in scenarios.items()}
+    background = _Background(progress)
+    try:
+        # The later runs start first, in the order the document needs them, beside the simulations.
+        drivers = {
+            name: background.submit(
+                _driver_runs, scn, output, drivers_samples, sobol_base_samples, seed, threads, background.progress
+            )
+            for name, scn in scenarios.items()
+        }
+        comparison = (
+            background.submit(
+                _comparison_runs, a, b, output, samples, seed, threads, break_even_path, background.progress
+            )
+            if b is not None
+            else None
+        )
+        results = {
+            name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
+            for name, s in scenarios.items()
+        }
+        return _signoff_document(
+            scenarios,
+            results,
+            drivers,
+            comparison,
+            samples=samples,
+            seed=seed,
+            output=output,
+            break_even_path=break_even_path,
+            today=today,
+        )
+    except BaseException:
+        background.close(cancel=True)
+        raise
+    finally:
+        background.close(cancel=False)
+
+
+def _signoff_document(
+    scenarios: Dict[str, Scenario],
+    results: Dict[str, SimulationResult],
+    drivers: Dict[str, "Future[Any]"],
+    comparison: Optional["Future[Any]"],
+    *,
+    samples: int,
+    seed: int,
+    output: str,
+    break_even_path: str,
+    today: _dt.date,
+) -> Document:
     names = list(results)
     doc = Document()
     doc.heading("Budget sign-off: " + " vs ".join(names), 1)
-    doc.paragraph(f"Prepared {today.isoformat()} with trnmodel. {samples:,} Monte Carlo samples per scenario, seed {seed}; "
-                  "times in hours, costs in USD. Every input is uncertain; P50 is the middle outcome, P90 the outcome "
-                  "not exceeded in nine runs out of ten.")
+    doc.paragraph(
+        f"Prepared {today.isoformat()} with trnmodel. {samples:,} Monte Carlo samples per scenario, seed {seed}; "
+        "times in hours, costs in USD. Every input is uncertain; P50 is the middle outcome, P90 the outcome "
+        "not exceeded in nine runs out of ten."
+    )
     headline = []
     for name, result in results.items():
         s = result.summary()
-        headline.append(f"**{name}**: run cost P50 **{_money(s.loc['run_cost_usd', 'p50'])}**, P90 "
-                        f"**{_money(s.loc['run_cost_usd', 'p90'])}**; total cost with porting effort P50 "
-                        f"{_money(s.loc['total_cost_usd', 'p50'])}, P90 {_money(s.loc['total_cost_usd', 'p90'])}; "
-                        f"wall time P50 {_hours(s.loc['wall_h', 'p50'])}, P90 {_hours(s.loc['wall_h', 'p90'])}.")
+        headline.append(
+            f"**{name}**: run cost P50 **{_money(s.loc['run_cost_usd', 'p50'])}**, P90 "
+            f"**{_money(s.loc['run_cost_usd', 'p90'])}**; total cost with porting effort P50 "
+            f"{_money(s.loc['total_cost_usd', 'p50'])}, P90 {_money(s.loc['total_cost_usd', 'p90'])}; "
+            f"wall time P50 {_hours(s.loc['wall_h', 'p50'])}, P90 {_hours(s.loc['wall_h', 'p90'])}."
+        )
     stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
     headline += [f"**Warning**: {w}" for w in stale]
     doc.bullets(headline)
@@ -354,64 +484,80 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
 
     time_and_cost(doc, results)
     for name, result in results.items():
-        doc.figure(f"distribution-{_slug(name)}", plot.distribution(result, output, label=f"{name}: {output}").figure,
-                   f"{name}: distribution of {output} (histogram and CDF; P50, P80, P90 marked)")
+        doc.figure(
+            f"distribution-{_slug(name)}",
+            plot.distribution(result, output, label=f"{name}: {output}").figure,
+            f"{name}: distribution of {output} (histogram and CDF; P50, P80, P90 marked)",
+        )
     cost_per_step(doc, results)
     phases_section(doc, results, figures=True)
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")
-    for name, scn in scenarios.items():
-        if output in results[name].unknown_metrics:
+    for name in scenarios:
+        found = drivers[name].result()
+        if found is None:
             doc.paragraph(f"{name}: {output} needs unknown inputs; no drivers.")
             continue
-        bars = tornado(scn, output=output, samples=drivers_samples, seed=seed, threads=threads)
+        bars, indices = found
         top = bars[bars["swing"].notna()].head(3)
-        doc.paragraph(f"**{name}**: the inputs that move the mean {output} most, each from its P10 to its P90 "
-                      f"(others random): " + "; ".join(f"{f} (swing {_money(r.swing)})" for f, r in top.iterrows()) + ".")
-        doc.figure(f"tornado-{_slug(name)}", plot.tornado(bars).figure, f"{name}: mean {output} with each input at its P10 and P90")
-        indices = sobol(scn, output=output, base_samples=sobol_base_samples, seed=seed, threads=threads)
+        doc.paragraph(
+            f"**{name}**: the inputs that move the mean {output} most, each from its P10 to its P90 "
+            f"(others random): " + "; ".join(f"{f} (swing {_money(r.swing)})" for f, r in top.iterrows()) + "."
+        )
+        doc.figure(
+            f"tornado-{_slug(name)}",
+            plot.tornado(bars).figure,
+            f"{name}: mean {output} with each input at its P10 and P90",
+        )
         if "chance" in indices.index:
             chance = indices.loc["chance"]
-            doc.paragraph(f"Chance (failures, cache misses, the quality gate) explains {chance.ST:.0%} ± {chance.ST_conf:.0%} of "
-                          f"the variance of {output} (total Sobol index); the rest is what we do not know yet about the "
-                          "inputs, which measurements can reduce.")
-    if b is not None:
+            doc.paragraph(
+                f"Chance (failures, cache misses, the quality gate) explains {chance.ST:.0%} ± {chance.ST_conf:.0%} of "
+                f"the variance of {output} (total Sobol index); the rest is what we do not know yet about the "
+                "inputs, which measurements can reduce."
+            )
+    if comparison is not None:
         name_a, name_b = names
         doc.heading(f"Comparison: {name_a} vs {name_b}")
         # The comparison reruns both scenarios on the same seed and samples, so its sides are the
         # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
-        cmp = compare(scenarios[name_a], scenarios[name_b], output=output, samples=samples, seed=seed, threads=threads)
-        check = cmp.pairing_check()
-        d = np.asarray(cmp.difference, dtype=float)
-        ties = float(np.mean(d == 0))
+        cmp, check, wall_unpaired, value = comparison.result()
+        diff = np.asarray(cmp.difference, dtype=float)
+        ties = float(np.mean(diff == 0))
 
         def p_less(metric: str) -> float:
             return float(np.mean(results[name_a][metric] < results[name_b][metric]))
 
-        wall_unpaired = _partly_paired(scenarios[name_a], scenarios[name_b], "wall_h", samples, seed)
         unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
-        items = [f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
-                 f"(every input both scenarios have is drawn at the same quantile in both)"
-                 + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "") + ".",
-                 f"With only the inputs both scenarios describe identically paired, and the others ("
-                 + ", ".join(f"`{p}`" for p in unpaired[:6]) + (", …" if len(unpaired) > 6 else "")
-                 + ") and all chance events drawn independently: **"
-                 f"{check['p_a_less_b']:.1%}**. The truth lies between: common random numbers treat each platform's "
-                 "unknowns (its step time, for one) as moving together, independent draws treat them as unrelated.",
-                 f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(d, 0.1))}, "
-                 f"P50 {_money(np.quantile(d, 0.5))}, P90 {_money(np.quantile(d, 0.9))}.",
-                 f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
-                 f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with independent platform inputs."]
+        items = [
+            f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
+            f"(every input both scenarios have is drawn at the same quantile in both)"
+            + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "")
+            + ".",
+            "With only the inputs both scenarios describe identically paired, and the others ("
+            + ", ".join(f"`{p}`" for p in unpaired[:6])
+            + (", …" if len(unpaired) > 6 else "")
+            + ") and all chance events drawn independently: **"
+            f"{check['p_a_less_b']:.1%}**. The truth lies between: common random numbers treat each platform's "
+            "unknowns (its step time, for one) as moving together, independent draws treat them as unrelated.",
+            f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(diff, 0.1))}, "
+            f"P50 {_money(np.quantile(diff, 0.5))}, P90 {_money(np.quantile(diff, 0.9))}.",
+            f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
+            f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with independent platform inputs.",
+        ]
         if output != "total_cost_usd" and not any("total_cost_usd" in r.unknown_metrics for r in results.values()):
-            items.append(f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
-                         f"**{p_less('total_cost_usd'):.1%}** on common random numbers.")
-        try:
-            value = cmp.break_even(break_even_path)
-            items.append(f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "
-                         f"{name_b} is **{value:,.2f}** (now {scenarios[name_b][break_even_path].mean():,.2f}).")
-        except Exception as e:  # noqa: BLE001 (a break-even outside the bracket is reported, not fatal)
-            items.append(f"Break-even on `{break_even_path}`: not found ({e}).")
+            items.append(
+                f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
+                f"**{p_less('total_cost_usd'):.1%}** on common random numbers."
+            )
+        if not isinstance(value, Exception):
+            items.append(
+                f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "
+                f"{name_b} is **{value:,.2f}** (now {scenarios[name_b][break_even_path].mean():,.2f})."
+            )
+        else:
+            items.append(f"Break-even on `{break_even_path}`: not found ({value}).")
         doc.bullets(items)
         doc.summary += items
         doc.figure("comparison", plot.comparison(cmp).figure, f"{output} of both scenarios on the same random numbers")
@@ -420,9 +566,17 @@ def signoff_report(a: Scenario, b: Optional[Scenario] = None, samples: int = 100
     return doc
 
 
-def report(a: Scenario, b: Optional[Scenario] = None, path: Optional[Any] = None, samples: int = 100_000,
-           seed: int = 0, output: str = "run_cost_usd", break_even_path: str = "prices.node_hour_usd",
-           threads: Optional[int] = None) -> Document:
+def report(
+    a: Scenario,
+    b: Optional[Scenario] = None,
+    path: Optional[Any] = None,
+    samples: int = 100_000,
+    seed: int = 0,
+    output: str = "run_cost_usd",
+    break_even_path: str = "prices.node_hour_usd",
+    threads: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as in
     ``trnmodel report``: simulates each scenario ``samples`` times (default 100,000, ``seed``
     0), ranks the drivers of ``output`` (default ``run_cost_usd``), measures how much is chance,
@@ -430,10 +584,20 @@ def report(a: Scenario, b: Optional[Scenario] = None, path: Optional[Any] = None
     ``prices.node_hour_usd``) in B. With ``path`` (an .html file) it also writes the
     self-contained HTML page and its Markdown twin beside it. Returns the document:
     ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``."""
-    doc = signoff_report(a, b, samples=samples, seed=seed, output=output, break_even_path=break_even_path,
-                         threads=threads)
+    doc = signoff_report(
+        a,
+        b,
+        samples=samples,
+        seed=seed,
+        output=output,
+        break_even_path=break_even_path,
+        threads=threads,
+        progress=progress,
+    )
     if path is not None:
-        write_signoff(doc, pathlib.Path(path), f"Budget sign-off: {a.name}" + (f" vs {b.name}" if b is not None else ""))
+        write_signoff(
+            doc, pathlib.Path(path), f"Budget sign-off: {a.name}" + (f" vs {b.name}" if b is not None else "")
+        )
     return doc
 
 

@@ -1,5 +1,6 @@
-"""Scenarios (job cards): DESIGN §4. Loading, validation and saving happen in C++; this
+"""Scenarios (job cards): docs/scenario.md. Loading, validation and saving happen in C++; this
 class owns the Python experience."""
+
 from __future__ import annotations
 
 import functools
@@ -7,11 +8,12 @@ import json
 import os
 import pathlib
 import types
-from typing import Any, Iterator, Mapping, Optional, Union
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _core
 from ._distributions import Distribution, as_distribution
 from ._errors import in_file
+from ._files import is_journal_text, read_utf8
 
 PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
@@ -30,8 +32,9 @@ def load_profile(name_or_path: Union[PathLike, str]) -> dict:
     if not path.is_file():
         path = _PROFILE_DIR / f"{name_or_path}.json"
     if not path.is_file():
-        raise _core.ScenarioError(f"profile: no shipped profile or file named {str(name_or_path)!r} "
-                                  f"(shipped: {', '.join(profiles())})")
+        raise _core.ScenarioError(
+            f"profile: no shipped profile or file named {str(name_or_path)!r} (shipped: {', '.join(profiles())})"
+        )
     doc = json.loads(path.read_text(encoding="utf-8"))
     _core.check_profile(doc, f"profile {path.stem}")
     return doc
@@ -41,8 +44,9 @@ def load_profile(name_or_path: Union[PathLike, str]) -> dict:
 def _shipped() -> Mapping[str, dict]:
     """The shipped profiles, read once. Built whole before it is published, so a thread never
     sees a half-filled library (a cache filled in place would show one to a second thread)."""
-    return types.MappingProxyType({name: json.loads((_PROFILE_DIR / f"{name}.json").read_text(encoding="utf-8"))
-                                   for name in profiles()})
+    return types.MappingProxyType(
+        {name: json.loads((_PROFILE_DIR / f"{name}.json").read_text(encoding="utf-8")) for name in profiles()}
+    )
 
 
 def _library(extra: ProfilesArg) -> dict:
@@ -61,21 +65,34 @@ def _plain(value: Any, depth: int = 0) -> Any:
         return value.to_dict()
     if isinstance(value, Mapping):
         if depth >= _core.MAX_JSON_DEPTH:
-            raise _core.ScenarioError(f"scenario: JSON nested more than {_core.MAX_JSON_DEPTH} levels deep "
-                                      "(arrays and objects within each other); trnmodel documents need a few")
+            raise _core.ScenarioError(
+                f"scenario: JSON nested more than {_core.MAX_JSON_DEPTH} levels deep "
+                "(arrays and objects within each other); trnmodel documents need a few"
+            )
         return {k: _plain(v, depth + 1) for k, v in value.items()}
     return value
 
 
-def read_utf8(path: pathlib.Path, kind: str) -> str:
-    """A file's text; a missing file or bytes that are not UTF-8 are refused naming the file."""
-    if not path.is_file():
-        raise _core.ScenarioError(f"{path}: no such {kind} file")
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r})") from None
+class ProvenanceRow(NamedTuple):
+    """Where one given input comes from: its value (as written, provenance left out) and
+    source, note, date and region as the scenario gives them."""
+
+    path: str
+    value: str
+    source: str  # measured, vendor, quote, model, assumption, unknown, or "(none)"
+    note: str
+    date: str
+    region: str
+
+
+def _describe(spec: Any) -> str:
+    if not isinstance(spec, dict):
+        return f"{spec:g}"
+    family = spec.get("dist", "")
+    params = ", ".join(
+        f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}=…" for k, v in spec.items() if k != "dist"
+    )
+    return f"{family}({params})"
 
 
 class Scenario:
@@ -101,16 +118,19 @@ class Scenario:
         if isinstance(source, os.PathLike) or not str(text).lstrip().startswith("{"):
             path = pathlib.Path(text)
             text = read_utf8(path, "scenario")
-            if '"trnmodel.journal/1"' in text[:2000] and '"trnmodel.scenario/1"' not in text:
-                raise _core.ScenarioError(f"{path}: this is a trial-run journal, not a scenario (load it with "
-                                          f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)")
+            if is_journal_text(text):
+                raise _core.ScenarioError(
+                    f"{path}: this is a trial-run journal, not a scenario (load it with "
+                    f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)"
+                )
             with in_file(path):
                 return cls(_core.Scenario.from_text(text, _library(profiles)))
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate, as undecodable bytes become
-            raise _core.ScenarioError(f"scenario: not valid Unicode text (character {e.start}: "
-                                      f"{text[e.start:e.start + 1]!r})") from None
+            raise _core.ScenarioError(
+                f"scenario: not valid Unicode text (character {e.start}: {text[e.start : e.start + 1]!r})"
+            ) from None
         return cls(_core.Scenario.from_text(text, _library(profiles)))
 
     @classmethod
@@ -145,34 +165,60 @@ class Scenario:
         field = _FIELDS.get(path)
         if field is None:
             raise KeyError(path)
-        if field["kind"] == "quantity":
+        if field.kind == "quantity":
             q = self._core.quantity(path)
             return None if q is None else _wrap(q)
         section, _, key = path.partition(".")
         data = self.to_dict()
         value = data.get(section, {}).get(key) if key else data.get(section)
-        return field["default"] if value is None else value
+        return field.default if value is None else value
 
-    def inputs(self) -> Iterator[tuple]:
+    def inputs(self) -> Iterator[Tuple[str, Optional[Distribution], bool]]:
         """(path, Distribution or None, given) for every quantity field, in format order."""
         for path, field in _FIELDS.items():
-            if field["kind"] == "quantity":
+            if field.kind == "quantity":
                 yield path, self[path], self._core.has(path)
 
-    def assumptions(self) -> list:
+    def provenance(self) -> List[ProvenanceRow]:
+        """Every given input with where it comes from, in format order: an unknown input as
+        ``value`` "unknown" and its reason as the note."""
+        rows = []
+        for path, d, given in self.inputs():
+            if not given or d is None:
+                continue
+            spec = d.to_dict()
+            meta = spec if isinstance(spec, dict) else {}
+            if d.is_unknown:
+                rows.append(ProvenanceRow(path, "unknown", "unknown", meta.get("unknown", ""), "", ""))
+                continue
+            shown = {k: v for k, v in meta.items() if k not in ("source", "note", "date", "region")} or spec
+            rows.append(
+                ProvenanceRow(
+                    path,
+                    _describe(shown),
+                    meta.get("source", "(none)"),
+                    meta.get("note", ""),
+                    meta.get("date", ""),
+                    meta.get("region", ""),
+                )
+            )
+        return rows
+
+    def assumptions(self) -> List[str]:
         """Paths of the given inputs whose source is 'assumption' or that carry no source."""
         out = []
         for path, d, given in self.inputs():
             if given and d is not None and not d.is_unknown:
-                source = d.to_dict().get("source") if isinstance(d.to_dict(), dict) else None
+                spec = d.to_dict()
+                source = spec.get("source") if isinstance(spec, dict) else None
                 if source in (None, "assumption"):
                     out.append(path)
         return out
 
-    def unknowns(self) -> dict:
+    def unknowns(self) -> Dict[str, str]:
         """{path: reason} of inputs marked unknown (and of an absent node price)."""
         info = _core.lifecycle_info(self._core)
-        return dict(zip(info["unknown_inputs"], info["unknown_reasons"]))
+        return dict(zip(info.unknown_inputs, info.unknown_reasons))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and self.to_dict() == other.to_dict()
@@ -194,7 +240,23 @@ def _wrap(q: "_core.Quantity") -> Distribution:
     return as_distribution(q.to_obj())
 
 
-_FIELDS = {f["path"]: f for f in _core.scenario_fields()}
+#: The scenario format's fields by path (kind, rule, default, required, doc, choices).
+_FIELDS: Dict[str, "_core.ScenarioField"] = {f.path: f for f in _core.scenario_fields()}
+
+
+def quantity_paths() -> List[str]:
+    """The paths of the format's quantities (the fields that take a distribution)."""
+    return [p for p, f in _FIELDS.items() if f.kind == "quantity"]
+
+
+def check_quantity_path(path: str, what: str) -> None:
+    """Refuses a path that is not a quantity of the format, with the closest one as a hint."""
+    field = _FIELDS.get(path)
+    if field is None or field.kind != "quantity":
+        hint = _core.closest_name(path, quantity_paths())
+        raise _core.ScenarioError(
+            f"{what}: {path} is not a quantity of the scenario format" + (f" (did you mean {hint}?)" if hint else "")
+        )
 
 
 def json_schema() -> dict:

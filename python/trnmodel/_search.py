@@ -1,15 +1,18 @@
-"""Configuration search (DESIGN §9): for a scenario whose step time is derived from the
+"""Configuration search (docs/throughput.md): for a scenario whose step time is derived from the
 platform, enumerate valid parallel layouts of its chips and rank them."""
+
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import itertools
+from typing import Any, List, Optional, Sequence
 
 from . import _core
+from ._progress import ProgressArg, part_of, progress_bar
 from ._scenario import Scenario
 from ._simulate import simulate
 
 
-def _divisors(n: int) -> list:
+def _divisors(n: int) -> List[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
@@ -20,7 +23,9 @@ def search_parallelism(
     samples: int = 2_000,
     seed: int = 0,
     rank_by: str = "run_cost_usd",
-):
+    threads: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> Any:
     """Rank the (tp, pp, dp, micro_batch) layouts of the scenario's chips.
 
     Every layout with tp dividing the chips of one fast domain (a node or UltraServer), pp
@@ -28,12 +33,15 @@ def search_parallelism(
     is tried: layouts that do not fit in device memory are listed with the reason; the others
     are simulated (``samples`` samples, common random numbers) and ranked by the median of
     ``rank_by`` (``run_cost_usd`` or ``step_time_s``). Returns a pandas DataFrame.
+    ``progress`` covers every layout simulated (one bar, or one callable over all samples).
     """
     import pandas as pd
 
     if scenario._core.mode == "measured":
-        raise _core.ScenarioError("throughput.mode: the search needs a step time derived from the platform "
-                                  "(flops, analytic or extrapolated), got measured")
+        raise _core.ScenarioError(
+            "throughput.mode: the search needs a step time derived from the platform "
+            "(flops, analytic or extrapolated), got measured"
+        )
     if rank_by not in ("run_cost_usd", "step_time_s", "wall_h"):
         raise _core.ScenarioError(f"rank_by: must be run_cost_usd, step_time_s or wall_h, got {rank_by!r}")
     shape = scenario._core.profile_shape  # the profile the scenario itself resolved
@@ -45,31 +53,42 @@ def search_parallelism(
     domain = chips_per_node * nodes_per_domain
     layers = int(doc["model"]["layers"])
     global_batch = int(doc["parallelism"]["global_batch"])
-    rows = []
-    for tp in _divisors(domain):
-        if max_tp and tp > max_tp:
+    layouts = []
+    for tp, pp in itertools.product(_divisors(domain), _divisors(layers)):
+        if (max_tp and tp > max_tp) or chips % (tp * pp):
             continue
-        for pp in _divisors(layers):
-            if chips % (tp * pp):
-                continue
-            dp = chips // (tp * pp)
-            for mb in micro_batches:
-                if global_batch % (dp * mb):
-                    continue
-                layout = {"parallelism.tp": tp, "parallelism.pp": pp, "parallelism.dp": dp, "parallelism.micro_batch": mb}
-                row = {"tp": tp, "pp": pp, "dp": dp, "micro_batch": mb}
-                try:
-                    candidate = scenario.updated(layout)
-                except _core.ScenarioError as e:
-                    row["fits"] = False
-                    row["reason"] = str(e)
-                    rows.append(row)
-                    continue
-                s = simulate(candidate, samples=samples, seed=seed, keep_samples=False, allow_unknown=True).summary()
-                row.update(fits=True, reason="", step_time_s=s.loc["step_time_s", "p50"],
-                           step_time_p90_s=s.loc["step_time_s", "p90"], wall_h=s.loc["wall_h", "p50"],
-                           run_cost_usd=s.loc["run_cost_usd", "p50"])
+        dp = chips // (tp * pp)
+        layouts += [(tp, pp, dp, mb) for mb in micro_batches if global_batch % (dp * mb) == 0]
+    rows = []
+    with progress_bar(progress, "search") as callback:
+        for k, (tp, pp, dp, mb) in enumerate(layouts):
+            layout = {"parallelism.tp": tp, "parallelism.pp": pp, "parallelism.dp": dp, "parallelism.micro_batch": mb}
+            row: dict = {"tp": tp, "pp": pp, "dp": dp, "micro_batch": mb}
+            try:
+                candidate = scenario.updated(layout)
+            except _core.ScenarioError as e:
+                row["fits"] = False
+                row["reason"] = str(e)
                 rows.append(row)
+                continue
+            s = simulate(
+                candidate,
+                samples=samples,
+                seed=seed,
+                threads=threads,
+                keep_samples=False,
+                allow_unknown=True,
+                progress=part_of(callback, k * samples, len(layouts) * samples),
+            ).summary()
+            row.update(
+                fits=True,
+                reason="",
+                step_time_s=s.loc["step_time_s", "p50"],
+                step_time_p90_s=s.loc["step_time_s", "p90"],
+                wall_h=s.loc["wall_h", "p50"],
+                run_cost_usd=s.loc["run_cost_usd", "p50"],
+            )
+            rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame

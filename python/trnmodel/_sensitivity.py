@@ -1,24 +1,32 @@
-"""Sensitivity, comparison and what-if (DESIGN §8): Sobol indices, tornado, rank
+"""Sensitivity, comparison and what-if (docs/sensitivity.md): Sobol indices, tornado, rank
 correlations, comparison on common random numbers, break-even, sweeps.
 
 The heavy parts run in C++ (include/trnmodel/sensitivity/); this module owns the user
-experience: argument checks, pandas tables, docs. See docs/sensitivity.md.
+experience: argument checks, pandas tables, docs. Every call that runs Monte Carlo takes
+``seed``, ``threads`` and ``progress``.
+
+The order of the tables: a table ranked by a sensitivity measure lists the largest first
+(:func:`tornado` by ``swing``, :func:`rank_correlations` by ``|prcc|``, NaN last, ties in the
+model's input order); :func:`sobol` keeps the model's factor order (the uncertain inputs in
+scenario-format order, then ``chance``), since its two indices S1 and ST rank differently.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, theory
+from ._display import Display
 from ._distributions import Distribution
-from ._montecarlo import PYTHON_BLOCK_ROWS, SUMMARY_COLUMNS, _check_threads, _check_whole, _function_inputs
-from ._progress import ProgressArg, progress_bar
+from ._metrics import METRICS, SUMMARY_COLUMNS
+from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
+from ._progress import ProgressArg, part_of, progress_bar
 from ._scenario import Scenario
-from ._simulate import METRICS, SimulationResult, simulate
-from . import theory
+from ._simulate import SimulationResult, simulate
 
 #: Base samples per block of a scenario's Saltelli design (each block evaluates
 #: (d + 2) × this many samples). Part of the result's definition, so fixed.
@@ -53,8 +61,9 @@ def _probability(statistic: StatisticArg) -> float:
             return float(text[1:]) / 100
     elif isinstance(statistic, (int, float, np.floating)) and not isinstance(statistic, bool) and 0 <= statistic <= 1:
         return float(statistic)
-    raise _core.ScenarioError(f"statistic: must be 'mean', 'median', 'pNN' (e.g. 'p90') or a probability in [0, 1], "
-                              f"got {statistic!r}")
+    raise _core.ScenarioError(
+        f"statistic: must be 'mean', 'median', 'pNN' (e.g. 'p90') or a probability in [0, 1], got {statistic!r}"
+    )
 
 
 def _statistic_label(statistic: StatisticArg) -> str:
@@ -76,23 +85,38 @@ def _check_base_samples(base_samples: Any) -> int:
 # Sobol indices
 # ------------------------------------------------------------------------------------------
 
-def _sobol_frame(raw: dict, output: str):
+
+def _sobol_frame(raw: "_core.SobolResult", output: str) -> Any:
     import pandas as pd
 
-    frame = pd.DataFrame({k: raw[k] for k in SOBOL_COLUMNS}, index=pd.Index(raw["factors"], name="factor"))
-    frame["note"] = raw["notes"]
-    frame.attrs.update({
-        "output": output, "mean": raw["mean"], "variance": raw["variance"], "base_samples": raw["base_samples"],
-        "evaluations": raw["evaluations"], "confidence": raw["confidence"], "note": raw["note"],
-        "method": "Saltelli design; S1: Saltelli et al. 2010; ST: Jansen 1999; *_conf: half-width of the "
-                  f"{100 * raw['confidence']:g}% asymptotic (delta-method) normal interval",
-    })
+    frame = pd.DataFrame({k: getattr(raw, k) for k in SOBOL_COLUMNS}, index=pd.Index(raw.factors, name="factor"))
+    frame["note"] = raw.notes
+    frame.attrs.update(
+        {
+            "output": output,
+            "mean": raw.mean,
+            "variance": raw.variance,
+            "base_samples": raw.base_samples,
+            "evaluations": raw.evaluations,
+            "confidence": raw.confidence,
+            "note": raw.note,
+            "method": "Saltelli design; S1: Saltelli et al. 2010; ST: Jansen 1999; *_conf: half-width of the "
+            f"{100 * raw.confidence:g}% asymptotic (delta-method) normal interval",
+        }
+    )
     return frame
 
 
-def sobol(scenario: Scenario, output: str = "run_cost_usd", base_samples: int = 2**13, seed: int = 0,
-          threads: Optional[int] = None, *, confidence: float = 0.95,
-          progress: ProgressArg = None):
+def sobol(
+    scenario: Scenario,
+    output: str = "run_cost_usd",
+    base_samples: int = 2**13,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    confidence: float = 0.95,
+    progress: ProgressArg = None,
+) -> Any:
     """First-order and total Sobol indices of a scenario's metric.
 
     Factors are the scenario's uncertain (drawn) inputs, by JSON path, plus ``chance``: all
@@ -111,16 +135,29 @@ def sobol(scenario: Scenario, output: str = "run_cost_usd", base_samples: int = 
     """
     _check_scenario("scenario", scenario)
     with progress_bar(progress, "sobol") as callback:
-        raw = _core.sobol_scenario(scenario._core, _check_output(output), _check_base_samples(base_samples),
-                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
-                                   SCENARIO_BASE_BLOCK, callback)
+        raw = _core.sobol_scenario(
+            scenario._core,
+            _check_output(output),
+            base_samples=_check_base_samples(base_samples),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            confidence=_check_confidence(confidence),
+            block_size=SCENARIO_BASE_BLOCK,
+            progress=callback,
+        )
     return _sobol_frame(raw, output)
 
 
-def sobol_function(f: Callable[[np.ndarray], np.ndarray],
-                   inputs: Mapping[str, Union[Distribution, float, Mapping[str, Any]]],
-                   base_samples: int = 2**14, seed: int = 0, threads: Optional[int] = None, *,
-                   confidence: float = 0.95, progress: ProgressArg = None):
+def sobol_function(
+    f: Callable[[np.ndarray], np.ndarray],
+    inputs: Mapping[str, Union[Distribution, float, Mapping[str, Any]]],
+    base_samples: int = 2**14,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    confidence: float = 0.95,
+    progress: ProgressArg = None,
+) -> Any:
     """First-order and total Sobol indices of a vectorized function of uncertain inputs.
 
     ``f`` takes a 2-D float64 array (rows = samples, columns = the inputs in dict order) and
@@ -131,9 +168,17 @@ def sobol_function(f: Callable[[np.ndarray], np.ndarray],
     """
     names, quantities = _function_inputs(f, inputs)
     with progress_bar(progress, "sobol") as callback:
-        raw = _core.sobol_function(f, names, quantities, _check_base_samples(base_samples),
-                                   _check_whole("seed", seed, 0), _check_threads(threads), _check_confidence(confidence),
-                                   PYTHON_BLOCK_ROWS, callback)
+        raw = _core.sobol_function(
+            f,
+            names,
+            quantities,
+            base_samples=_check_base_samples(base_samples),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            confidence=_check_confidence(confidence),
+            block_rows=PYTHON_BLOCK_ROWS,
+            progress=callback,
+        )
     return _sobol_frame(raw, "f")
 
 
@@ -141,9 +186,19 @@ def sobol_function(f: Callable[[np.ndarray], np.ndarray],
 # Tornado and rank correlations
 # ------------------------------------------------------------------------------------------
 
-def tornado(scenario: Scenario, output: str = "run_cost_usd", statistic: StatisticArg = "mean",
-            samples: int = 20_000, seed: int = 0, threads: Optional[int] = None, *,
-            low: float = 0.1, high: float = 0.9):
+
+def tornado(
+    scenario: Scenario,
+    output: str = "run_cost_usd",
+    statistic: StatisticArg = "mean",
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    low: float = 0.1,
+    high: float = 0.9,
+    progress: ProgressArg = None,
+) -> Any:
     """Each uncertain input held at its P10, then at its P90 (``low``/``high``), every other
     input and the chance draws left random on common random numbers; the output statistic
     (``"mean"``, ``"median"``, ``"p90"`` or a probability) in each case.
@@ -159,17 +214,35 @@ def tornado(scenario: Scenario, output: str = "run_cost_usd", statistic: Statist
     for name, value in (("low", low), ("high", high)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise _core.ScenarioError(f"{name}: must be a probability in [0, 1], got {value!r}")
-    raw = _core.tornado(scenario._core, _check_output(output), _probability(statistic), _check_whole("samples", samples, 1),
-                        _check_whole("seed", seed, 0), _check_threads(threads), float(low), float(high))
+    with progress_bar(progress, "tornado") as callback:
+        raw = _core.tornado(
+            scenario._core,
+            _check_output(output),
+            probability=_probability(statistic),
+            samples=_check_whole("samples", samples, 1),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            low=float(low),
+            high=float(high),
+            progress=callback,
+        )
     columns = ["factor", "low_value", "high_value", "low", "high", "swing"]
-    frame = pd.DataFrame([list(bar) for bar in raw["bars"]], columns=columns).set_index("factor")
-    frame.attrs.update({"output": output, "statistic": _statistic_label(statistic), "baseline": raw["baseline"],
-                        "low": low, "high": high})
+    frame = pd.DataFrame([[getattr(bar, c) for c in columns] for bar in raw.bars], columns=columns).set_index("factor")
+    frame.attrs.update(
+        {"output": output, "statistic": _statistic_label(statistic), "baseline": raw.baseline, "low": low, "high": high}
+    )
     return frame
 
 
-def rank_correlations(result: Union[SimulationResult, Scenario], output: str = "run_cost_usd", *,
-                      samples: int = 20_000, seed: int = 0, threads: Optional[int] = None):
+def rank_correlations(
+    result: Union[SimulationResult, Scenario],
+    output: str = "run_cost_usd",
+    *,
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> Any:
     """Spearman and partial rank correlation (PRCC) of every uncertain input with an output.
 
     From a :class:`SimulationResult` (with kept samples) this costs no model run: the inputs
@@ -180,15 +253,16 @@ def rank_correlations(result: Union[SimulationResult, Scenario], output: str = "
     import pandas as pd
 
     if isinstance(result, Scenario):
-        result = simulate(result, samples=samples, seed=seed, threads=threads)
+        result = simulate(result, samples=samples, seed=seed, threads=threads, progress=progress)
     if not isinstance(result, SimulationResult):
-        raise _core.ScenarioError(f"result: must be a tm.SimulationResult or a tm.Scenario, got {type(result).__name__}")
+        raise _core.ScenarioError(
+            f"result: must be a tm.SimulationResult or a tm.Scenario, got {type(result).__name__}"
+        )
     if not result._core.kept:
         raise _core.ScenarioError("result: samples were not kept (simulate with keep_samples=True)")
     y = np.asarray(result[_check_output(output)], dtype=float)
     raw = _core.rank_correlations(result.scenario._core, result.seed, y)
-    frame = pd.DataFrame({"spearman": raw["spearman"], "prcc": raw["prcc"]},
-                         index=pd.Index(raw["factors"], name="factor"))
+    frame = pd.DataFrame({"spearman": raw.spearman, "prcc": raw.prcc}, index=pd.Index(raw.factors, name="factor"))
     frame = frame.iloc[np.argsort(-np.nan_to_num(np.abs(frame["prcc"].to_numpy()), nan=-1), kind="stable")]
     frame.attrs["output"] = output
     return frame
@@ -198,15 +272,26 @@ def rank_correlations(result: Union[SimulationResult, Scenario], output: str = "
 # Comparison and break-even
 # ------------------------------------------------------------------------------------------
 
-class Comparison:
+
+class Comparison(Display):
     """Two scenarios on common random numbers: per sample ``a``, ``b`` and ``difference``
     (a − b), ``p_a_less_b``, ``summary()`` and :meth:`break_even`."""
 
-    def __init__(self, core, a: Scenario, b: Scenario, output: str, samples: int, seed: int,
-                 threads: Optional[int]) -> None:
+    def __init__(
+        self,
+        core: "_core.RunResult",
+        a: Scenario,
+        b: Scenario,
+        output: str,
+        samples: int,
+        seed: int,
+        threads: Optional[int],
+    ) -> None:
         self._core = core
         self.scenario_a, self.scenario_b = a, b
         self.output, self.samples, self.seed, self.threads = output, samples, seed, threads
+        self._summary: Any = None
+        self._pairing: Optional[_Pairing] = None
 
     def _values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -228,32 +313,53 @@ class Comparison:
     @property
     def p_a_less_b(self) -> float:
         """P(A < B): the fraction of samples in which A's output is below B's."""
-        return self._core.moments("a_less_b")["mean"]
+        return self._core.moments("a_less_b").mean
 
-    def summary(self):
-        """mean sd p10 p50 p80 p90 p99 min max of a, b and the difference (rows)."""
-        import pandas as pd
+    def summary(self) -> Any:
+        """mean sd p10 p50 p80 p90 p99 min max of a, b and the difference (rows); computed once."""
+        if self._summary is None:
+            frame = summary_frame(self._core.summary(), self.output)
+            self._summary = frame[SUMMARY_COLUMNS].loc[["a", "b", "difference"]]
+        return self._summary.copy()
 
-        table = self._core.summary()
-        frame = pd.DataFrame({k: table[k] for k in SUMMARY_COLUMNS}, index=pd.Index(table["name"], name=self.output))
-        return frame.loc[["a", "b", "difference"]]
-
-    def break_even(self, path: str, statistic: StatisticArg = "mean", *, on: str = "b",
-                   bracket: Optional[Sequence[float]] = None) -> float:
+    def break_even(
+        self,
+        path: str,
+        statistic: StatisticArg = "mean",
+        *,
+        on: str = "b",
+        bracket: Optional[Sequence[float]] = None,
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+        progress: ProgressArg = None,
+    ) -> float:
         """The value of ``path`` (a quantity, e.g. ``"prices.node_hour_usd"``) in scenario ``on``
         (``"b"`` or ``"a"``), set to a fixed value, at which its ``statistic`` of the output equals
-        the other scenario's, every run on this comparison's seed and sample count. ``bracket``
-        = (lo, hi) around the answer; by default it grows from the path's current median.
-        Solved by TOMS 748 to a relative 1e-9 of the value."""
+        the other scenario's, every run on this comparison's sample count and seed (``seed``,
+        ``threads``: None for the comparison's own). ``bracket`` = (lo, hi) around the answer; by
+        default it grows from the path's current median. Solved by TOMS 748 to a relative 1e-9
+        of the value."""
         if on not in ("a", "b"):
             raise _core.ScenarioError(f"on: must be 'a' or 'b', got {on!r}")
         fixed, varied = (self.scenario_a, self.scenario_b) if on == "b" else (self.scenario_b, self.scenario_a)
         lo, hi = (math.nan, math.nan) if bracket is None else (float(bracket[0]), float(bracket[1]))
-        raw = _core.break_even(fixed._core, varied._core, self.output, str(path), _probability(statistic), self.samples,
-                               self.seed, _check_threads(self.threads), lo, hi)
-        return raw["value"]
+        with progress_bar(progress, "break-even") as callback:
+            raw = _core.break_even(
+                fixed._core,
+                varied._core,
+                self.output,
+                str(path),
+                probability=_probability(statistic),
+                samples=self.samples,
+                seed=self.seed if seed is None else _check_whole("seed", seed, 0),
+                threads=_check_threads(self.threads if threads is None else threads),
+                lo=lo,
+                hi=hi,
+                progress=callback,
+            )
+        return raw.value
 
-    def pairing_check(self) -> dict:
+    def pairing_check(self) -> Dict[str, Any]:
         """P(A < B) again, pairing only the inputs that both scenarios describe identically.
 
         Common random numbers draw an input with the same JSON path at the same quantile in
@@ -263,34 +369,49 @@ class Comparison:
         it. Here inputs whose distributions differ, and the chance draws, are independent.
         Returns ``p_a_less_b``, ``p_equal``, ``paired`` and ``unpaired`` (input paths), and
         ``difference`` (a − b per sample)."""
-        ya, yb, paired, unpaired = _partly_paired(self.scenario_a, self.scenario_b, self.output, self.samples, self.seed)
-        return {"p_a_less_b": float(np.mean(ya < yb)), "p_equal": float(np.mean(ya == yb)), "paired": paired,
-                "unpaired": unpaired, "difference": ya - yb}
+        ya, yb, paired, unpaired = self._partly_paired(self.output)
+        return {
+            "p_a_less_b": float(np.mean(ya < yb)),
+            "p_equal": float(np.mean(ya == yb)),
+            "paired": paired,
+            "unpaired": unpaired,
+            "difference": ya - yb,
+        }
+
+    def _partly_paired(self, output: str) -> Tuple[np.ndarray, np.ndarray, List[str], List[str]]:
+        """Both scenarios' ``output`` per sample as :meth:`pairing_check` draws them (the
+        uniforms drawn once per comparison)."""
+        if self._pairing is None:
+            self._pairing = _pairing(self.scenario_a, self.scenario_b, self.samples, self.seed)
+        return _partly_paired(self.scenario_a, self.scenario_b, output, self.samples, self.seed, self._pairing)
 
     @property
-    def plot(self):
+    def plot(self) -> Any:
         """``cmp.plot.comparison()``: both distributions overlaid, with P(A < B)."""
-        from . import plot
+        from .plot import ComparisonPlots
 
-        comparison = self
-
-        class _Plots:
-            def comparison(self, **kwargs: Any) -> Any:
-                return plot.comparison(comparison, **kwargs)
-
-        return _Plots()
+        return ComparisonPlots(self)
 
     def _repr_html_(self) -> str:
-        from ._html import card, esc
+        from ._html import comparison_html
 
-        a, b = esc(self.scenario_a.name or "A"), esc(self.scenario_b.name or "B")
-        table = self.summary()[["mean", "p10", "p50", "p90"]].to_html(float_format="{:,.4g}".format, border=0)
-        return card(f"Comparison of {self.output}", [f"<p>A = {a}, B = {b}; {self.samples:,} samples on common random "
-                                                      f"numbers. <b>P(A &lt; B) = {self.p_a_less_b:.3f}</b></p>", table])
+        return comparison_html(
+            self.output,
+            self.scenario_a.name or "A",
+            self.scenario_b.name or "B",
+            self.samples,
+            self.p_a_less_b,
+            self.summary(),
+        )
 
     def __repr__(self) -> str:
-        return (f"<Comparison of {self.output}: A = {self.scenario_a.name or 'a'}, B = {self.scenario_b.name or 'b'}, "
-                f"{self.samples} samples, P(A < B) = {self.p_a_less_b:.4f}>\n{self.summary().to_string()}")
+        return (
+            f"<Comparison of {self.output}: A = {self.scenario_a.name or 'a'}, B = {self.scenario_b.name or 'b'}, "
+            f"{self.samples} samples, P(A < B) = {self.p_a_less_b:.4f}>"
+        )
+
+    def _text(self) -> str:
+        return f"{self!r}\n{self.summary().to_string()}"
 
 
 def _distribution_only(scenario: Scenario, path: str) -> Any:
@@ -306,27 +427,59 @@ def _distribution_only(scenario: Scenario, path: str) -> Any:
     return spec
 
 
-def _partly_paired(a: Scenario, b: Scenario, output: str, samples: int, seed: int) -> tuple:
-    """Both outputs per sample, with only identically described inputs on common uniforms."""
-    inputs_a = _core.lifecycle_info(a._core)["uncertain_inputs"]
-    inputs_b = _core.lifecycle_info(b._core)["uncertain_inputs"]
-    paired = [p for p in inputs_b if p in inputs_a and _distribution_only(a, p) is not None
-              and _distribution_only(a, p) == _distribution_only(b, p)]
+class _Pairing(NamedTuple):
+    """The uniforms of a partly paired comparison: identically described inputs share a
+    stream, the others (and every chance draw) have one per side."""
+
+    paired: List[str]
+    unpaired: List[str]
+    uniforms_a: np.ndarray
+    uniforms_b: np.ndarray
+
+
+def _pairing(a: Scenario, b: Scenario, samples: int, seed: int) -> _Pairing:
+    inputs_a = _core.lifecycle_info(a._core).uncertain_inputs
+    inputs_b = _core.lifecycle_info(b._core).uncertain_inputs
+    paired = [
+        p
+        for p in inputs_b
+        if p in inputs_a
+        and _distribution_only(a, p) is not None
+        and _distribution_only(a, p) == _distribution_only(b, p)
+    ]
     unpaired = sorted((set(inputs_a) | set(inputs_b)) - set(paired))
     n = int(samples)
 
-    def uniforms(inputs: list, side: str) -> np.ndarray:
+    def uniforms(inputs: List[str], side: str) -> np.ndarray:
         columns = [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
         return np.column_stack(columns) if columns else np.zeros((n, 0))
 
-    ya = _core.evaluate_uniforms(a._core, output, seed, uniforms(inputs_a, "a"), np.arange(n, dtype=np.uint64))
-    yb = _core.evaluate_uniforms(b._core, output, seed, uniforms(inputs_b, "b"), np.arange(n, 2 * n, dtype=np.uint64))
-    return np.asarray(ya), np.asarray(yb), paired, unpaired
+    return _Pairing(paired, unpaired, uniforms(inputs_a, "a"), uniforms(inputs_b, "b"))
 
 
-def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int = 100_000, seed: int = 0,
-            threads: Optional[int] = None, *, keep_samples: bool = True,
-            progress: ProgressArg = None) -> Comparison:
+def _partly_paired(
+    a: Scenario, b: Scenario, output: str, samples: int, seed: int, pairing: Optional[_Pairing] = None
+) -> Tuple[np.ndarray, np.ndarray, List[str], List[str]]:
+    """Both outputs per sample, with only identically described inputs on common uniforms
+    (``pairing``: the uniforms, when already drawn for another output)."""
+    pairing = pairing or _pairing(a, b, samples, seed)
+    n = int(samples)
+    ya = _core.evaluate_uniforms(a._core, output, seed, pairing.uniforms_a, np.arange(n, dtype=np.uint64))
+    yb = _core.evaluate_uniforms(b._core, output, seed, pairing.uniforms_b, np.arange(n, 2 * n, dtype=np.uint64))
+    return np.asarray(ya), np.asarray(yb), pairing.paired, pairing.unpaired
+
+
+def compare(
+    a: Scenario,
+    b: Scenario,
+    output: str = "run_cost_usd",
+    samples: int = 100_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    keep_samples: bool = True,
+    progress: ProgressArg = None,
+) -> Comparison:
     """Compare two scenarios on common random numbers.
 
     Both run on the same seed and sample indices; an input present in both (same JSON path)
@@ -339,8 +492,16 @@ def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
     with progress_bar(progress, "compare") as callback:
-        core = _core.compare(a._core, b._core, _check_output(output), samples, seed, _check_threads(threads),
-                             bool(keep_samples), callback)
+        core = _core.compare(
+            a._core,
+            b._core,
+            _check_output(output),
+            samples=samples,
+            seed=seed,
+            threads=_check_threads(threads),
+            keep_samples=bool(keep_samples),
+            progress=callback,
+        )
     return Comparison(core, a, b, output, samples, seed, threads)
 
 
@@ -348,14 +509,23 @@ def compare(a: Scenario, b: Scenario, output: str = "run_cost_usd", samples: int
 # Sweeps
 # ------------------------------------------------------------------------------------------
 
-def sweep(scenario: Scenario, grid: Mapping[str, Sequence[Any]],
-          output: Union[str, Sequence[str]] = ("wall_h", "run_cost_usd"), samples: int = 20_000, seed: int = 0,
-          threads: Optional[int] = None):
+
+def sweep(
+    scenario: Scenario,
+    grid: Mapping[str, Sequence[Any]],
+    output: Union[str, Sequence[str]] = ("wall_h", "run_cost_usd"),
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    progress: ProgressArg = None,
+) -> Any:
     """The scenario on a grid of one or two dotted paths, every point on the same seed
     (common random numbers: differences between points are the change's effect, not noise).
 
     Returns a tidy DataFrame: one row per point and output, the path columns, ``output``, and
     mean sd p10 p50 p80 p90 p99 min max (streamed statistics, quantiles within 0.1%).
+    ``progress`` covers the whole grid (one bar, or one callable over every point's samples).
     """
     import pandas as pd
 
@@ -372,13 +542,35 @@ def sweep(scenario: Scenario, grid: Mapping[str, Sequence[Any]],
     for o in outputs:
         _check_output(o)
     rows = []
-    for point in itertools.product(*axes.values()):
-        changes = dict(zip(axes, point))
-        res = simulate(scenario.updated(changes), samples=samples, seed=seed, threads=threads, keep_samples=False)
+    points = list(itertools.product(*axes.values()))
+    samples = _check_whole("samples", samples, 1)
+    with progress_bar(progress, "sweep") as callback:
+        results = []
+        for k, point in enumerate(points):
+            changes = dict(zip(axes, point))
+            results.append(
+                (
+                    changes,
+                    simulate(
+                        scenario.updated(changes),
+                        samples=samples,
+                        seed=seed,
+                        threads=threads,
+                        keep_samples=False,
+                        progress=part_of(callback, k * samples, len(points) * samples),
+                    ),
+                )
+            )
+    for changes, res in results:
         stats = res.summary()
         for o in outputs:
-            rows.append({**{p: _plain_value(v) for p, v in changes.items()}, "output": o,
-                         **{c: stats.at[o, c] for c in SUMMARY_COLUMNS}})
+            rows.append(
+                {
+                    **{p: _plain_value(v) for p, v in changes.items()},
+                    "output": o,
+                    **{c: stats.at[o, c] for c in SUMMARY_COLUMNS},
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -391,9 +583,17 @@ def _mean_of(scenario: Scenario, path: str, default: float) -> float:
     return default if d is None else float(d.mean())
 
 
-def checkpoint_interval(scenario: Scenario, every_steps: Optional[Sequence[int]] = None, output: str = "wall_h",
-                        statistic: StatisticArg = "mean", samples: int = 20_000, seed: int = 0,
-                        threads: Optional[int] = None):
+def checkpoint_interval(
+    scenario: Scenario,
+    every_steps: Optional[Sequence[int]] = None,
+    output: str = "wall_h",
+    statistic: StatisticArg = "mean",
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    progress: ProgressArg = None,
+) -> Any:
     """The simulated optimal ``checkpoint.every_steps`` beside Young's and Daly's intervals.
 
     Young's and Daly's intervals (compute seconds between checkpoints) come from the inputs'
@@ -416,7 +616,7 @@ def checkpoint_interval(scenario: Scenario, every_steps: Optional[Sequence[int]]
     save_s = _mean_of(scenario, "checkpoint.save_s", 0.0) + _mean_of(scenario, "checkpoint.verify_s", 0.0)
     mtbf_s = _mean_of(scenario, "failures.node_mtbf_h", math.inf) * 3600 / nodes
     # Seconds per step: the mean step time (drawn or derived) with stalls, plus eval per step.
-    pilot = simulate(scenario, samples=2000, seed=seed, threads=threads)
+    pilot = simulate(scenario, samples=2000, seed=seed, threads=threads, progress=progress)
     step_s = float(np.mean(pilot["step_time_s"] * (1 + pilot["stall_h"] / np.maximum(pilot["useful_h"], 1e-300))))
     eval_every = _mean_of(scenario, "eval.every_steps", 0.0)
     step_s += _mean_of(scenario, "eval.time_s", 0.0) / eval_every if eval_every > 0 else 0.0
@@ -427,25 +627,44 @@ def checkpoint_interval(scenario: Scenario, every_steps: Optional[Sequence[int]]
     if every_steps is None:
         every_steps = sorted({max(1, round(daly_steps * 4 ** (k / 12))) for k in range(-12, 13)})
     candidates = sorted({int(s) for s in every_steps} | {young_steps, daly_steps})
-    table = sweep(scenario, {"checkpoint.every_steps": candidates}, output=output, samples=samples, seed=seed,
-                  threads=threads)
+    table = sweep(
+        scenario,
+        {"checkpoint.every_steps": candidates},
+        output=output,
+        samples=samples,
+        seed=seed,
+        threads=threads,
+        progress=progress,
+    )
     if probability >= 0:  # the sweep streams p10 .. p99; other quantiles need kept samples
         column = {0.1: "p10", 0.5: "p50", 0.8: "p80", 0.9: "p90", 0.99: "p99"}.get(round(probability, 6))
         if column is None:
-            raise _core.ScenarioError(f"statistic: checkpoint_interval supports mean, p10, p50, p80, p90 and p99, "
-                                      f"got {statistic!r}")
+            raise _core.ScenarioError(
+                f"statistic: checkpoint_interval supports mean, p10, p50, p80, p90 and p99, got {statistic!r}"
+            )
     else:
         column = "mean"
     values = dict(zip(table["checkpoint.every_steps"], table[column]))
     best = min(values, key=lambda s: (values[s], s))
-    frame = pd.DataFrame({
-        "every_steps": [best, young_steps, daly_steps],
-        "interval_s": [best * step_s, young_s, daly_s],
-        f"{output} {label}": [values[best], values[young_steps], values[daly_steps]],
-    }, index=pd.Index(["simulated", "young", "daly"], name="method"))
+    frame = pd.DataFrame(
+        {
+            "every_steps": [best, young_steps, daly_steps],
+            "interval_s": [best * step_s, young_s, daly_s],
+            f"{output} {label}": [values[best], values[young_steps], values[daly_steps]],
+        },
+        index=pd.Index(["simulated", "young", "daly"], name="method"),
+    )
     frame.attrs.update({"sweep": table, "step_s": step_s, "checkpoint_s": save_s, "mtbf_s": mtbf_s})
     return frame
 
 
-__all__ = ["sobol", "sobol_function", "tornado", "rank_correlations", "compare", "Comparison", "sweep",
-           "checkpoint_interval"]
+__all__ = [
+    "sobol",
+    "sobol_function",
+    "tornado",
+    "rank_correlations",
+    "compare",
+    "Comparison",
+    "sweep",
+    "checkpoint_interval",
+]

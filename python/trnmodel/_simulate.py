@@ -1,20 +1,16 @@
-"""tm.simulate: the lifecycle simulator (DESIGN §5-§6) on the Monte Carlo engine."""
+"""tm.simulate: the lifecycle simulator (docs/lifecycle.md) on the Monte Carlo engine."""
+
 from __future__ import annotations
 
-from typing import Optional
-
+from typing import Any, Dict, List, Optional
 
 from . import _core
+from ._metrics import METRICS, PHASES, STEP_PARTS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 
-#: Every per-sample metric, in order (DESIGN §6). Times in hours, costs in USD.
-METRICS = list(_core.metric_names())
-#: The phase times; for every sample they sum to wall_h.
-PHASES = list(_core.phase_metric_names())
-#: The parts of a derived step time (NaN when the step time was measured).
-STEP_PARTS = ["compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s"]
+__all__ = ["simulate", "SimulationResult", "METRICS", "PHASES", "STEP_PARTS"]
 
 
 class SimulationResult(MonteCarloResult):
@@ -24,27 +20,30 @@ class SimulationResult(MonteCarloResult):
     ``res.summary()`` a DataFrame (rows = metrics); ``res.to_pandas()`` one row per sample.
     """
 
-    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: dict, seed: int = 0) -> None:
+    def __init__(self, core: "_core.RunResult", scenario: Scenario, info: "_core.LifecycleInfo", seed: int = 0) -> None:
         super().__init__(core)
         self.scenario = scenario
         #: The seed of the run: with the sample index it determines every input drawn
         #: (tm.rank_correlations recomputes them from it).
         self.seed = seed
         #: {path: reason} of the unknown inputs (their metrics are NaN).
-        self.unknown_inputs = dict(zip(info["unknown_inputs"], info["unknown_reasons"]))
+        self.unknown_inputs: Dict[str, str] = dict(zip(info.unknown_inputs, info.unknown_reasons))
         #: Metrics that could not be computed because they need an unknown input.
-        self.unknown_metrics = list(info["unknown_metrics"])
+        self.unknown_metrics: List[str] = list(info.unknown_metrics)
         #: Inputs that were drawn (non-constant, known), by JSON path.
-        self.uncertain_inputs = list(info["uncertain_inputs"])
+        self.uncertain_inputs: List[str] = list(info.uncertain_inputs)
         #: Where the step time came from: "measured", or derived ("flops", "analytic",
         #: "extrapolated") with the hardware profile used.
-        self.step_time_source = info["mode"] if info["mode"] == "measured" else (
-            f"derived ({info['mode']} mode" + (f", profile {info['profile']})" if info["profile"] else ")"))
+        self.step_time_source = (
+            info.mode
+            if info.mode == "measured"
+            else f"derived ({info.mode} mode" + (f", profile {info.profile})" if info.profile else ")")
+        )
 
-    def summary(self):
+    def _summary_frame(self) -> Any:
         """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``
         column says which metrics are NaN and why."""
-        frame = super().summary()
+        frame = super()._summary_frame()
         frame.index.name = "metric"
         notes = {"step_time_s": self.step_time_source}
         for part in STEP_PARTS:
@@ -53,20 +52,20 @@ class SimulationResult(MonteCarloResult):
         frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame
 
+    def summary(self) -> Any:
+        """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``
+        column says which metrics are NaN and why. Computed once (results are immutable)."""
+        return super().summary()
+
     @property
-    def plot(self):
+    def plot(self) -> Any:
         """Plots of this result: ``res.plot.distribution("wall_h")``, ``.phases()``, ``.ledger()``
         (matplotlib Axes; see :mod:`trnmodel.plot`)."""
         from .plot import ResultPlots
 
         return ResultPlots(self)
 
-    def _repr_html_(self) -> str:
-        from ._html import simulation_html
-
-        return simulation_html(self)
-
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """One row per sample, one column per metric (needs ``keep_samples=True``)."""
         import pandas as pd
 
@@ -74,9 +73,19 @@ class SimulationResult(MonteCarloResult):
 
     def __repr__(self) -> str:
         s = self.summary()
+        return (
+            f"<SimulationResult of {self.scenario.name or 'a scenario'}: {self.samples} samples, "
+            f"wall_h P50 {s.loc['wall_h', 'p50']:.4g}, run_cost_usd P50 {s.loc['run_cost_usd', 'p50']:.4g}>"
+        )
+
+    def _text(self) -> str:
         rows = ["wall_h", "run_cost_usd", "useful_step_cost_usd", "lifecycle_cost_per_step_usd"]
-        return (f"<SimulationResult of {self.scenario.name or 'a scenario'}: {self.samples} samples>\n"
-                f"{s.loc[rows, ['mean', 'p50', 'p80', 'p90']].to_string()}")
+        return f"{self!r}\n{self.summary().loc[rows, ['mean', 'p50', 'p80', 'p90']].to_string()}"
+
+    def _repr_html_(self) -> str:
+        from ._html import simulation_html
+
+        return simulation_html(self)
 
 
 def simulate(
@@ -94,7 +103,7 @@ def simulate(
     JSON path); failures, cache hits and the quality gate are drawn per event. Results are
     identical, bitwise, for any ``threads`` (None: all cores) with the same ``seed``.
 
-    Metrics (DESIGN §6): phase times in hours (``queue_h`` ... ``rerun_h``, summing to
+    Metrics (docs/metrics.md): phase times in hours (``queue_h`` ... ``rerun_h``, summing to
     ``wall_h``), ``billed_h``, ``node_h``, ``goodput``, ``failures``, ``recompiles`` and the
     cost ledger in USD (``cost_compute_usd`` ... ``lifecycle_cost_per_step_usd``).
 
@@ -113,9 +122,13 @@ def simulate(
     info = _core.lifecycle_info(scenario._core)
     seed = _check_whole("seed", seed, 0)
     with progress_bar(progress, scenario.name or "simulate") as callback:
-        core = _core.simulate(scenario._core, _check_whole("samples", samples, 1), seed,
-                              _check_threads(threads), bool(keep_samples), bool(allow_unknown), callback)
+        core = _core.simulate(
+            scenario._core,
+            samples=_check_whole("samples", samples, 1),
+            seed=seed,
+            threads=_check_threads(threads),
+            keep_samples=bool(keep_samples),
+            allow_unknown=bool(allow_unknown),
+            progress=callback,
+        )
     return SimulationResult(core, scenario, info, seed)
-
-
-__all__ = ["simulate", "SimulationResult", "METRICS", "PHASES"]

@@ -10,6 +10,7 @@
 
 Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,8 @@ from typing import List, Optional
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
-from ._scenario import Scenario
+from ._files import is_journal_file
+from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
 
 
@@ -53,12 +55,21 @@ def _report(args: argparse.Namespace) -> int:
     a = Scenario.from_json(args.scenario)
     b = Scenario.from_json(args.scenario_b) if args.scenario_b else None
     if b is not None:
-        _check_quantity_path(args.break_even, "--break-even")
+        check_quantity_path(args.break_even, "--break-even")
     html_path = pathlib.Path(args.output)
     if html_path.suffix.lower() not in (".html", ".htm"):
-        raise _core.ScenarioError(f"-o: must name an .html file (the Markdown twin is written beside it), got {args.output}")
-    doc = report(a, b, html_path, samples=args.samples, seed=args.seed, output=args.output_metric,
-                 break_even_path=args.break_even)
+        raise _core.ScenarioError(
+            f"-o: must name an .html file (the Markdown twin is written beside it), got {args.output}"
+        )
+    doc = report(
+        a,
+        b,
+        html_path,
+        samples=args.samples,
+        seed=args.seed,
+        output=args.output_metric,
+        break_even_path=args.break_even,
+    )
     for line in doc.summary:
         print("- " + line.replace("**", "").replace("`", ""))
     print(f"report written: {html_path} (Markdown twin: {html_path.with_suffix('.md')})")
@@ -70,7 +81,7 @@ def _compare(args: argparse.Namespace) -> int:
 
     a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
     if args.break_even:
-        _check_quantity_path(args.break_even, "--break-even")
+        check_quantity_path(args.break_even, "--break-even")
     cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed)
     print(cmp.summary().to_string())
     print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
@@ -78,19 +89,6 @@ def _compare(args: argparse.Namespace) -> int:
         value = cmp.break_even(args.break_even)
         print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
     return 0
-
-
-def _check_quantity_path(path: str, option: str) -> None:
-    import difflib
-
-    from ._scenario import _FIELDS
-
-    field = _FIELDS.get(path)
-    if field is None or field["kind"] != "quantity":
-        quantities = [p for p, f in _FIELDS.items() if f["kind"] == "quantity"]
-        hint = difflib.get_close_matches(path, quantities, n=1)
-        raise _core.ScenarioError(f"{option}: {path} is not a quantity of the scenario format"
-                                  + (f" (did you mean {hint[0]}?)" if hint else ""))
 
 
 def _sensitivity(args: argparse.Namespace) -> int:
@@ -122,7 +120,9 @@ def _grid_argument(text: str) -> tuple:
                 parsed.append(json.loads(v))
             except json.JSONDecodeError:
                 if not v or any(c in v for c in '{}[]"'):
-                    raise _core.ScenarioError(f"{path}: every value must be a number, JSON or a word, got {v!r}") from None
+                    raise _core.ScenarioError(
+                        f"{path}: every value must be a number, JSON or a word, got {v!r}"
+                    ) from None
                 parsed.append(v)  # a bare word: a text value such as full or lora
     return path, parsed
 
@@ -137,20 +137,13 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_journal(path: str) -> bool:
-    try:
-        return '"trnmodel.journal/1"' in pathlib.Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-
-
 def _validate(args: argparse.Namespace) -> int:
     bad = 0
     for path in args.files:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", JournalWarning)
-                Journal.from_json(path) if _is_journal(path) else Scenario.from_json(path)
+                Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
             print(f"{path}: valid" + (f", {len(caught)} warning(s)" if caught else ""))
             for w in caught:
                 print(f"  warning: {w.message}")
@@ -189,8 +182,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="trnmodel", description="Wall time and cost of a training job over its whole lifecycle, with every input "
-        "uncertain (Monte Carlo). Exit codes: 0 success, 2 bad input, 1 internal error.")
+        prog="trnmodel",
+        description="Wall time and cost of a training job over its whole lifecycle, with every input "
+        "uncertain (Monte Carlo). Exit codes: 0 success, 2 bad input, 1 internal error.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser, samples: int) -> None:
@@ -198,37 +193,58 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
 
     def metric(p: argparse.ArgumentParser, default: str = "run_cost_usd") -> None:
-        p.add_argument("--metric", dest="output_metric", default=default,
-                       help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default}; "
-                       f"every metric: docs/metrics.md)")
+        p.add_argument(
+            "--metric",
+            dest="output_metric",
+            default=default,
+            help=f"the metric to analyse, e.g. run_cost_usd, wall_h, total_cost_usd (default {default}; "
+            f"every metric: docs/metrics.md)",
+        )
 
-    p = sub.add_parser("estimate", help="simulate a scenario and print its budget study (Markdown)",
-                       description="Simulate a scenario and print its budget study: P50/P80/P90 time and cost, the phase "
-                       "breakdown, cost per step, the ledger, assumptions and unknowns.")
+    p = sub.add_parser(
+        "estimate",
+        help="simulate a scenario and print its budget study (Markdown)",
+        description="Simulate a scenario and print its budget study: P50/P80/P90 time and cost, the phase "
+        "breakdown, cost per step, the ledger, assumptions and unknowns.",
+    )
     p.add_argument("scenario", help="scenario JSON file")
     common(p, 100_000)
     p.add_argument("-o", "--output", help="also write the report to this Markdown file")
     p.set_defaults(run=_estimate)
 
-    p = sub.add_parser("report", help="write the budget sign-off: self-contained HTML with plots, and a Markdown twin",
-                       description="Write the budget sign-off of SCENARIO (and its comparison with SCENARIO_B): the job "
-                       "card, assumptions and unknowns, quotes with their dates, P50/P80/P90 time and cost, the breakdown, "
-                       "cost of a useful step beside lifecycle cost per step, top drivers, how much is chance, and the "
-                       "comparison with break-even. Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
-                       "OUTPUT_files/).")
+    p = sub.add_parser(
+        "report",
+        help="write the budget sign-off: self-contained HTML with plots, and a Markdown twin",
+        description="Write the budget sign-off of SCENARIO (and its comparison with SCENARIO_B): the job "
+        "card, assumptions and unknowns, quotes with their dates, P50/P80/P90 time and cost, the breakdown, "
+        "cost of a useful step beside lifecycle cost per step, top drivers, how much is chance, and the "
+        "comparison with break-even. Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
+        "OUTPUT_files/).",
+    )
     p.add_argument("scenario", help="scenario JSON file (A)")
     p.add_argument("scenario_b", nargs="?", help="a second scenario to compare with (B)")
-    p.add_argument("-o", "--output", dest="output", default="report.html",
-                   help="the HTML file to write (default report.html); the Markdown twin goes beside it")
+    p.add_argument(
+        "-o",
+        "--output",
+        dest="output",
+        default="report.html",
+        help="the HTML file to write (default report.html); the Markdown twin goes beside it",
+    )
     common(p, 100_000)
     metric(p)
-    p.add_argument("--break-even", default="prices.node_hour_usd",
-                   help="path of B solved for equal means (default prices.node_hour_usd)")
+    p.add_argument(
+        "--break-even",
+        default="prices.node_hour_usd",
+        help="path of B solved for equal means (default prices.node_hour_usd)",
+    )
     p.set_defaults(run=_report)
 
-    p = sub.add_parser("compare", help="compare two scenarios on common random numbers",
-                       description="Compare two scenarios on common random numbers: both distributions, the difference, "
-                       "P(A < B), and optionally the break-even value of a path of B.")
+    p = sub.add_parser(
+        "compare",
+        help="compare two scenarios on common random numbers",
+        description="Compare two scenarios on common random numbers: both distributions, the difference, "
+        "P(A < B), and optionally the break-even value of a path of B.",
+    )
     p.add_argument("scenario_a")
     p.add_argument("scenario_b")
     common(p, 100_000)
@@ -236,9 +252,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--break-even", metavar="PATH", help="solve PATH of B (e.g. prices.node_hour_usd) for equal means")
     p.set_defaults(run=_compare)
 
-    p = sub.add_parser("sensitivity", help="which inputs move the estimate (tornado, Sobol, rank correlations)",
-                       description="Which inputs move the estimate: tornado (each input at its P10 and P90), Sobol "
-                       "indices (S1, ST with intervals; 'chance' is all aleatory randomness) or rank correlations.")
+    p = sub.add_parser(
+        "sensitivity",
+        help="which inputs move the estimate (tornado, Sobol, rank correlations)",
+        description="Which inputs move the estimate: tornado (each input at its P10 and P90), Sobol "
+        "indices (S1, ST with intervals; 'chance' is all aleatory randomness) or rank correlations.",
+    )
     p.add_argument("scenario")
     p.add_argument("--method", choices=["tornado", "sobol", "rank"], default="tornado", help="default tornado")
     common(p, 20_000)
@@ -246,9 +265,12 @@ def _parser() -> argparse.ArgumentParser:
     metric(p)
     p.set_defaults(run=_sensitivity)
 
-    p = sub.add_parser("sweep", help="a grid over one or two scenario paths, on common random numbers",
-                       description="Simulate the scenario on a grid of one or two dotted paths, e.g. "
-                       "checkpoint.every_steps=250,500,1000; every point on the same seed.")
+    p = sub.add_parser(
+        "sweep",
+        help="a grid over one or two scenario paths, on common random numbers",
+        description="Simulate the scenario on a grid of one or two dotted paths, e.g. "
+        "checkpoint.every_steps=250,500,1000; every point on the same seed.",
+    )
     p.add_argument("scenario")
     p.add_argument("grid", nargs="+", metavar="PATH=V1,V2,...")
     common(p, 20_000)

@@ -13,6 +13,7 @@ Every function draws on ``ax`` (a new figure when None) and returns the Axes:
 
 The same plots hang off results: ``res.plot.distribution("wall_h")``.
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -20,14 +21,22 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import _core
+from ._metrics import COST_PARTS, PHASES, unit_of
 
 #: Colours of the lifecycle phases (stable across plots, so a phase is recognised at a glance).
 PHASE_COLOURS = {
-    "queue_h": "#9e9e9e", "setup_h": "#bcaaa4", "compile_h": "#ff8a65", "warmup_h": "#ffd54f",
-    "useful_h": "#4caf50", "stall_h": "#aed581", "eval_h": "#4fc3f7", "checkpoint_h": "#1976d2",
-    "lost_h": "#e53935", "recovery_h": "#ab47bc", "rerun_h": "#795548",
+    "queue_h": "#9e9e9e",
+    "setup_h": "#bcaaa4",
+    "compile_h": "#ff8a65",
+    "warmup_h": "#ffd54f",
+    "useful_h": "#4caf50",
+    "stall_h": "#aed581",
+    "eval_h": "#4fc3f7",
+    "checkpoint_h": "#1976d2",
+    "lost_h": "#e53935",
+    "recovery_h": "#ab47bc",
+    "rerun_h": "#795548",
 }
-COST_LINES = ["cost_compute_usd", "cost_storage_usd", "cost_transfer_usd", "cost_logs_usd", "adaptation_usd"]
 
 
 def _axes(ax: Any, size: tuple = (7.0, 3.6)) -> Any:
@@ -37,14 +46,6 @@ def _axes(ax: Any, size: tuple = (7.0, 3.6)) -> Any:
 
     _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
-
-
-def unit_of(metric: str) -> str:
-    """The unit a metric name carries (DESIGN: names carry units)."""
-    for suffix, unit in (("_usd", "USD"), ("_h", "hours"), ("_s", "seconds")):
-        if metric.endswith(suffix):
-            return unit
-    return ""
 
 
 def _kept(result: Any, metric: str) -> np.ndarray:
@@ -59,8 +60,14 @@ def _kept(result: Any, metric: str) -> np.ndarray:
     return values
 
 
-def distribution(result: Any, metric: str = "wall_h", ax: Any = None, bins: int = 60,
-                 label: Optional[str] = None, color: str = "#1976d2") -> Any:
+def distribution(
+    result: Any,
+    metric: str = "wall_h",
+    ax: Any = None,
+    bins: int = 60,
+    label: Optional[str] = None,
+    color: str = "#1976d2",
+) -> Any:
     """Histogram (density, left axis) and CDF (right axis) of ``metric``, with P50, P80 and
     P90 marked. Needs ``keep_samples=True``."""
     values = _kept(result, metric)
@@ -76,8 +83,15 @@ def distribution(result: Any, metric: str = "wall_h", ax: Any = None, bins: int 
     for q, style in ((0.5, "-"), (0.8, "--"), (0.9, ":")):
         v = float(np.quantile(values, q))
         ax.axvline(v, color="0.2", ls=style, lw=1)
-        ax.annotate(f"P{int(q * 100)} {v:,.3g}", (v, 0.98), xycoords=("data", "axes fraction"), rotation=90,
-                    ha="right", va="top", fontsize=8)
+        ax.annotate(
+            f"P{int(q * 100)} {v:,.3g}",
+            (v, 0.98),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            ha="right",
+            va="top",
+            fontsize=8,
+        )
     ax.set_xlim(float(x[0]), float(np.quantile(values, 0.999)))  # a far tail would squash the body
     ax.set_title(label or metric)
     return ax
@@ -91,8 +105,6 @@ def _p90_sample(result: Any) -> int:
 def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = None) -> Any:
     """Stacked bars of the phase times: the mean over all samples, and the one sample whose
     wall time is nearest the P90 (a bad-but-plausible run). Needs ``keep_samples=True``."""
-    from ._simulate import PHASES
-
     names = list(phase_names or PHASES)
     _kept(result, "wall_h")
     s = result.summary()
@@ -100,11 +112,18 @@ def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = N
     k = _p90_sample(result)
     rows["P90 run"] = [float(result[p][k]) for p in names]
     ax = _axes(ax, (8.0, 3.0))
-    for i, (label, values) in enumerate(rows.items()):
+    for i, values in enumerate(rows.values()):
         left = 0.0
         for p, v in zip(names, values):
-            ax.barh(i, v, left=left, color=PHASE_COLOURS.get(p, None), edgecolor="white", lw=0.5,
-                    label=p if i == 0 else None)
+            ax.barh(
+                i,
+                v,
+                left=left,
+                color=PHASE_COLOURS.get(p, None),
+                edgecolor="white",
+                lw=0.5,
+                label=p if i == 0 else None,
+            )
             left += v
     ax.set_yticks(range(len(rows)), list(rows))
     ax.invert_yaxis()
@@ -117,7 +136,7 @@ def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = N
 def ledger(result: Any, ax: Any = None) -> Any:
     """The cost ledger: each line's mean with a P10–P90 bar, and the run and total costs."""
     s = result.summary()
-    lines = COST_LINES + ["run_cost_usd", "total_cost_usd"]
+    lines = COST_PARTS + ["run_cost_usd", "total_cost_usd"]
     lines = [m for m in lines if m in s.index and np.isfinite(s.loc[m, "mean"])]
     if not lines:
         raise _core.ScenarioError("result: no cost line could be computed (is the node price unknown?)")
@@ -158,13 +177,23 @@ def tornado(frame: Any, ax: Any = None, top: int = 12) -> Any:
     ax = _axes(ax, (7.5, 0.45 * len(rows) + 1.2))
     y = np.arange(len(rows))
     low, high = rows["low"].to_numpy(dtype=float), rows["high"].to_numpy(dtype=float)
-    ax.barh(y, low - baseline, left=baseline, color="#64b5f6", label=f"input at P{round(100 * frame.attrs.get('low', 0.1))}")
-    ax.barh(y, high - baseline, left=baseline, color="#ef5350", label=f"input at P{round(100 * frame.attrs.get('high', 0.9))}")
+    ax.barh(
+        y, low - baseline, left=baseline, color="#64b5f6", label=f"input at P{round(100 * frame.attrs.get('low', 0.1))}"
+    )
+    ax.barh(
+        y,
+        high - baseline,
+        left=baseline,
+        color="#ef5350",
+        label=f"input at P{round(100 * frame.attrs.get('high', 0.9))}",
+    )
     ax.axvline(baseline, color="0.2", lw=1)
     ax.set_yticks(y, list(rows.index), fontsize=8)
     ax.invert_yaxis()
     output = frame.attrs.get("output", "")
-    ax.set_xlabel(f"{frame.attrs.get('statistic', 'mean')} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else ""))
+    ax.set_xlabel(
+        f"{frame.attrs.get('statistic', 'mean')} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else "")
+    )
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("What moves the estimate")
     return ax
@@ -175,8 +204,15 @@ def sobol(frame: Any, ax: Any = None) -> Any:
     ax = _axes(ax, (7.5, 0.42 * len(frame) + 1.2))
     y = np.arange(len(frame))
     ax.barh(y - 0.2, frame["S1"], height=0.4, xerr=frame["S1_conf"], color="#1976d2", capsize=2, label="S1 (alone)")
-    ax.barh(y + 0.2, frame["ST"], height=0.4, xerr=frame["ST_conf"], color="#90caf9", capsize=2,
-            label="ST (with interactions)")
+    ax.barh(
+        y + 0.2,
+        frame["ST"],
+        height=0.4,
+        xerr=frame["ST_conf"],
+        color="#90caf9",
+        capsize=2,
+        label="ST (with interactions)",
+    )
     ax.set_yticks(y, list(frame.index), fontsize=8)
     ax.invert_yaxis()
     ax.axvline(0, color="0.2", lw=0.8)
@@ -193,8 +229,13 @@ def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
     hi = float(np.quantile(np.concatenate([a, b]), 0.999))
     lo = float(min(a.min(), b.min()))
     edges = np.linspace(lo, hi, bins + 1)
-    for values, name, colour in ((a, cmp.scenario_a.name or "A", "#1976d2"), (b, cmp.scenario_b.name or "B", "#ef6c00")):
-        ax.hist(values, bins=edges, density=True, alpha=0.4, color=colour, label=f"{name}: P50 {np.median(values):,.4g}")
+    for values, name, colour in (
+        (a, cmp.scenario_a.name or "A", "#1976d2"),
+        (b, cmp.scenario_b.name or "B", "#ef6c00"),
+    ):
+        ax.hist(
+            values, bins=edges, density=True, alpha=0.4, color=colour, label=f"{name}: P50 {np.median(values):,.4g}"
+        )
     ax.set_xlabel(f"{cmp.output} ({unit_of(cmp.output)})" if unit_of(cmp.output) else cmp.output)
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
@@ -210,7 +251,9 @@ def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax:
     if output not in outputs:
         raise _core.ScenarioError(f"output: the sweep has no output {output!r} (it has {', '.join(outputs)})")
     if statistic not in frame.columns:
-        raise _core.ScenarioError(f"statistic: must be a column of the sweep ({', '.join(frame.columns)}), got {statistic!r}")
+        raise _core.ScenarioError(
+            f"statistic: must be a column of the sweep ({', '.join(frame.columns)}), got {statistic!r}"
+        )
     rows = frame[frame["output"] == output]
     paths = [c for c in frame.columns[: list(frame.columns).index("output")]]
     label = f"{statistic} of {output}" + (f" ({unit_of(output)})" if unit_of(output) else "")
@@ -235,11 +278,23 @@ def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax:
     return ax
 
 
-class ResultPlots:
-    """``res.plot.<kind>()``: the plots of :mod:`trnmodel.plot` bound to one result."""
+class _Bound:
+    """``result.plot.<kind>()``: the plots of this module bound to one result (every result's
+    ``.plot`` is one of the classes below)."""
 
     def __init__(self, result: Any) -> None:
         self._result = result
+
+
+class MonteCarloPlots(_Bound):
+    """``res.plot.distribution(output)`` of a :class:`tm.MonteCarloResult`."""
+
+    def distribution(self, metric: str = "y", **kwargs: Any) -> Any:
+        return distribution(self._result, metric, **kwargs)
+
+
+class ResultPlots(MonteCarloPlots):
+    """``res.plot.distribution()``, ``.phases()``, ``.ledger()`` of a :class:`tm.SimulationResult`."""
 
     def distribution(self, metric: str = "wall_h", **kwargs: Any) -> Any:
         return distribution(self._result, metric, **kwargs)
@@ -251,5 +306,33 @@ class ResultPlots:
         return ledger(self._result, **kwargs)
 
 
-__all__ = ["distribution", "phases", "ledger", "pit", "tornado", "sobol", "comparison", "sweep", "ResultPlots", "unit_of",
-           "PHASE_COLOURS"]
+class ComparisonPlots(_Bound):
+    """``cmp.plot.comparison()`` of a :class:`tm.Comparison`."""
+
+    def comparison(self, **kwargs: Any) -> Any:
+        return comparison(self._result, **kwargs)
+
+
+class BacktestPlots(_Bound):
+    """``bt.plot.pit(metric="wall_h")`` of a :class:`tm.BacktestResult`."""
+
+    def pit(self, metric: str = "wall_h", **kwargs: Any) -> Any:
+        return pit(self._result, metric, **kwargs)
+
+
+__all__ = [
+    "distribution",
+    "phases",
+    "ledger",
+    "pit",
+    "tornado",
+    "sobol",
+    "comparison",
+    "sweep",
+    "ResultPlots",
+    "MonteCarloPlots",
+    "ComparisonPlots",
+    "BacktestPlots",
+    "unit_of",
+    "PHASE_COLOURS",
+]

@@ -4,6 +4,7 @@ Young (1974), Daly (2006) and the first-order ETTR of Meta's reliability study
 (Kokolis et al., arXiv:2410.21680). They are the test oracle of the simulator and quick
 answers without sampling; see include/trnmodel/lifecycle/theory.hpp for the derivations.
 """
+
 from __future__ import annotations
 
 from . import _core
@@ -21,8 +22,14 @@ def daly_interval(checkpoint_s: float, mtbf_s: float) -> float:
     return _t.daly_interval_s(checkpoint_s, mtbf_s)
 
 
-def daly_wall_time(solve_s: float, interval_s: float, checkpoint_s: float, recovery_s: float, mtbf_s: float,
-                   recovery_can_fail: bool = True) -> float:
+def daly_wall_time(
+    solve_s: float,
+    interval_s: float,
+    checkpoint_s: float,
+    recovery_s: float,
+    mtbf_s: float,
+    recovery_can_fail: bool = True,
+) -> float:
     """Daly's expected wall time, seconds: M e^{R/M} (e^{(τ+δ)/M} − 1) T_s/τ when recoveries
     can fail, (M + R)(e^{(τ+δ)/M} − 1) T_s/τ when they cannot. Exact for T_s/τ whole segments
     each ending with a save, exponential failures of mean M."""
@@ -44,11 +51,19 @@ def expected_lost_per_failure(segment_s: float, mtbf_s: float) -> float:
     return _t.expected_lost_per_failure_s(segment_s, mtbf_s)
 
 
-def meta_ettr(nodes: float, node_mtbf_h: float, checkpoint_interval_h: float, checkpoint_save_h: float,
-              restart_h: float) -> float:
+def meta_ettr(
+    nodes: float, node_mtbf_h: float, checkpoint_interval_h: float, checkpoint_save_h: float, restart_h: float
+) -> float:
     """First-order expected ETTR: (1 − N/MTBF·(restart + interval/2)) / (1 + save/interval)."""
     return _t.meta_ettr_first_order(nodes, node_mtbf_h, checkpoint_interval_h, checkpoint_save_h, restart_h)
 
 
-__all__ = ["young_interval", "daly_interval", "daly_wall_time", "expected_segment_time",
-           "expected_failures_per_segment", "expected_lost_per_failure", "meta_ettr"]
+__all__ = [
+    "young_interval",
+    "daly_interval",
+    "daly_wall_time",
+    "expected_segment_time",
+    "expected_failures_per_segment",
+    "expected_lost_per_failure",
+    "meta_ettr",
+]

@@ -3,6 +3,7 @@ bounded time and memory. Cases already covered elsewhere: duplicate keys and non
 (test_scenario.py), kept samples that cannot fit (test_simulate.py), a job that could never
 finish (C++ test_lifecycle), supports outside a field's range (test_scenario.py and
 test_properties.py)."""
+
 import json
 import math
 import pathlib
@@ -17,9 +18,14 @@ import pytest
 import trnmodel as tm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BASE = {"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e18}, "cluster": {"nodes": 1000},
-        "throughput": {"step_time_s": 2}, "checkpoint": {"every_steps": 3, "save_s": 1},
-        "prices": {"node_hour_usd": 1}}
+BASE = {
+    "schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": 1e18},
+    "cluster": {"nodes": 1000},
+    "throughput": {"step_time_s": 2},
+    "checkpoint": {"every_steps": 3, "save_s": 1},
+    "prices": {"node_hour_usd": 1},
+}
 
 
 def test_1e18_steps_give_the_exact_answer_quickly():
@@ -39,14 +45,23 @@ def test_1e18_steps_against_failures_are_refused_before_the_work():
         tm.simulate(scn, samples=10_000, seed=0)
     assert time.perf_counter() - start < 2
     message = str(info.value)
-    assert message.startswith("failures.node_mtbf_h: with 1000 nodes and a node MTBF of 1 h, the job fails every 0.001 h")
+    assert message.startswith(
+        "failures.node_mtbf_h: with 1000 nodes and a node MTBF of 1 h, the job fails every 0.001 h"
+    )
     assert "failures each" in message and "check job.effective_steps and the failure inputs" in message
 
 
 def test_a_job_that_never_finishes_says_why_and_what_to_change():
     # A 10 h segment against a failure every 0.1 h: e^100 attempts.
-    scn = tm.Scenario.from_dict({**BASE, "job": {"effective_steps": 18_000}, "cluster": {"nodes": 10},
-                                 "checkpoint": {"every_steps": 18_000}, "failures": {"node_mtbf_h": 1}})
+    scn = tm.Scenario.from_dict(
+        {
+            **BASE,
+            "job": {"effective_steps": 18_000},
+            "cluster": {"nodes": 10},
+            "checkpoint": {"every_steps": 18_000},
+            "failures": {"node_mtbf_h": 1},
+        }
+    )
     with pytest.raises(tm.ScenarioError) as info:
         tm.simulate(scn, samples=100)
     message = str(info.value)
@@ -78,13 +93,19 @@ def _nested_dict(depth):
     return value
 
 
-@pytest.mark.parametrize("load", [
-    lambda: tm.Scenario.from_json('{"schema": "trnmodel.scenario/1", "name": ' + "[" * DEEP + "]" * DEEP + "}"),
-    lambda: tm.Scenario.from_dict({"schema": "trnmodel.scenario/1", "name": _nested_list(DEEP)}),
-    lambda: tm.Scenario.from_dict({"schema": "trnmodel.scenario/1", "name": _nested_dict(DEEP)}),
-    lambda: tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json").updated({"name": _nested_list(DEEP)}),
-    lambda: tm.Distribution.from_dict({"dist": "empirical", "samples": _nested_list(DEEP)}),
-], ids=["text", "dict-of-lists", "dict-of-dicts", "update", "distribution"])
+@pytest.mark.parametrize(
+    "load",
+    [
+        lambda: tm.Scenario.from_json('{"schema": "trnmodel.scenario/1", "name": ' + "[" * DEEP + "]" * DEEP + "}"),
+        lambda: tm.Scenario.from_dict({"schema": "trnmodel.scenario/1", "name": _nested_list(DEEP)}),
+        lambda: tm.Scenario.from_dict({"schema": "trnmodel.scenario/1", "name": _nested_dict(DEEP)}),
+        lambda: tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json").updated(
+            {"name": _nested_list(DEEP)}
+        ),
+        lambda: tm.Distribution.from_dict({"dist": "empirical", "samples": _nested_list(DEEP)}),
+    ],
+    ids=["text", "dict-of-lists", "dict-of-dicts", "update", "distribution"],
+)
 def test_deeply_nested_input_is_refused_not_a_crash(load):
     with pytest.raises(tm.ScenarioError, match="JSON nested more than 64 levels deep"):
         load()
@@ -113,7 +134,8 @@ def _measure(code: str) -> dict:
 
 def test_a_100_mb_scenario_loads_in_bounded_time_and_memory():
     # 10^7 measured values (100 MB of JSON text) as the empirical distribution of the steps.
-    result = _measure("""
+    result = _measure(
+        """
         import json, time
         import trnmodel as tm
         doc = json.loads(BASE_JSON)
@@ -124,7 +146,8 @@ def test_a_100_mb_scenario_loads_in_bounded_time_and_memory():
         start = time.perf_counter()
         res = tm.simulate(tm.Scenario.from_json(text), samples=1000, seed=0)
         result = {"seconds": time.perf_counter() - start, "useful_h": float(res["useful_h"].mean())}
-    """.replace("BASE_JSON", repr(json.dumps(BASE))))
+    """.replace("BASE_JSON", repr(json.dumps(BASE)))
+    )
     assert result["useful_h"] == pytest.approx(5401 * 2 / 3600, rel=1e-12)  # 5400.125 steps round up
     assert result["seconds"] < 60, result
     assert result["peak_mib"] < 4096, result

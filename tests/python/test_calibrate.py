@@ -1,9 +1,8 @@
 """Trial-run journals, calibration and backtests from Python (DESIGN §10, docs/journal.md),
 including the closed loop: journals produced by the simulator itself are calibrated,
 re-simulated and backtested, and the PIT values of held-out runs must look uniform."""
-import copy
+
 import json
-import math
 import pathlib
 
 import numpy as np
@@ -33,16 +32,26 @@ def test_examples_load_without_warnings():
     assert "step 400" in summary.loc["checkpoints never restore-tested", "note"]
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d.pop("billed"), "billed: required key is missing"),
-    (lambda d: d["phases"].__setitem__("compile_s", -5), "phases.compile_s: must be ≥ 0, got -5"),
-    (lambda d: d["phases"].__setitem__("compile_cache_hits", True), "(did you mean compile_cache_hit?)"),
-    (lambda d: d["training"].__setitem__("steps_completed", 700),
-     "training.steps_completed: must be ≤ training.effective_steps_planned (600), got 700"),
-    (lambda d: d["checkpoints"][1].__setitem__("at", "2026-11-17T09:00:00Z"),
-     "checkpoints[1].at: must be later than the previous entry's at"),
-    (lambda d: d.__setitem__("ended_at", "2026-11-17T10:29:06"), "ended_at: must be an RFC 3339 timestamp with a time zone"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.pop("billed"), "billed: required key is missing"),
+        (lambda d: d["phases"].__setitem__("compile_s", -5), "phases.compile_s: must be ≥ 0, got -5"),
+        (lambda d: d["phases"].__setitem__("compile_cache_hits", True), "(did you mean compile_cache_hit?)"),
+        (
+            lambda d: d["training"].__setitem__("steps_completed", 700),
+            "training.steps_completed: must be ≤ training.effective_steps_planned (600), got 700",
+        ),
+        (
+            lambda d: d["checkpoints"][1].__setitem__("at", "2026-11-17T09:00:00Z"),
+            "checkpoints[1].at: must be later than the previous entry's at",
+        ),
+        (
+            lambda d: d.__setitem__("ended_at", "2026-11-17T10:29:06"),
+            "ended_at: must be an RFC 3339 timestamp with a time zone",
+        ),
+    ],
+)
 def test_bad_journals_name_the_field(mutate, message):
     d = example_dict()
     mutate(d)
@@ -82,7 +91,8 @@ def test_calibrate_examples_tags_sources():
         assert report.inputs.loc[path, "experiments"] in d["note"] or path in ("compile.cache_hit_prob",)
     assert scn["throughput.step_time_s"].to_dict()["dist"] == "empirical"
     assert sorted(report.values("throughput.step_time_s")) == pytest.approx(
-        sorted(report.steady_state["step_time_s"]), rel=1e-15)
+        sorted(report.steady_state["step_time_s"]), rel=1e-15
+    )
     assert report.inputs.loc["failures.warmup_s", "status"] == "flagged"
     assert scn["failures.warmup_s"].to_dict()["source"] == "assumption"  # kept from the base
     assert "job.effective_steps" in report.unmeasured.index
@@ -109,27 +119,41 @@ EPOCH = 1794903124.0  # 2026-11-17T08:12:04Z
 
 def truth_scenario() -> tm.Scenario:
     """The 'real' process trials are drawn from: run-to-run variation in every phase."""
-    return tm.Scenario.from_dict({
-        "schema": "trnmodel.scenario/1", "name": "closed-loop-truth",
-        "job": {"kind": "lora", "effective_steps": STEPS},
-        "cluster": {"nodes": 1},
-        "throughput": {"step_time_s": tm.LogNormal.from_quantiles(p50=2.0, p90=2.4),
-                       "data_stall_fraction": tm.Beta(2, 40, lo=0, hi=0.99)},
-        "startup": {"queue_wait_s": tm.LogNormal.from_quantiles(p50=600, p90=1800),
-                    "env_prep_s": tm.Gamma(shape=9, scale=35), "data_load_s": tm.Gamma(shape=4, scale=30)},
-        "compile": {"initial_s": tm.LogNormal.from_quantiles(p50=900, p90=1200)},
-        "checkpoint": {"every_steps": EVERY, "save_s": SAVE_S, "verify_s": VERIFY_S},
-        "eval": {"every_steps": EVERY, "time_s": EVAL_S, "final_s": FINAL_S},
-        "prices": {"node_hour_usd": 35.76},
-    })
+    return tm.Scenario.from_dict(
+        {
+            "schema": "trnmodel.scenario/1",
+            "name": "closed-loop-truth",
+            "job": {"kind": "lora", "effective_steps": STEPS},
+            "cluster": {"nodes": 1},
+            "throughput": {
+                "step_time_s": tm.LogNormal.from_quantiles(p50=2.0, p90=2.4),
+                "data_stall_fraction": tm.Beta(2, 40, lo=0, hi=0.99),
+            },
+            "startup": {
+                "queue_wait_s": tm.LogNormal.from_quantiles(p50=600, p90=1800),
+                "env_prep_s": tm.Gamma(shape=9, scale=35),
+                "data_load_s": tm.Gamma(shape=4, scale=30),
+            },
+            "compile": {"initial_s": tm.LogNormal.from_quantiles(p50=900, p90=1200)},
+            "checkpoint": {"every_steps": EVERY, "save_s": SAVE_S, "verify_s": VERIFY_S},
+            "eval": {"every_steps": EVERY, "time_s": EVAL_S, "final_s": FINAL_S},
+            "prices": {"node_hour_usd": 35.76},
+        }
+    )
 
 
 def base_scenario() -> tm.Scenario:
     """What the team assumed before the trials: the same job with wrong, broad guesses."""
-    return truth_scenario().updated({
-        "throughput.step_time_s": tm.PERT(1.0, 3.0, 6.0), "throughput.data_stall_fraction": tm.Uniform(0, 0.3),
-        "startup.queue_wait_s": tm.PERT(0, 3600, 14400), "startup.env_prep_s": tm.PERT(60, 600, 1800),
-        "startup.data_load_s": tm.PERT(10, 300, 900), "compile.initial_s": tm.PERT(300, 1800, 3600)})
+    return truth_scenario().updated(
+        {
+            "throughput.step_time_s": tm.PERT(1.0, 3.0, 6.0),
+            "throughput.data_stall_fraction": tm.Uniform(0, 0.3),
+            "startup.queue_wait_s": tm.PERT(0, 3600, 14400),
+            "startup.env_prep_s": tm.PERT(60, 600, 1800),
+            "startup.data_load_s": tm.PERT(10, 300, 900),
+            "compile.initial_s": tm.PERT(300, 1800, 3600),
+        }
+    )
 
 
 def simulated_journals(n: int, seed: int) -> list:
@@ -138,8 +162,10 @@ def simulated_journals(n: int, seed: int) -> list:
     r = tm.simulate(truth_scenario(), samples=n, seed=seed)
     out = []
     for i in range(n):
-        m = {k: float(r[k][i]) for k in ("queue_h", "setup_h", "compile_h", "warmup_h", "useful_h", "stall_h", "wall_h",
-                                         "step_time_s")}
+        m = {
+            k: float(r[k][i])
+            for k in ("queue_h", "setup_h", "compile_h", "warmup_h", "useful_h", "stall_h", "wall_h", "step_time_s")
+        }
         stall = m["stall_h"] / (m["useful_h"] + m["stall_h"])
         t_eff = m["step_time_s"] / (1 - stall)
         series = t_eff * (1 + 0.01 * np.where(np.arange(STEPS) % 2 == 0, 1.0, -1.0))  # mean exactly t_eff
@@ -147,32 +173,80 @@ def simulated_journals(n: int, seed: int) -> list:
         training_s = STEPS * t_eff + len(marks) * (SAVE_S + VERIFY_S + EVAL_S)
         start = EPOCH + 86400.0 * i
         wall_s = m["wall_h"] * 3600
-        stamp = lambda s: np.datetime_as_string(np.datetime64(int(round(s * 1000)), "ms"), unit="ms") + "Z"
+
+        def stamp(s):
+            return np.datetime_as_string(np.datetime64(int(round(s * 1000)), "ms"), unit="ms") + "Z"
+
         train_start = start + (m["queue_h"] + m["setup_h"] + m["compile_h"] + m["warmup_h"]) * 3600
-        out.append(tm.Journal.from_dict({
-            "schema": "trnmodel.journal/1", "experiment_id": f"loop-{seed}-{i:03d}",
-            "notes": "SYNTHETIC: one sample of the closed-loop truth scenario",
-            "started_at": stamp(start), "ended_at": stamp(start + wall_s),
-            "instance": {"type": "trn2.48xlarge", "nodes": 1, "region": "us-east-2", "purchase_option": "on_demand"},
-            "versions": {"model": "m", "framework": "pytorch 2.9.0", "neuron_sdk": "2.31.0"},
-            "training": {"kind": "lora", "effective_steps_planned": STEPS, "steps_completed": STEPS,
-                         "global_batch": 64, "micro_batch": 1, "sequence_length": 4096, "tp": 4, "pp": 1, "dp": 16,
-                         "precision": "bf16", "lora_rank": 16},
-            "phases": {"queue_s": m["queue_h"] * 3600, "setup_s": m["setup_h"] * 3600,
-                       "compile_s": m["compile_h"] * 3600, "compile_cache_hit": False,
-                       "data_load_s": m["warmup_h"] * 3600, "training_s": training_s, "final_eval_s": FINAL_S},
-            "step_times": {"unit": "s", "values": series.tolist()},
-            "utilisation": {"accelerator_busy_fraction": 0.95 - stall, "data_wait_fraction": stall,
-                            "sync_wait_fraction": 0.05},
-            "checkpoints": [{"step": s, "at": stamp(train_start + s * t_eff + (k + 0.5) * (SAVE_S + VERIFY_S + EVAL_S)),
-                             "save_s": SAVE_S, "verify_s": VERIFY_S, "size_gb": 0.6,
-                             "checksum": "sha256:" + "0" * 64, "location": "s3://loop/", "restore_verified": True}
-                            for k, s in enumerate(marks)],
-            "evaluations": [{"step": s, "time_s": EVAL_S} for s in marks],
-            "interruptions": [],
-            "billed": {"node_hours": (wall_s - m["queue_h"] * 3600) / 3600},
-            "quality": {"metric": "eval_loss", "better": "lower", "target": 2.0, "achieved": 1.9, "passed": True},
-        }))
+        out.append(
+            tm.Journal.from_dict(
+                {
+                    "schema": "trnmodel.journal/1",
+                    "experiment_id": f"loop-{seed}-{i:03d}",
+                    "notes": "SYNTHETIC: one sample of the closed-loop truth scenario",
+                    "started_at": stamp(start),
+                    "ended_at": stamp(start + wall_s),
+                    "instance": {
+                        "type": "trn2.48xlarge",
+                        "nodes": 1,
+                        "region": "us-east-2",
+                        "purchase_option": "on_demand",
+                    },
+                    "versions": {"model": "m", "framework": "pytorch 2.9.0", "neuron_sdk": "2.31.0"},
+                    "training": {
+                        "kind": "lora",
+                        "effective_steps_planned": STEPS,
+                        "steps_completed": STEPS,
+                        "global_batch": 64,
+                        "micro_batch": 1,
+                        "sequence_length": 4096,
+                        "tp": 4,
+                        "pp": 1,
+                        "dp": 16,
+                        "precision": "bf16",
+                        "lora_rank": 16,
+                    },
+                    "phases": {
+                        "queue_s": m["queue_h"] * 3600,
+                        "setup_s": m["setup_h"] * 3600,
+                        "compile_s": m["compile_h"] * 3600,
+                        "compile_cache_hit": False,
+                        "data_load_s": m["warmup_h"] * 3600,
+                        "training_s": training_s,
+                        "final_eval_s": FINAL_S,
+                    },
+                    "step_times": {"unit": "s", "values": series.tolist()},
+                    "utilisation": {
+                        "accelerator_busy_fraction": 0.95 - stall,
+                        "data_wait_fraction": stall,
+                        "sync_wait_fraction": 0.05,
+                    },
+                    "checkpoints": [
+                        {
+                            "step": s,
+                            "at": stamp(train_start + s * t_eff + (k + 0.5) * (SAVE_S + VERIFY_S + EVAL_S)),
+                            "save_s": SAVE_S,
+                            "verify_s": VERIFY_S,
+                            "size_gb": 0.6,
+                            "checksum": "sha256:" + "0" * 64,
+                            "location": "s3://loop/",
+                            "restore_verified": True,
+                        }
+                        for k, s in enumerate(marks)
+                    ],
+                    "evaluations": [{"step": s, "time_s": EVAL_S} for s in marks],
+                    "interruptions": [],
+                    "billed": {"node_hours": (wall_s - m["queue_h"] * 3600) / 3600},
+                    "quality": {
+                        "metric": "eval_loss",
+                        "better": "lower",
+                        "target": 2.0,
+                        "achieved": 1.9,
+                        "passed": True,
+                    },
+                }
+            )
+        )
     return out
 
 
@@ -208,8 +282,15 @@ def test_backtest_examples():
         scn = tm.calibrate(JOURNALS, tm.Scenario.from_json(BASE))
     bt = tm.backtest(scn, JOURNALS, samples=2000, seed=0)
     assert bt.experiments == [p.stem for p in JOURNALS]
-    assert set(bt.table.index.get_level_values("metric")) >= {"wall_h", "node_h", "cost_compute_usd", "queue_h",
-                                                             "compile_h", "checkpoint_h", "eval_h"}
+    assert set(bt.table.index.get_level_values("metric")) >= {
+        "wall_h",
+        "node_h",
+        "cost_compute_usd",
+        "queue_h",
+        "compile_h",
+        "checkpoint_h",
+        "eval_h",
+    }
     hist = bt.pit_histogram(bins=5)
     assert hist["count"].sum() == 3
     assert any("cache" in n for n in bt.notes[JOURNALS[1].stem])
@@ -220,6 +301,7 @@ def test_backtest_examples():
 def run_cli(*args):
     import subprocess
     import sys
+
     return subprocess.run([sys.executable, "-m", "trnmodel", *args], capture_output=True, text=True)
 
 

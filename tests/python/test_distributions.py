@@ -1,4 +1,5 @@
 """Uncertain quantities from Python: the contract of DESIGN §3 and §11."""
+
 import math
 
 import numpy as np
@@ -48,7 +49,11 @@ def test_sample_is_ppf_of_the_counter_uniforms(d):
     u = _core.uniforms(42, 0, 1000, 0)
     np.testing.assert_array_equal(x, d.ppf(u))
     np.testing.assert_array_equal(x, d.sample(1000, seed=42))
-    assert not np.array_equal(x, d.sample(1000, seed=43)) or d.support()[0] == d.support()[1] or isinstance(d, tm.Bernoulli)
+    assert (
+        not np.array_equal(x, d.sample(1000, seed=43))
+        or d.support()[0] == d.support()[1]
+        or isinstance(d, tm.Bernoulli)
+    )
 
 
 @pytest.mark.parametrize("d", [e for e in EXAMPLES if not isinstance(e, (tm.Fixed, tm.Bernoulli))], ids=repr)
@@ -113,8 +118,14 @@ def test_scalar_and_array_shapes():
         (lambda: tm.Uniform(0, 1, source="guess"), "must be one of measured, vendor, quote, assumption, model"),
         (lambda: tm.Uniform(0, 1, date="yesterday"), "must be an ISO date YYYY-MM-DD"),
         (lambda: tm.Unknown(""), "unknown needs a reason"),
-        (lambda: tm.Distribution.from_dict({"dist": "lognormal", "p50": 2, "p9": 3}), "quantity.p9: unknown key for a lognormal distribution (did you mean p90?)"),
-        (lambda: tm.Distribution.from_dict({"dist": "gama", "shape": 2, "scale": 1}), 'unknown distribution "gama" (did you mean gamma?)'),
+        (
+            lambda: tm.Distribution.from_dict({"dist": "lognormal", "p50": 2, "p9": 3}),
+            "quantity.p9: unknown key for a lognormal distribution (did you mean p90?)",
+        ),
+        (
+            lambda: tm.Distribution.from_dict({"dist": "gama", "shape": 2, "scale": 1}),
+            'unknown distribution "gama" (did you mean gamma?)',
+        ),
         (lambda: tm.Uniform(0, 1).ppf(1.5), "u: probabilities must lie in [0, 1], got 1.5"),
         (lambda: tm.Uniform(0, 1).sample(-1), "n: must be a whole number ≥ 0, got -1"),
     ],

@@ -11,6 +11,7 @@ has probability ~3e-5, while a semantic difference (a missing C, a wrong roundin
 recovery that is not lost, ...) moves the mean by far more than 5 standard errors at these
 sample counts. Metrics constant in both samples must agree to rounding.
 """
+
 from __future__ import annotations
 
 import copy
@@ -91,12 +92,14 @@ def _other_families() -> dict:
 
 
 SCENARIOS = {name: ROOT / "examples" / f"{name}.json" for name in EXAMPLES}
-SCENARIOS.update({
-    "daly-recovery-exposed": _daly(True),
-    "daly-recovery-safe": _daly(False),
-    "weibull-reruns": _weibull_reruns(),
-    "other-families": _other_families(),
-})
+SCENARIOS.update(
+    {
+        "daly-recovery-exposed": _daly(True),
+        "daly-recovery-safe": _daly(False),
+        "weibull-reruns": _weibull_reruns(),
+        "other-families": _other_families(),
+    }
+)
 
 
 def _scenario(spec) -> "tm.Scenario":
@@ -168,7 +171,11 @@ def test_numpy_reference_matches_closed_form():
         expected_s = 1800 + 300 + 600 + 120 + sum(m * math.expm1(lam * d) * per_failure for d, m in segments)
         wall = simulate_numpy(_daly(during_recovery), samples=100_000, seed=5)["wall_h"]
         se = wall.std(ddof=1) / math.sqrt(wall.size)
-        assert abs(wall.mean() - expected_s / 3600) <= TOLERANCE_SE * se, (during_recovery, wall.mean(), expected_s / 3600)
+        assert abs(wall.mean() - expected_s / 3600) <= TOLERANCE_SE * se, (
+            during_recovery,
+            wall.mean(),
+            expected_s / 3600,
+        )
 
 
 def test_numpy_reference_phases_sum_to_wall():

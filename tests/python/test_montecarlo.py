@@ -1,4 +1,5 @@
 """tm.monte_carlo: correctness, determinism, control, memory (DESIGN §7)."""
+
 import math
 import subprocess
 import sys
@@ -29,8 +30,11 @@ def test_ishigami_mean_and_variance():
     s = r.summary()
     assert list(s.columns) == ["mean", "sd", "p10", "p50", "p80", "p90", "p99", "min", "max"]
     assert s.loc["y", "mean"] == pytest.approx(y.mean(), rel=1e-12)
-    np.testing.assert_allclose(s.loc["y", ["p10", "p50", "p80", "p90", "p99"]].to_numpy(dtype=float),
-                               np.quantile(y, [0.1, 0.5, 0.8, 0.9, 0.99]), rtol=1e-15)
+    np.testing.assert_allclose(
+        s.loc["y", ["p10", "p50", "p80", "p90", "p99"]].to_numpy(dtype=float),
+        np.quantile(y, [0.1, 0.5, 0.8, 0.9, 0.99]),
+        rtol=1e-15,
+    )
 
 
 def test_inputs_are_the_inverse_cdf_of_their_named_streams():
@@ -49,8 +53,10 @@ def test_inputs_are_the_inverse_cdf_of_their_named_streams():
 
 @pytest.mark.parametrize("keep", [True, False])
 def test_bitwise_identical_for_any_thread_count(keep):
-    runs = [tm.monte_carlo(ishigami, ISHIGAMI_INPUTS, samples=70_001, seed=4, threads=t, keep_samples=keep)
-            for t in (1, 2, 3, 8)]
+    runs = [
+        tm.monte_carlo(ishigami, ISHIGAMI_INPUTS, samples=70_001, seed=4, threads=t, keep_samples=keep)
+        for t in (1, 2, 3, 8)
+    ]
     first = runs[0].summary()
     for r in runs[1:]:
         assert r.summary().equals(first)
@@ -76,15 +82,18 @@ def test_streamed_quantiles_within_stated_accuracy():
 
 
 def test_two_outputs():
-    r = tm.monte_carlo(lambda x: np.column_stack([x[:, 0], 2 * x[:, 0]]), {"a": tm.Uniform(0, 1)},
-                       samples=5000, outputs=["a", "twice"])
+    r = tm.monte_carlo(
+        lambda x: np.column_stack([x[:, 0], 2 * x[:, 0]]), {"a": tm.Uniform(0, 1)}, samples=5000, outputs=["a", "twice"]
+    )
     np.testing.assert_array_equal(r["twice"], 2 * r["a"])
     assert list(r.summary().index) == ["a", "twice"]
 
 
 def test_progress_reports_monotone_to_total():
     calls = []
-    tm.monte_carlo(lambda x: x[:, 0], {"a": tm.Uniform(0, 1)}, samples=200_000, progress=lambda d, t: calls.append((d, t)))
+    tm.monte_carlo(
+        lambda x: x[:, 0], {"a": tm.Uniform(0, 1)}, samples=200_000, progress=lambda d, t: calls.append((d, t))
+    )
     assert calls and calls[-1] == (200_000, 200_000)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
@@ -95,9 +104,14 @@ def test_errors_in_f_and_bad_arguments():
 
     with pytest.raises(RuntimeError, match="boom in f"):
         tm.monte_carlo(broken, {"a": tm.Uniform(0, 1)}, samples=1000)
-    with pytest.raises(tm.ScenarioError, match=r"f: must return one value per row of its input \(shape \(1000,\)\), got shape \(1000, 2\)"):
+    with pytest.raises(
+        tm.ScenarioError,
+        match=r"f: must return one value per row of its input \(shape \(1000,\)\), got shape \(1000, 2\)",
+    ):
         tm.monte_carlo(lambda x: np.zeros((x.shape[0], 2)), {"a": tm.Uniform(0, 1)}, samples=1000)
-    with pytest.raises(tm.ScenarioError, match=r"samples: must be a whole number in \[1, 18446744073709551615\], got 0"):
+    with pytest.raises(
+        tm.ScenarioError, match=r"samples: must be a whole number in \[1, 18446744073709551615\], got 0"
+    ):
         tm.monte_carlo(lambda x: x[:, 0], {"a": 1.0}, samples=0)
     with pytest.raises(tm.ScenarioError, match=r"threads: must be a whole number in \[1, 1024\], got -2"):
         tm.monte_carlo(lambda x: x[:, 0], {"a": 1.0}, threads=-2)

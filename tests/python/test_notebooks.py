@@ -1,4 +1,5 @@
 """Every notebook in notebooks/ executes from top to bottom without error."""
+
 import pathlib
 
 import nbformat
@@ -15,5 +16,7 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes(path):
     nb = nbformat.read(path, as_version=4)
-    assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "store notebooks without outputs"
+    assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), (
+        "store notebooks without outputs"
+    )
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()

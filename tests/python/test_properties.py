@@ -1,6 +1,7 @@
 """Property-based tests (hypothesis) of the input boundary (docs/reliability.md): distribution
 parameters, scenario dicts and dotted-path updates. Whatever the input, the answer is a
 correct value or a tm.ScenarioError that names the field; never another exception."""
+
 import copy
 import json
 import math
@@ -18,21 +19,44 @@ from trnmodel._scenario import _FIELDS
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 # Bounded runtime: a few hundred examples per property, no example database on disk.
-SETTINGS = settings(max_examples=150, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 positive = st.floats(min_value=1e-3, max_value=1e3)
 location = st.floats(min_value=-1e6, max_value=1e6)
 # Uniforms as the engine draws them, both tails included.
-U = np.unique(np.concatenate([np.ldexp(1.0, -np.arange(60, 1, -3)), np.linspace(0.01, 0.99, 99),
-                              1 - np.ldexp(1.0, -np.arange(2, 54, 3))]))
+U = np.unique(
+    np.concatenate(
+        [np.ldexp(1.0, -np.arange(60, 1, -3)), np.linspace(0.01, 0.99, 99), 1 - np.ldexp(1.0, -np.arange(2, 54, 3))]
+    )
+)
 
 
 @st.composite
 def valid_distributions(draw):
-    family = draw(st.sampled_from(["uniform", "normal", "lognormal", "triangular", "pert", "gamma", "weibull",
-                                   "exponential", "beta", "bernoulli", "empirical", "fixed"]))
+    family = draw(
+        st.sampled_from(
+            [
+                "uniform",
+                "normal",
+                "lognormal",
+                "triangular",
+                "pert",
+                "gamma",
+                "weibull",
+                "exponential",
+                "beta",
+                "bernoulli",
+                "empirical",
+                "fixed",
+            ]
+        )
+    )
     if family == "fixed":
         return tm.Fixed(draw(location))
     if family in ("uniform", "triangular", "pert"):
@@ -49,7 +73,9 @@ def valid_distributions(draw):
         return tm.Normal(mean, sd, lo=lo, hi=hi)
     if family == "lognormal":
         if draw(st.booleans()):
-            return tm.LogNormal(draw(st.floats(min_value=-10, max_value=10)), draw(st.floats(min_value=0.01, max_value=3)))
+            return tm.LogNormal(
+                draw(st.floats(min_value=-10, max_value=10)), draw(st.floats(min_value=0.01, max_value=3))
+            )
         p50 = draw(st.floats(min_value=1e-3, max_value=1e6))
         return tm.LogNormal.from_quantiles(p50=p50, p90=p50 * draw(st.floats(min_value=1.01, max_value=20)))
     if family == "gamma":
@@ -80,16 +106,29 @@ def test_valid_parameters_give_a_monotone_quantile_inside_the_support(d):
 
 # Numeric parameters of each family, and whether they must be > 0.
 PARAMETERS = {
-    "uniform": {"lo": False, "hi": False}, "normal": {"mean": False, "sd": True},
-    "lognormal": {"mu": False, "sigma": True}, "triangular": {"lo": False, "mode": False, "hi": False},
-    "pert": {"lo": False, "mode": False, "hi": False}, "gamma": {"shape": True, "scale": True},
-    "weibull": {"shape": True, "scale": True}, "exponential": {"mean": True}, "beta": {"a": True, "b": True},
+    "uniform": {"lo": False, "hi": False},
+    "normal": {"mean": False, "sd": True},
+    "lognormal": {"mu": False, "sigma": True},
+    "triangular": {"lo": False, "mode": False, "hi": False},
+    "pert": {"lo": False, "mode": False, "hi": False},
+    "gamma": {"shape": True, "scale": True},
+    "weibull": {"shape": True, "scale": True},
+    "exponential": {"mean": True},
+    "beta": {"a": True, "b": True},
     "bernoulli": {"p": False},
 }
-VALID = {"uniform": {"lo": 1, "hi": 2}, "normal": {"mean": 2, "sd": 1}, "lognormal": {"mu": 0, "sigma": 1},
-         "triangular": {"lo": 1, "mode": 2, "hi": 3}, "pert": {"lo": 1, "mode": 2, "hi": 3},
-         "gamma": {"shape": 2, "scale": 1}, "weibull": {"shape": 2, "scale": 1}, "exponential": {"mean": 1},
-         "beta": {"a": 2, "b": 3}, "bernoulli": {"p": 0.5}}
+VALID = {
+    "uniform": {"lo": 1, "hi": 2},
+    "normal": {"mean": 2, "sd": 1},
+    "lognormal": {"mu": 0, "sigma": 1},
+    "triangular": {"lo": 1, "mode": 2, "hi": 3},
+    "pert": {"lo": 1, "mode": 2, "hi": 3},
+    "gamma": {"shape": 2, "scale": 1},
+    "weibull": {"shape": 2, "scale": 1},
+    "exponential": {"mean": 1},
+    "beta": {"a": 2, "b": 3},
+    "bernoulli": {"p": 0.5},
+}
 
 
 @SETTINGS
@@ -97,8 +136,10 @@ VALID = {"uniform": {"lo": 1, "hi": 2}, "normal": {"mean": 2, "sd": 1}, "lognorm
 def test_invalid_parameters_are_refused_naming_the_field(family, data):
     param = data.draw(st.sampled_from(sorted(PARAMETERS[family])))
     spec = {"dist": family, **VALID[family]}
-    bad = data.draw(st.sampled_from([math.nan, math.inf, -math.inf, "2", None, [1]])
-                    | (st.floats(max_value=0) if PARAMETERS[family][param] else st.nothing()))
+    bad = data.draw(
+        st.sampled_from([math.nan, math.inf, -math.inf, "2", None, [1]])
+        | (st.floats(max_value=0) if PARAMETERS[family][param] else st.nothing())
+    )
     spec[param] = bad
     with pytest.raises(tm.ScenarioError) as info:
         tm.Distribution.from_dict(spec)
@@ -121,7 +162,9 @@ def _names_a_field(message: str, path: str) -> bool:
     \\u00xx), or a field or section of the format."""
     head = message.split(":")[0]
     printable = re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04x}", path)
-    return printable in message or head in SECTIONS or head.split("[")[0].rsplit(".", 1)[0] in _FIELDS or head in _FIELDS
+    return (
+        printable in message or head in SECTIONS or head.split("[")[0].rsplit(".", 1)[0] in _FIELDS or head in _FIELDS
+    )
 
 
 def _numbers_as_floats(value):
@@ -134,11 +177,22 @@ def _numbers_as_floats(value):
 
 
 # -- scenario dicts --------------------------------------------------------------------
-json_leaves = (st.none() | st.booleans() | st.integers(min_value=-(2 ** 70), max_value=2 ** 70) | st.floats()
-               | st.text(max_size=20) | st.sampled_from(["normal", "weibull", "exponential", "lora", "flops"]))
-json_values = st.recursive(json_leaves, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=12) | st.sampled_from(["dist", "lo", "hi", "mean", "sd"]),
-                                             inner, max_size=4), max_leaves=12)
+json_leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text(max_size=20)
+    | st.sampled_from(["normal", "weibull", "exponential", "lora", "flops"])
+)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=12) | st.sampled_from(["dist", "lo", "hi", "mean", "sd"]), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def _paths(doc, prefix=()):
@@ -213,9 +267,14 @@ def test_dotted_path_updates_apply_or_give_a_scenario_error(path, value):
     assert BASE.to_dict() == before  # the original never changes
 
 
-NONNEGATIVE = sorted(path for path, field in _FIELDS.items()
-                     if field["kind"] == "quantity" and field["rule"] in ("nonnegative", "positive")
-                     and path not in ("throughput.step_time_s", "job.tokens", "model.parameters") and not path.startswith("reference."))
+NONNEGATIVE = sorted(
+    path
+    for path, field in _FIELDS.items()
+    if field.kind == "quantity"
+    and field.rule in ("nonnegative", "positive")
+    and path not in ("throughput.step_time_s", "job.tokens", "model.parameters")
+    and not path.startswith("reference.")
+)
 
 
 @SETTINGS

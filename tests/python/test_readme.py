@@ -1,4 +1,5 @@
 """The README's Python examples run as written (from the repository root)."""
+
 import pathlib
 import re
 import warnings

@@ -3,6 +3,7 @@ the sign-off report (its structure, and its rendering in headless Chromium).
 
 Golden files live in tests/python/golden/; after a deliberate change of the display, rewrite
 them with TRNMODEL_UPDATE_GOLDEN=1 and review the diff."""
+
 import datetime as dt
 import os
 import pathlib
@@ -30,7 +31,7 @@ TODAY = dt.date(2026, 11, 30)
 def check_golden(name: str, text: str) -> None:
     """Compares with tests/python/golden/NAME; HTML is compared without the shared stylesheet."""
     if text.startswith(STYLE):
-        text = text[len(STYLE):]
+        text = text[len(STYLE) :]
     path = GOLDEN / name
     if os.environ.get("TRNMODEL_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
@@ -95,8 +96,11 @@ def test_sensitivity_plots():
     scn = tm.Scenario.from_json(LORA_TRN2)
     ax = tm.plot.tornado(tm.tornado(scn, samples=2000))
     assert ax.get_yticklabels()[0].get_text() == "throughput.step_time_s"
-    ax = tm.plot.sobol(tm.sobol_function(lambda x: x[:, 0] + 2 * x[:, 1], {"a": tm.Uniform(0, 1), "b": tm.Uniform(0, 1)},
-                                         base_samples=1024))
+    ax = tm.plot.sobol(
+        tm.sobol_function(
+            lambda x: x[:, 0] + 2 * x[:, 1], {"a": tm.Uniform(0, 1), "b": tm.Uniform(0, 1)}, base_samples=1024
+        )
+    )
     assert len(ax.patches) == 4
     cmp = tm.compare(scn, tm.Scenario.from_json(LORA_P5), samples=4000)
     assert "P(A < B)" in tm.plot.comparison(cmp).get_title()
@@ -133,10 +137,16 @@ def test_cli_help_is_enough():
         assert h.returncode == 0 and "usage: trnmodel " + command in h.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["report", "{bad}"], ["compare", "{bad}", str(LORA_P5)], ["sensitivity", "{bad}"],
-    ["sweep", "{bad}", "checkpoint.every_steps=100,200"], ["estimate", "{bad}"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "{bad}"],
+        ["compare", "{bad}", str(LORA_P5)],
+        ["sensitivity", "{bad}"],
+        ["sweep", "{bad}", "checkpoint.every_steps=100,200"],
+        ["estimate", "{bad}"],
+    ],
+)
 def test_cli_bad_scenario_exit_2_one_line(tmp_path, args):
     bad = tmp_path / "bad.json"
     bad.write_text(LORA_TRN2.read_text().replace('"every_steps": {', '"every_step": {', 1))
@@ -178,10 +188,15 @@ def test_report_structure(report):
     md = report.with_suffix(".md").read_text(encoding="utf-8")
     headings = [line for line in md.splitlines() if line.startswith("#")]
     check_golden("signoff_headings.txt", "\n".join(headings) + "\n")
-    for needle in ["P(llama3-8b-lora-trn2 cheaper than llama3-8b-lora-p5, run_cost_usd) = **",
-                   "With only the inputs both scenarios describe identically paired", "Including the porting effort",
-                   "Break-even:", "Cost of a useful step (P50)",
-                   "Lifecycle cost per step (P50)", "Chance (failures"]:
+    for needle in [
+        "P(llama3-8b-lora-trn2 cheaper than llama3-8b-lora-p5, run_cost_usd) = **",
+        "With only the inputs both scenarios describe identically paired",
+        "Including the porting effort",
+        "Break-even:",
+        "Cost of a useful step (P50)",
+        "Lifecycle cost per step (P50)",
+        "Chance (failures",
+    ]:
         assert needle in md, needle
     assert re.search(r"prices.node_hour_usd: quote of 2025-11-30 \(us-east-2\) is \d+ days old; confirm it", md)
     figures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
@@ -198,9 +213,23 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
             pytest.fail("chromium is not installed (make test installs it)")
         pytest.skip("chromium not installed")
     shot = tmp_path / "report.png"
-    r = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        "--enable-logging=stderr", "--v=0", "--window-size=1200,3000", f"--screenshot={shot}",
-                        report.as_uri()], capture_output=True, text=True, timeout=180)
+    r = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1200,3000",
+            f"--screenshot={shot}",
+            report.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     console = [line for line in r.stderr.splitlines() if ":CONSOLE(" in line or "Uncaught" in line]
     assert not console, console

@@ -1,4 +1,5 @@
 """Scenario v1 from Python: loading, validation messages, round trips, updates, schema."""
+
 import json
 import pathlib
 
@@ -8,8 +9,12 @@ import trnmodel as tm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
-MINIMAL = {"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 2},
-           "throughput": {"step_time_s": 1.5}}
+MINIMAL = {
+    "schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 2},
+    "throughput": {"step_time_s": 1.5},
+}
 
 
 def with_(**sections):
@@ -65,20 +70,25 @@ def test_updated_and_getitem():
         scn["checkpoint.nope"]
 
 
-@pytest.mark.parametrize("data, message", [
-    (with_(checkpoint={"every_steps": -5}), "checkpoint.every_steps: must be ≥ 0, got -5"),
-    (with_(chekpoint={"every_steps": 5}), "chekpoint: unknown key (did you mean checkpoint?)"),
-    (with_(checkpoint={"evry_steps": 5}), "checkpoint.evry_steps: unknown key (did you mean every_steps?)"),
-    (with_(throughput={"step_time_s": {"dist": "lognormal", "p50": 3, "p90": 2}}),
-     "throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"),
-    (with_(throughput={"step_time_s": tm.Normal(2, 0.5)}), "truncate it with \"lo\": 0"),
-    (with_(checkpoint={"save_s": float("nan")}), "checkpoint.save_s: must be a finite number, got nan"),
-    (with_(checkpoint={"save_s": float("inf")}), "checkpoint.save_s: must be a finite number, got inf"),
-    (with_(cluster={"nodes": 0}), "cluster.nodes: must be ≥ 1, got 0"),
-    (with_(failures={"distribution": "weibul"}), "(did you mean weibull?)"),
-    ({"schema": "trnmodel.scenario/1"}, "cluster.nodes: required"),
-    ({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 1}}, "job.effective_steps: required"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (with_(checkpoint={"every_steps": -5}), "checkpoint.every_steps: must be ≥ 0, got -5"),
+        (with_(chekpoint={"every_steps": 5}), "chekpoint: unknown key (did you mean checkpoint?)"),
+        (with_(checkpoint={"evry_steps": 5}), "checkpoint.evry_steps: unknown key (did you mean every_steps?)"),
+        (
+            with_(throughput={"step_time_s": {"dist": "lognormal", "p50": 3, "p90": 2}}),
+            "throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2",
+        ),
+        (with_(throughput={"step_time_s": tm.Normal(2, 0.5)}), 'truncate it with "lo": 0'),
+        (with_(checkpoint={"save_s": float("nan")}), "checkpoint.save_s: must be a finite number, got nan"),
+        (with_(checkpoint={"save_s": float("inf")}), "checkpoint.save_s: must be a finite number, got inf"),
+        (with_(cluster={"nodes": 0}), "cluster.nodes: must be ≥ 1, got 0"),
+        (with_(failures={"distribution": "weibul"}), "(did you mean weibull?)"),
+        ({"schema": "trnmodel.scenario/1"}, "cluster.nodes: required"),
+        ({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 1}}, "job.effective_steps: required"),
+    ],
+)
 def test_every_mistake_gets_a_clear_message(data, message):
     with pytest.raises(tm.ScenarioError) as info:
         tm.Scenario.from_dict(data)
@@ -99,7 +109,11 @@ def test_json_text_errors(tmp_path):
 
 
 def test_assumptions_and_unknowns_are_listed():
-    scn = tm.Scenario.from_dict(with_(checkpoint={"save_s": tm.PERT(5, 15, 60, source="assumption")},
-                                      prices={"node_hour_usd": {"unknown": "no quote yet"}}))
+    scn = tm.Scenario.from_dict(
+        with_(
+            checkpoint={"save_s": tm.PERT(5, 15, 60, source="assumption")},
+            prices={"node_hour_usd": {"unknown": "no quote yet"}},
+        )
+    )
     assert "checkpoint.save_s" in scn.assumptions()
     assert scn.unknowns() == {"prices.node_hour_usd": "no quote yet"}

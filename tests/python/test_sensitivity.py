@@ -1,5 +1,6 @@
 """Sensitivity, comparison and what-if (DESIGN §8) from Python: tm.sobol, tm.sobol_function,
 tm.tornado, tm.rank_correlations, tm.compare (+ break_even), tm.sweep, tm.checkpoint_interval."""
+
 import math
 import pathlib
 
@@ -25,8 +26,13 @@ def ishigami(x):
 
 
 def simple(step_time, **sections):
-    d = {"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
-         "throughput": {"step_time_s": step_time}, "prices": {"node_hour_usd": 10}}
+    d = {
+        "schema": "trnmodel.scenario/1",
+        "job": {"effective_steps": 1000},
+        "cluster": {"nodes": 1},
+        "throughput": {"step_time_s": step_time},
+        "prices": {"node_hour_usd": 10},
+    }
     d.update(sections)
     return tm.Scenario.from_dict(d)
 
@@ -47,7 +53,9 @@ def test_ishigami_indices_within_the_stated_intervals():
 def test_linear_model_exact_indices():
     # y = x1 + 2 x2 + 3 x3, U(0, 1): S1 = ST = (1, 4, 9) / 14; the fixed input is no factor.
     inputs = {"x1": tm.Uniform(0, 1), "x2": tm.Uniform(0, 1), "k": 5.0, "x3": tm.Uniform(0, 1)}
-    r = tm.sobol_function(lambda x: x[:, 0] + 2 * x[:, 1] + 3 * x[:, 3] + 0 * x[:, 2], inputs, base_samples=2**15, seed=3)
+    r = tm.sobol_function(
+        lambda x: x[:, 0] + 2 * x[:, 1] + 3 * x[:, 3] + 0 * x[:, 2], inputs, base_samples=2**15, seed=3
+    )
     exact = np.array([1, 4, 9]) / 14
     assert list(r.index) == ["x1", "x2", "x3"]
     assert (np.abs(r["S1"] - exact) <= r["S1_conf"]).all(), r
@@ -56,7 +64,9 @@ def test_linear_model_exact_indices():
 
 
 def test_sobol_bitwise_identical_for_any_thread_count():
-    f_runs = [tm.sobol_function(ishigami, ISHIGAMI_INPUTS, base_samples=20_000, seed=2, threads=t) for t in (1, 2, 3, 8)]
+    f_runs = [
+        tm.sobol_function(ishigami, ISHIGAMI_INPUTS, base_samples=20_000, seed=2, threads=t) for t in (1, 2, 3, 8)
+    ]
     scn = tm.Scenario.from_json(LORA)
     s_runs = [tm.sobol(scn, base_samples=700, seed=2, threads=t) for t in (1, 2, 3, 8)]
     for runs in (f_runs, s_runs):
@@ -170,7 +180,9 @@ def test_sweep_is_tidy_and_on_common_random_numbers():
     assert list(table.columns[:3]) == ["checkpoint.every_steps", "cluster.nodes", "output"]
     assert len(table) == 2 * 2 * 2
     # Same seed at every point: the point equal to the scenario reproduces tm.simulate exactly.
-    row = table[(table["checkpoint.every_steps"] == 500) & (table["cluster.nodes"] == 1) & (table["output"] == "wall_h")]
+    row = table[
+        (table["checkpoint.every_steps"] == 500) & (table["cluster.nodes"] == 1) & (table["output"] == "wall_h")
+    ]
     ref = tm.simulate(scn, samples=3000, seed=1, keep_samples=False).summary().loc["wall_h"]
     assert row["mean"].item() == ref["mean"]
     with pytest.raises(tm.ScenarioError, match="chekpoint.every_steps: no such scenario field"):
@@ -182,10 +194,17 @@ def test_sweep_is_tidy_and_on_common_random_numbers():
 def test_swept_checkpoint_optimum_near_daly():
     # Constant inputs: job MTBF 1 h, checkpoint 60 s, 10 s steps: Daly's optimum is ~618 s
     # (62 steps); the expected wall time is flat near it, so "near" is within 25%.
-    scn = tm.Scenario.from_dict({
-        "schema": "trnmodel.scenario/1", "job": {"effective_steps": 3000}, "cluster": {"nodes": 1},
-        "throughput": {"step_time_s": 10}, "checkpoint": {"every_steps": 100, "save_s": 60},
-        "failures": {"node_mtbf_h": 1, "restart_s": 60}, "prices": {"node_hour_usd": 1}})
+    scn = tm.Scenario.from_dict(
+        {
+            "schema": "trnmodel.scenario/1",
+            "job": {"effective_steps": 3000},
+            "cluster": {"nodes": 1},
+            "throughput": {"step_time_s": 10},
+            "checkpoint": {"every_steps": 100, "save_s": 60},
+            "failures": {"node_mtbf_h": 1, "restart_s": 60},
+            "prices": {"node_hour_usd": 1},
+        }
+    )
     ci = tm.checkpoint_interval(scn, samples=20_000, seed=0)
     daly_steps = ci.loc["daly", "every_steps"]
     assert daly_steps == round(tm.theory.daly_interval(60, 3600) / 10) == 62
@@ -207,7 +226,9 @@ def test_sobol_function_errors_propagate_and_progress_is_reported():
         tm.sobol_function(failing, {"a": tm.Uniform(0, 1), "b": tm.Uniform(0, 1)}, base_samples=2**16, threads=2)
     assert calls == [16_384 // 4 * 4] * 2  # blocks of ~16,384 design rows: 4,096 base samples x (d + 2)
     seen = []
-    tm.sobol(simple(tm.Uniform(1, 3)), output="wall_h", base_samples=1000, progress=lambda done, total: seen.append(done))
+    tm.sobol(
+        simple(tm.Uniform(1, 3)), output="wall_h", base_samples=1000, progress=lambda done, total: seen.append(done)
+    )
     assert seen[0] == 256 and seen[-1] == 1000
 
 

@@ -1,4 +1,5 @@
 """tm.simulate: the lifecycle semantics of DESIGN §5-§6 from Python."""
+
 import math
 import pathlib
 import re
@@ -16,11 +17,16 @@ LORA = ROOT / "examples" / "llama3-8b-lora-trn2.json"
 
 
 def daly_dict(mtbf_h, delta_s, restart_s, solve_h, tau_s, interruptible):
-    return {"schema": "trnmodel.scenario/1", "name": "daly",
-            "job": {"effective_steps": solve_h * 3600 / tau_s}, "cluster": {"nodes": 1},
-            "throughput": {"step_time_s": tau_s}, "checkpoint": {"every_steps": 1, "save_s": delta_s},
-            "failures": {"node_mtbf_h": mtbf_h, "restart_s": restart_s, "during_recovery": interruptible},
-            "prices": {"node_hour_usd": 1.0}}
+    return {
+        "schema": "trnmodel.scenario/1",
+        "name": "daly",
+        "job": {"effective_steps": solve_h * 3600 / tau_s},
+        "cluster": {"nodes": 1},
+        "throughput": {"step_time_s": tau_s},
+        "checkpoint": {"every_steps": 1, "save_s": delta_s},
+        "failures": {"node_mtbf_h": mtbf_h, "restart_s": restart_s, "during_recovery": interruptible},
+        "prices": {"node_hour_usd": 1.0},
+    }
 
 
 def test_result_contract():
@@ -94,7 +100,9 @@ def test_streamed_summary_without_kept_samples():
 
 def test_bad_arguments():
     scn = tm.Scenario.from_json(LORA)
-    with pytest.raises(tm.ScenarioError, match=r"samples: must be a whole number in \[1, 18446744073709551615\], got 0"):
+    with pytest.raises(
+        tm.ScenarioError, match=r"samples: must be a whole number in \[1, 18446744073709551615\], got 0"
+    ):
         tm.simulate(scn, samples=0)
     with pytest.raises(tm.ScenarioError, match="scenario: must be a tm.Scenario"):
         tm.simulate({"schema": "x"})
@@ -116,16 +124,24 @@ def test_cli_estimate_writes_the_budget_study(tmp_path):
     r = run_cli("estimate", str(LORA), "-n", "5000", "-o", str(out))
     assert r.returncode == 0, r.stderr
     text = out.read_text()
-    for heading in ["## Time and cost", "## Cost per step", "## Where the time goes", "## Cost ledger",
-                    "## Assumptions", "## Unknowns"]:
+    for heading in [
+        "## Time and cost",
+        "## Cost per step",
+        "## Where the time goes",
+        "## Cost ledger",
+        "## Assumptions",
+        "## Unknowns",
+    ]:
         assert heading in text
     assert re.search(r"quote of 2025-11-30 \(us-east-2\) is \d+ days old", text)
 
 
 def test_cli_bad_input_exit_code_2_one_line(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},'
-                   ' "throughput": {"step_time_s": 1}, "chekpoint": {}}')
+    bad.write_text(
+        '{"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},'
+        ' "throughput": {"step_time_s": 1}, "chekpoint": {}}'
+    )
     r = run_cli("estimate", str(bad))
     assert r.returncode == 2
     assert r.stderr.strip() == f"trnmodel: {bad}: chekpoint: unknown key (did you mean checkpoint?)"
@@ -135,5 +151,7 @@ def test_cli_bad_input_exit_code_2_one_line(tmp_path):
 
 def test_kept_samples_that_cannot_fit_are_refused_before_allocating():
     scn = tm.Scenario.from_json(LORA)
-    with pytest.raises(tm.ScenarioError, match=r"samples: keeping 100000000000 samples of 32 outputs needs .* GiB.*keep_samples=False"):
+    with pytest.raises(
+        tm.ScenarioError, match=r"samples: keeping 100000000000 samples of 32 outputs needs .* GiB.*keep_samples=False"
+    ):
         tm.simulate(scn, samples=10**11)
