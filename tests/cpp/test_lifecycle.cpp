@@ -103,7 +103,7 @@ TEST_CASE("phase times sum to wall_h for every sample", "[lifecycle][invariant]"
                    "data_stall_fraction": {"dist": "beta", "a": 2, "b": 20, "hi": 0.5}},
     "startup": {"queue_wait_s": {"dist": "exponential", "mean": 600}, "env_prep_s": 300, "data_load_s": 120},
     "compile": {"initial_s": 1800, "recompile_s": {"dist": "pert", "lo": 900, "mode": 1800, "hi": 3600},
-                "cache_load_s": 60, "cache_hit_prob": {"dist": "uniform", "lo": 0.5, "hi": 0.9}, "planned_changes": 1.4},
+                "cache_load_s": 60, "cache_hit_prob": {"dist": "uniform", "lo": 0.5, "hi": 0.9}, "planned_changes": {"dist": "empirical", "samples": [1.4]}},
     "checkpoint": {"every_steps": {"dist": "uniform", "lo": 30, "hi": 120}, "save_s": 45, "verify_s": 10, "load_s": 90,
                    "final": false},
     "eval": {"every_steps": 100, "time_s": 60, "final_s": 600},
@@ -131,7 +131,7 @@ TEST_CASE("without failures the lifecycle is exact", "[lifecycle]") {
   // 1000 steps of 10 s with 20% stall, checkpoint every 300 steps (4 segments, the last of
   // 100 steps, final save), eval every 250 steps of 50 s, quality rerun of 10% for sure.
   const auto s = make(R"({"schema": "trnmodel.scenario/1",
-    "job": {"effective_steps": 999.2}, "cluster": {"nodes": 2},
+    "job": {"effective_steps": {"dist": "empirical", "samples": [999.2]}}, "cluster": {"nodes": 2},
     "throughput": {"step_time_s": 8, "data_stall_fraction": 0.2},
     "startup": {"queue_wait_s": 3600, "env_prep_s": 600, "data_load_s": 300},
     "compile": {"initial_s": 1200, "recompile_s": 900, "planned_changes": 1},
@@ -247,4 +247,13 @@ TEST_CASE("a job that could never finish is refused with the reason", "[lifecycl
   options.samples = 10;
   CHECK_THROWS_WITH(simulate(s, options), test::contains("would never finish"));
   CHECK_THROWS_WITH(simulate(s, options), test::contains("checkpoint more often"));
+}
+
+TEST_CASE("a cost beyond the largest double is refused, not reported as inf", "[lifecycle]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+      "cluster": {"nodes": 1}, "throughput": {"step_time_s": 10}, "prices": {"node_hour_usd": 1e306,
+      "storage_gb_month_usd": 1e306}, "data": {"dataset_gb": 1e306}})");
+  run_options options;
+  options.samples = 10;
+  CHECK_THROWS_WITH(simulate(s, options), test::contains("prices: a sample's cost is beyond the largest number"));
 }

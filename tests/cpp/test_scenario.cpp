@@ -92,3 +92,23 @@ TEST_CASE("JSON syntax errors give line and column; duplicate keys are refused",
   doc["checkpoint"] = {{"save_s", std::nan("")}};
   CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("checkpoint.save_s: must be a finite number, got nan"));
 }
+
+TEST_CASE("a fixed count must be a whole number in range; only drawn values are rounded", "[scenario]") {
+  CHECK(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 0}, "cluster": {"nodes": 2},
+    "throughput": {"step_time_s": 1.5}})") ==
+        "job.effective_steps: a fixed count must be a whole number ≥ 1, got 0 (only drawn values are rounded)");
+  CHECK(error_of(with(R"("checkpoint": {"every_steps": 0.3})")) ==
+        "checkpoint.every_steps: a fixed count must be a whole number ≥ 0, got 0.3 (only drawn values are rounded)");
+  CHECK(error_of(with(R"("compile": {"planned_changes": 2.5})")) ==
+        "compile.planned_changes: a fixed count must be a whole number ≥ 0, got 2.5 (only drawn values are rounded)");
+  CHECK(error_of(with(R"("eval": {"every_steps": 12.5})")) ==
+        "eval.every_steps: a fixed count must be a whole number ≥ 0, got 12.5 (only drawn values are rounded)");
+  // Drawn values are rounded as documented, and whole fixed values pass.
+  CHECK(error_of(with(R"("checkpoint": {"every_steps": {"dist": "uniform", "lo": 0.2, "hi": 400.7}})")) == "no error");
+  CHECK(error_of(with(R"("checkpoint": {"every_steps": 0}, "compile": {"planned_changes": 3})")) == "no error");
+}
+
+TEST_CASE("an empty update path is named as such", "[scenario]") {
+  const auto s = scenario::from_text(minimal);
+  CHECK_THROWS_WITH(s.updated({{"", json(5)}}), test::contains("(empty path): no such scenario field"));
+}

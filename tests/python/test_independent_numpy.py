@@ -67,7 +67,8 @@ def _weibull_reruns() -> dict:
     d = copy.deepcopy(DALY)
     d["name"] = "weibull-reruns"
     d["throughput"]["step_time_s"] = {"dist": "lognormal", "p50": 2.0, "p90": 2.6}
-    d["compile"]["planned_changes"] = 2.5
+    # A fixed count must be whole; a drawn one is rounded: one measured value of 2.5.
+    d["compile"]["planned_changes"] = {"dist": "empirical", "samples": [2.5]}
     d["checkpoint"]["final"] = True
     d["failures"].update({"distribution": "weibull", "weibull_shape": 0.7})
     d["quality"] = {"rerun_prob": 0.5, "rerun_fraction": {"dist": "uniform", "lo": 0.1, "hi": 0.4}}

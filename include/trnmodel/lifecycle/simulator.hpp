@@ -103,6 +103,14 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
   out[metric::total_cost_usd] = out[metric::run_cost_usd] + out[metric::adaptation_usd];
   out[metric::useful_step_cost_usd] = nodes * in.step_time_s * in.node_hour_usd / 3600;
   out[metric::lifecycle_cost_per_step_usd] = out[metric::run_cost_usd] / std::max(1.0, std::ceil(in.effective_steps));
+  // Like the wall time, a figure beyond the largest double is refused rather than reported as
+  // inf. (NaN means unknown, and stays.)
+  if (std::isinf(out[metric::node_h]))
+    fail("cluster.nodes", "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
+                          "of cluster.nodes and the durations");
+  if (std::isinf(out[metric::total_cost_usd]) || std::isinf(out[metric::useful_step_cost_usd]))
+    fail("prices", "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
+                   "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
 }
 
 namespace detail {

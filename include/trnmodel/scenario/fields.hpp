@@ -4,7 +4,7 @@
 // slot each uncertain input is drawn into, which metrics an unknown input blocks, and when a
 // field is read at all: everything reads the rows below, so a field is added as one row.
 //
-// Each row is X(id, path, kind, rule, default, required, group, when, slot, choices, doc):
+// Each row is X(id, path, kind, rule, default, required, group, when, count, slot, choices, doc):
 //   id        the field's name in C++ (`field::checkpoint_save_s`): a misspelt id does not compile;
 //   path      its dotted JSON path;
 //   kind      field_kind: quantity (uncertain), boolean, integer, text or choice;
@@ -14,6 +14,8 @@
 //   group     input_group: the metrics that an unknown value of the field blocks;
 //   when      relevance: when the simulator reads the field (an input it never reads can
 //             neither be drawn nor block a metric);
+//   count     counting: for a quantity that counts (steps, changes), how a drawn value becomes
+//             a whole number; a fixed value must already be one (none: not a count);
 //   slot      the lifecycle_inputs member a quantity is drawn into (`&in::save_s`), or nullptr;
 //   choices   for choice fields, the allowed values separated by '|';
 //   doc       one line, units included.
@@ -93,161 +95,170 @@ enum class relevance {
   steps_given,    // the scenario does not give job.tokens
 };
 
+// How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
+// least 1 (effective steps), `nearest` rounds half away from zero (std::round; segments,
+// graph changes, evaluation spacing). A fixed value of such a field must already be a whole
+// number in range: 0.3 checkpoint steps is an error, not "never".
+enum class counting { none, up, nearest };
+
 // clang-format off
-#define TRNMODEL_SCENARIO_FIELDS(X)                                                                                    \
-  X(name, "name", text, any, "", false, setting, always, nullptr, "", "short name of the scenario")                    \
-  X(description, "description", text, any, "", false, setting, always, nullptr, "", "what the scenario describes")     \
-  X(job_kind, "job.kind", choice, any, "\"full\"", false, setting, always, nullptr, "lora|full|continued",              \
-    "lora, full or continued training")                                                                                \
-  X(job_effective_steps, "job.effective_steps", quantity, nonnegative, "", false, time, steps_given,                    \
-    &in::effective_steps, "",                                                                                          \
+#define TRNMODEL_SCENARIO_FIELDS(X)                                                                                   \
+  X(name, "name", text, any, "", false, setting, always, none, nullptr, "", "short name of the scenario")             \
+  X(description, "description", text, any, "", false, setting, always, none, nullptr, "",                             \
+    "what the scenario describes")                                                                                    \
+  X(job_kind, "job.kind", choice, any, "\"full\"", false, setting, always, none, nullptr, "lora|full|continued",      \
+    "lora, full or continued training")                                                                               \
+  X(job_effective_steps, "job.effective_steps", quantity, nonnegative, "", false, time, steps_given, up,              \
+    &in::effective_steps, "",                                                                                         \
     "optimizer steps to the quality bar; drawn values round up, at least 1 (required unless job.tokens)")             \
-  X(job_tokens, "job.tokens", quantity, nonnegative, "", false, time, tokens_given, &in::tokens, "",                    \
-    "training tokens to the quality bar: steps = tokens / (global batch x sequence length)")                         \
-  X(job_lora_rank, "job.lora_rank", integer, at_least_one, "16", false, setting, always, nullptr, "",                   \
-    "LoRA adapter rank (job.kind lora)")                                                                               \
-  X(job_recompute, "job.recompute", choice, any, "\"none\"", false, setting, always, nullptr, "none|selective|full",    \
-    "activation recomputation: none, selective or full")                                                               \
-  X(cluster_nodes, "cluster.nodes", integer, at_least_one, "", true, setting, always, nullptr, "",                      \
-    "number of nodes (instances)")                                                                                     \
-  X(cluster_platform, "cluster.platform", text, any, "", false, setting, always, nullptr, "",                           \
-    "hardware profile name, e.g. trn2.48xlarge")                                                                       \
-  X(throughput_mode, "throughput.mode", choice, any, "\"measured\"", false, setting, always, nullptr,                   \
-    "measured|extrapolated|flops|analytic",                                                                            \
-    "where the step time comes from: measured, extrapolated, flops or analytic")                                       \
-  X(throughput_step_time_s, "throughput.step_time_s", quantity, positive, "", false, time, measured, &in::step_time_s,  \
-    "", "steady-state seconds per effective step (required in measured mode)")                                        \
-  X(throughput_precision, "throughput.precision", choice, any, "\"bf16\"", false, setting, always, nullptr,             \
-    "bf16|fp8|fp32", "compute precision whose peak the model uses")                                                    \
-  X(throughput_achieved_tflops_per_chip, "throughput.achieved_tflops_per_chip", quantity, positive, "", false, time,    \
-    flops, &in::achieved_tflops, "", "flops mode: executed TFLOPS per chip, recomputation included")                   \
-  X(throughput_model_flops_utilization, "throughput.model_flops_utilization", quantity, unit_interval, "", false, time, \
-    flops, &in::mfu, "", "flops mode: model FLOPs / (chips x peak)")                                                   \
-  X(throughput_compute_efficiency, "throughput.compute_efficiency", quantity, unit_interval, "", false, time, modelled, \
-    &in::compute_efficiency, "", "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone")        \
-  X(throughput_elementwise_traffic, "throughput.elementwise_traffic", quantity, nonnegative, "0", false, time,          \
-    modelled, &in::elementwise_traffic, "",                                                                            \
-    "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work "    \
-    "(0: folded into compute_efficiency)")                                                                             \
-  X(throughput_data_stall_fraction, "throughput.data_stall_fraction", quantity, fraction_below_one, "0", false, time,   \
-    always, &in::data_stall_fraction, "", "fraction of step time spent waiting for data")                              \
-  X(model_parameters, "model.parameters", quantity, nonnegative, "", false, time, derived, &in::parameters, "",         \
+  X(job_tokens, "job.tokens", quantity, nonnegative, "", false, time, tokens_given, none, &in::tokens, "",            \
+    "training tokens to the quality bar: steps = tokens / (global batch x sequence length)")                          \
+  X(job_lora_rank, "job.lora_rank", integer, at_least_one, "16", false, setting, always, none, nullptr, "",           \
+    "LoRA adapter rank (job.kind lora)")                                                                              \
+  X(job_recompute, "job.recompute", choice, any, "\"none\"", false, setting, always, none, nullptr,                   \
+    "none|selective|full", "activation recomputation: none, selective or full")                                       \
+  X(cluster_nodes, "cluster.nodes", integer, at_least_one, "", true, setting, always, none, nullptr, "",              \
+    "number of nodes (instances)")                                                                                    \
+  X(cluster_platform, "cluster.platform", text, any, "", false, setting, always, none, nullptr, "",                   \
+    "hardware profile name, e.g. trn2.48xlarge")                                                                      \
+  X(throughput_mode, "throughput.mode", choice, any, "\"measured\"", false, setting, always, none, nullptr,           \
+    "measured|extrapolated|flops|analytic",                                                                           \
+    "where the step time comes from: measured, extrapolated, flops or analytic")                                      \
+  X(throughput_step_time_s, "throughput.step_time_s", quantity, positive, "", false, time, measured, none,            \
+    &in::step_time_s, "", "steady-state seconds per effective step (required in measured mode)")                      \
+  X(throughput_precision, "throughput.precision", choice, any, "\"bf16\"", false, setting, always, none, nullptr,     \
+    "bf16|fp8|fp32", "compute precision whose peak the model uses")                                                   \
+  X(throughput_achieved_tflops_per_chip, "throughput.achieved_tflops_per_chip", quantity, positive, "", false, time,  \
+    flops, none, &in::achieved_tflops, "", "flops mode: executed TFLOPS per chip, recomputation included")            \
+  X(throughput_model_flops_utilization, "throughput.model_flops_utilization", quantity, unit_interval, "", false,     \
+    time, flops, none, &in::mfu, "", "flops mode: model FLOPs / (chips x peak)")                                      \
+  X(throughput_compute_efficiency, "throughput.compute_efficiency", quantity, unit_interval, "", false, time,         \
+    modelled, none, &in::compute_efficiency, "",                                                                      \
+    "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone")                                    \
+  X(throughput_elementwise_traffic, "throughput.elementwise_traffic", quantity, nonnegative, "0", false, time,        \
+    modelled, none, &in::elementwise_traffic, "",                                                                     \
+    "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work "   \
+    "(0: folded into compute_efficiency)")                                                                            \
+  X(throughput_data_stall_fraction, "throughput.data_stall_fraction", quantity, fraction_below_one, "0", false, time, \
+    always, none, &in::data_stall_fraction, "", "fraction of step time spent waiting for data")                       \
+  X(model_parameters, "model.parameters", quantity, nonnegative, "", false, time, derived, none, &in::parameters, "", \
     "parameter count N (default: from the architecture)")                                                             \
-  X(model_layers, "model.layers", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
-    "transformer layers L")                                                                                            \
-  X(model_hidden_size, "model.hidden_size", integer, at_least_one, "", false, setting, always, nullptr, "",             \
-    "hidden size h")                                                                                                   \
-  X(model_heads, "model.heads", integer, at_least_one, "", false, setting, always, nullptr, "", "attention heads a")    \
-  X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, nullptr, "",                   \
-    "MLP inner size (default 4h)")                                                                                     \
-  X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, nullptr, "",               \
-    "vocabulary size")                                                                                                 \
-  X(model_sequence_length, "model.sequence_length", integer, at_least_one, "", false, setting, always, nullptr, "",     \
-    "tokens per sequence T")                                                                                           \
-  X(parallelism_tp, "parallelism.tp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
-    "tensor-parallel degree")                                                                                          \
-  X(parallelism_pp, "parallelism.pp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
-    "pipeline-parallel degree")                                                                                        \
-  X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, nullptr, "",                  \
-    "data-parallel degree")                                                                                            \
-  X(parallelism_micro_batch, "parallelism.micro_batch", integer, at_least_one, "1", false, setting, always, nullptr,    \
-    "", "sequences per micro-batch")                                                                                   \
-  X(parallelism_global_batch, "parallelism.global_batch", integer, at_least_one, "", false, setting, always, nullptr,   \
-    "", "sequences per optimizer step")                                                                                \
-  X(parallelism_virtual_stages, "parallelism.virtual_stages", integer, at_least_one, "1", false, setting, always,       \
-    nullptr, "", "model chunks per pipeline rank (interleaved schedule)")                                              \
-  X(parallelism_zero_stage, "parallelism.zero_stage", integer, zero_to_three, "0", false, setting, always, nullptr, "", \
-    "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights")                                               \
-  X(parallelism_dp_overlap, "parallelism.dp_overlap", quantity, probability, "0", false, time, modelled,                \
-    &in::dp_overlap, "", "fraction of data-parallel communication hidden behind compute")                              \
-  X(reference_step_time_s, "reference.step_time_s", quantity, positive, "", false, time, extrapolated,                  \
+  X(model_layers, "model.layers", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+    "transformer layers L")                                                                                           \
+  X(model_hidden_size, "model.hidden_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",     \
+    "hidden size h")                                                                                                  \
+  X(model_heads, "model.heads", integer, at_least_one, "", false, setting, always, none, nullptr, "",                 \
+    "attention heads a")                                                                                              \
+  X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",           \
+    "MLP inner size (default 4h)")                                                                                    \
+  X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",       \
+    "vocabulary size")                                                                                                \
+  X(model_sequence_length, "model.sequence_length", integer, at_least_one, "", false, setting, always, none, nullptr, \
+    "", "tokens per sequence T")                                                                                      \
+  X(parallelism_tp, "parallelism.tp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+    "tensor-parallel degree")                                                                                         \
+  X(parallelism_pp, "parallelism.pp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+    "pipeline-parallel degree")                                                                                       \
+  X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+    "data-parallel degree")                                                                                           \
+  X(parallelism_micro_batch, "parallelism.micro_batch", integer, at_least_one, "1", false, setting, always, none,     \
+    nullptr, "", "sequences per micro-batch")                                                                         \
+  X(parallelism_global_batch, "parallelism.global_batch", integer, at_least_one, "", false, setting, always, none,    \
+    nullptr, "", "sequences per optimizer step")                                                                      \
+  X(parallelism_virtual_stages, "parallelism.virtual_stages", integer, at_least_one, "1", false, setting, always,     \
+    none, nullptr, "", "model chunks per pipeline rank (interleaved schedule)")                                       \
+  X(parallelism_zero_stage, "parallelism.zero_stage", integer, zero_to_three, "0", false, setting, always, none,      \
+    nullptr, "", "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights")                                  \
+  X(parallelism_dp_overlap, "parallelism.dp_overlap", quantity, probability, "0", false, time, modelled, none,        \
+    &in::dp_overlap, "", "fraction of data-parallel communication hidden behind compute")                             \
+  X(reference_step_time_s, "reference.step_time_s", quantity, positive, "", false, time, extrapolated, none,          \
     &in::reference_step_time_s, "", "extrapolated mode: step time measured at the reference configuration")           \
-  X(reference_nodes, "reference.nodes", integer, at_least_one, "", false, setting, always, nullptr, "",                 \
-    "reference configuration: nodes")                                                                                  \
-  X(reference_tp, "reference.tp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
-    "reference configuration: tensor-parallel degree")                                                                 \
-  X(reference_pp, "reference.pp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
-    "reference configuration: pipeline-parallel degree")                                                               \
-  X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, nullptr, "",                       \
-    "reference configuration: data-parallel degree")                                                                   \
-  X(reference_micro_batch, "reference.micro_batch", integer, at_least_one, "", false, setting, always, nullptr, "",     \
-    "reference configuration: micro-batch")                                                                            \
-  X(reference_global_batch, "reference.global_batch", integer, at_least_one, "", false, setting, always, nullptr, "",   \
-    "reference configuration: global batch")                                                                           \
-  X(reference_sequence_length, "reference.sequence_length", integer, at_least_one, "", false, setting, always, nullptr, \
-    "", "reference configuration: sequence length")                                                                    \
-  X(startup_queue_wait_s, "startup.queue_wait_s", quantity, nonnegative, "0", false, time, always, &in::queue_wait_s,   \
-    "", "seconds waiting in a queue or for quota")                                                                     \
-  X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, nullptr, "",           \
-    "whether the queue wait is billed")                                                                                \
-  X(startup_env_prep_s, "startup.env_prep_s", quantity, nonnegative, "0", false, time, always, &in::env_prep_s, "",     \
-    "seconds of environment preparation")                                                                             \
-  X(startup_data_load_s, "startup.data_load_s", quantity, nonnegative, "0", false, time, always, &in::data_load_s, "",  \
-    "seconds of data loading and warm-up before the first step")                                                      \
-  X(compile_initial_s, "compile.initial_s", quantity, nonnegative, "0", false, time, always, &in::initial_s, "",        \
-    "seconds of compilation before the first step")                                                                   \
-  X(compile_recompile_s, "compile.recompile_s", quantity, nonnegative, "0", false, time, always, &in::recompile_s, "",  \
-    "seconds of a full compile after a cache miss")                                                                   \
-  X(compile_cache_load_s, "compile.cache_load_s", quantity, nonnegative, "0", false, time, always, &in::cache_load_s,   \
-    "", "seconds to load cached graphs on a cache hit")                                                                \
-  X(compile_cache_hit_prob, "compile.cache_hit_prob", quantity, probability, "1", false, time, always,                  \
-    &in::cache_hit_prob, "", "probability that a recovery finds its graphs cached")                                    \
-  X(compile_planned_changes, "compile.planned_changes", quantity, nonnegative, "0", false, time, always,                \
-    &in::planned_changes, "", "graph changes during the job, each a full recompile (rounded)")                         \
-  X(checkpoint_every_steps, "checkpoint.every_steps", quantity, nonnegative, "0", false, time, always,                  \
-    &in::every_steps, "", "steps per checkpoint segment (rounded); 0: one segment")                                    \
-  X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, &in::save_s, "",           \
-    "blocking seconds per checkpoint save")                                                                            \
-  X(checkpoint_verify_s, "checkpoint.verify_s", quantity, nonnegative, "0", false, time, always, &in::verify_s, "",     \
-    "blocking seconds per checkpoint verification")                                                                    \
-  X(checkpoint_load_s, "checkpoint.load_s", quantity, nonnegative, "0", false, time, always, &in::load_s, "",           \
-    "seconds to restore a checkpoint in a recovery")                                                                   \
-  X(checkpoint_final, "checkpoint.final", boolean, any, "true", false, setting, always, nullptr, "",                    \
-    "whether the last segment ends with a save")                                                                       \
-  X(checkpoint_size_gb, "checkpoint.size_gb", quantity, nonnegative, "0", false, storage, always, &in::size_gb, "",     \
-    "gigabytes per checkpoint")                                                                                        \
-  X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, nullptr, "",      \
-    "checkpoints kept in storage")                                                                                     \
-  X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, &in::eval_every_steps, "",   \
-    "steps between periodic evaluations; 0: none")                                                                     \
-  X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, &in::eval_time_s, "",                  \
-    "seconds per periodic evaluation")                                                                                 \
-  X(eval_final_s, "eval.final_s", quantity, nonnegative, "0", false, time, always, &in::eval_final_s, "",               \
-    "seconds of the final evaluation")                                                                                 \
-  X(failures_node_mtbf_h, "failures.node_mtbf_h", quantity, positive, "", false, time, always, &in::node_mtbf_h, "",    \
-    "per-node mean time between failures, hours; absent: no failures")                                                \
-  X(failures_distribution, "failures.distribution", choice, any, "\"exponential\"", false, setting, always, nullptr,    \
-    "exponential|weibull", "times between failures")                                                                   \
-  X(failures_weibull_shape, "failures.weibull_shape", quantity, weibull_shape, "1", false, time, weibull,               \
-    &in::weibull_shape, "", "Weibull shape of the times between failures")                                             \
-  X(failures_restart_s, "failures.restart_s", quantity, nonnegative, "0", false, time, always, &in::restart_s, "",      \
-    "seconds of detection, re-provisioning and restart")                                                               \
-  X(failures_warmup_s, "failures.warmup_s", quantity, nonnegative, "0", false, time, always, &in::warmup_s, "",         \
-    "seconds of re-warm-up after a restart")                                                                           \
-  X(failures_during_recovery, "failures.during_recovery", boolean, any, "true", false, setting, always, nullptr, "",     \
-    "whether failures can interrupt a recovery")                                                                       \
-  X(quality_rerun_prob, "quality.rerun_prob", quantity, probability, "0", false, time, always, &in::rerun_prob, "",     \
-    "probability that the final quality check fails")                                                                  \
-  X(quality_rerun_fraction, "quality.rerun_fraction", quantity, nonnegative, "0", false, time, always,                  \
-    &in::rerun_fraction, "", "fraction of the steps redone when it fails")                                             \
-  X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, always,              \
-    &in::node_hour_usd, "", "USD per node-hour; absent: costs are unknown")                                            \
-  X(prices_storage_gb_month_usd, "prices.storage_gb_month_usd", quantity, nonnegative, "0", false, storage, always,     \
-    &in::storage_gb_month_usd, "", "USD per GB-month of storage")                                                      \
-  X(prices_transfer_gb_usd, "prices.transfer_gb_usd", quantity, nonnegative, "0", false, transfer, always,              \
-    &in::transfer_gb_usd, "", "USD per GB transferred")                                                                \
-  X(prices_logs_gb_usd, "prices.logs_gb_usd", quantity, nonnegative, "0", false, logs, always, &in::logs_gb_usd, "",    \
-    "USD per GB of logs")                                                                                              \
-  X(data_dataset_gb, "data.dataset_gb", quantity, nonnegative, "0", false, storage, always, &in::dataset_gb, "",        \
-    "gigabytes of training data stored")                                                                               \
-  X(data_transfer_gb, "data.transfer_gb", quantity, nonnegative, "0", false, transfer, always, &in::transfer_gb, "",    \
-    "gigabytes transferred")                                                                                           \
-  X(data_logs_gb_per_hour, "data.logs_gb_per_hour", quantity, nonnegative, "0", false, logs, always,                    \
-    &in::logs_gb_per_hour, "", "gigabytes of logs per wall-clock hour")                                                \
-  X(engineering_adaptation_h, "engineering.adaptation_h", quantity, nonnegative, "0", false, engineering, always,       \
-    &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                                 \
-  X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always,   \
-    &in::rate_usd_per_h, "", "USD per engineering hour")
+  X(reference_nodes, "reference.nodes", integer, at_least_one, "", false, setting, always, none, nullptr, "",         \
+    "reference configuration: nodes")                                                                                 \
+  X(reference_tp, "reference.tp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+    "reference configuration: tensor-parallel degree")                                                                \
+  X(reference_pp, "reference.pp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+    "reference configuration: pipeline-parallel degree")                                                              \
+  X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+    "reference configuration: data-parallel degree")                                                                  \
+  X(reference_micro_batch, "reference.micro_batch", integer, at_least_one, "", false, setting, always, none, nullptr, \
+    "", "reference configuration: micro-batch")                                                                       \
+  X(reference_global_batch, "reference.global_batch", integer, at_least_one, "", false, setting, always, none,        \
+    nullptr, "", "reference configuration: global batch")                                                             \
+  X(reference_sequence_length, "reference.sequence_length", integer, at_least_one, "", false, setting, always, none,  \
+    nullptr, "", "reference configuration: sequence length")                                                          \
+  X(startup_queue_wait_s, "startup.queue_wait_s", quantity, nonnegative, "0", false, time, always, none,              \
+    &in::queue_wait_s, "", "seconds waiting in a queue or for quota")                                                 \
+  X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, none, nullptr, "",   \
+    "whether the queue wait is billed")                                                                               \
+  X(startup_env_prep_s, "startup.env_prep_s", quantity, nonnegative, "0", false, time, always, none, &in::env_prep_s, \
+    "", "seconds of environment preparation")                                                                         \
+  X(startup_data_load_s, "startup.data_load_s", quantity, nonnegative, "0", false, time, always, none,                \
+    &in::data_load_s, "", "seconds of data loading and warm-up before the first step")                                \
+  X(compile_initial_s, "compile.initial_s", quantity, nonnegative, "0", false, time, always, none, &in::initial_s,    \
+    "", "seconds of compilation before the first step")                                                               \
+  X(compile_recompile_s, "compile.recompile_s", quantity, nonnegative, "0", false, time, always, none,                \
+    &in::recompile_s, "", "seconds of a full compile after a cache miss")                                             \
+  X(compile_cache_load_s, "compile.cache_load_s", quantity, nonnegative, "0", false, time, always, none,              \
+    &in::cache_load_s, "", "seconds to load cached graphs on a cache hit")                                            \
+  X(compile_cache_hit_prob, "compile.cache_hit_prob", quantity, probability, "1", false, time, always, none,          \
+    &in::cache_hit_prob, "", "probability that a recovery finds its graphs cached")                                   \
+  X(compile_planned_changes, "compile.planned_changes", quantity, nonnegative, "0", false, time, always, nearest,     \
+    &in::planned_changes, "", "graph changes during the job, each a full recompile (rounded)")                        \
+  X(checkpoint_every_steps, "checkpoint.every_steps", quantity, nonnegative, "0", false, time, always, nearest,       \
+    &in::every_steps, "", "steps per checkpoint segment (rounded); 0: one segment")                                   \
+  X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, none, &in::save_s, "",   \
+    "blocking seconds per checkpoint save")                                                                           \
+  X(checkpoint_verify_s, "checkpoint.verify_s", quantity, nonnegative, "0", false, time, always, none, &in::verify_s, \
+    "", "blocking seconds per checkpoint verification")                                                               \
+  X(checkpoint_load_s, "checkpoint.load_s", quantity, nonnegative, "0", false, time, always, none, &in::load_s, "",   \
+    "seconds to restore a checkpoint in a recovery")                                                                  \
+  X(checkpoint_final, "checkpoint.final", boolean, any, "true", false, setting, always, none, nullptr, "",            \
+    "whether the last segment ends with a save")                                                                      \
+  X(checkpoint_size_gb, "checkpoint.size_gb", quantity, nonnegative, "0", false, storage, always, none, &in::size_gb, \
+    "", "gigabytes per checkpoint")                                                                                   \
+  X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, none, nullptr,  \
+    "", "checkpoints kept in storage")                                                                                \
+  X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, nearest,                   \
+    &in::eval_every_steps, "", "steps between periodic evaluations; 0: none")                                         \
+  X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_time_s, "",          \
+    "seconds per periodic evaluation")                                                                                \
+  X(eval_final_s, "eval.final_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_final_s, "",       \
+    "seconds of the final evaluation")                                                                                \
+  X(failures_node_mtbf_h, "failures.node_mtbf_h", quantity, positive, "", false, time, always, none,                  \
+    &in::node_mtbf_h, "", "per-node mean time between failures, hours; absent: no failures")                          \
+  X(failures_distribution, "failures.distribution", choice, any, "\"exponential\"", false, setting, always, none,     \
+    nullptr, "exponential|weibull", "times between failures")                                                         \
+  X(failures_weibull_shape, "failures.weibull_shape", quantity, weibull_shape, "1", false, time, weibull, none,       \
+    &in::weibull_shape, "", "Weibull shape of the times between failures")                                            \
+  X(failures_restart_s, "failures.restart_s", quantity, nonnegative, "0", false, time, always, none, &in::restart_s,  \
+    "", "seconds of detection, re-provisioning and restart")                                                          \
+  X(failures_warmup_s, "failures.warmup_s", quantity, nonnegative, "0", false, time, always, none, &in::warmup_s, "", \
+    "seconds of re-warm-up after a restart")                                                                          \
+  X(failures_during_recovery, "failures.during_recovery", boolean, any, "true", false, setting, always, none,         \
+    nullptr, "", "whether failures can interrupt a recovery")                                                         \
+  X(quality_rerun_prob, "quality.rerun_prob", quantity, probability, "0", false, time, always, none, &in::rerun_prob, \
+    "", "probability that the final quality check fails")                                                             \
+  X(quality_rerun_fraction, "quality.rerun_fraction", quantity, nonnegative, "0", false, time, always, none,          \
+    &in::rerun_fraction, "", "fraction of the steps redone when it fails")                                            \
+  X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, always, none,      \
+    &in::node_hour_usd, "", "USD per node-hour; absent: costs are unknown")                                           \
+  X(prices_storage_gb_month_usd, "prices.storage_gb_month_usd", quantity, nonnegative, "0", false, storage, always,   \
+    none, &in::storage_gb_month_usd, "", "USD per GB-month of storage")                                               \
+  X(prices_transfer_gb_usd, "prices.transfer_gb_usd", quantity, nonnegative, "0", false, transfer, always, none,      \
+    &in::transfer_gb_usd, "", "USD per GB transferred")                                                               \
+  X(prices_logs_gb_usd, "prices.logs_gb_usd", quantity, nonnegative, "0", false, logs, always, none,                  \
+    &in::logs_gb_usd, "", "USD per GB of logs")                                                                       \
+  X(data_dataset_gb, "data.dataset_gb", quantity, nonnegative, "0", false, storage, always, none, &in::dataset_gb,    \
+    "", "gigabytes of training data stored")                                                                          \
+  X(data_transfer_gb, "data.transfer_gb", quantity, nonnegative, "0", false, transfer, always, none,                  \
+    &in::transfer_gb, "", "gigabytes transferred")                                                                    \
+  X(data_logs_gb_per_hour, "data.logs_gb_per_hour", quantity, nonnegative, "0", false, logs, always, none,            \
+    &in::logs_gb_per_hour, "", "gigabytes of logs per wall-clock hour")                                               \
+  X(engineering_adaptation_h, "engineering.adaptation_h", quantity, nonnegative, "0", false, engineering, always,     \
+    none, &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                          \
+  X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
+    none, &in::rate_usd_per_h, "", "USD per engineering hour")
 // clang-format on
 
 // Every field of the scenario format, by name: `field::checkpoint_save_s`.
@@ -274,6 +285,7 @@ struct field_spec {
   std::vector<std::string> choices;
   input_group group;
   relevance when;
+  counting count;
   double lifecycle_inputs::*slot;  // where a drawn value goes; nullptr for settings
 
   std::size_t index() const { return static_cast<std::size_t>(id); }
@@ -301,10 +313,10 @@ inline std::vector<std::string> split_choices(const char* text) {
 inline const std::vector<field_spec>& scenario_fields() {
   using in = lifecycle_inputs;
   static const std::vector<field_spec> fields{
-#define TRNMODEL_FIELD_ROW(id, path, kind, rule, default_value, required, group, when, slot, choices, doc) \
-  field_spec{field::id,          path,      field_kind::kind,   field_rule::rule,                        \
-             default_value,      required,  doc,                detail::split_choices(choices),          \
-             input_group::group, relevance::when, slot},
+#define TRNMODEL_FIELD_ROW(id, path, kind, rule, default_value, required, group, when, count, slot, choices, doc) \
+  field_spec{field::id,          path,            field_kind::kind, field_rule::rule,                      \
+             default_value,      required,        doc,              detail::split_choices(choices),        \
+             input_group::group, relevance::when, counting::count,  slot},
       TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ROW)
 #undef TRNMODEL_FIELD_ROW
   };

@@ -110,6 +110,17 @@ inline void check_quantity_range(const std::string& path, field_rule rule, const
                  format_number(lo) + ", " + format_number(hi) + "]" + hint);
 }
 
+// A fixed value of a field that counts (steps, changes) must already be a whole number in
+// range: rounding is for drawn values, whose spread the user chose; rounding a typed 0.3 to
+// 0 would silently mean "never checkpoint", and 0 steps to 1 step.
+inline void check_fixed_count(const field_spec& field, const quantity& q) {
+  if (field.count == counting::none || !q.is_fixed()) return;
+  const double x = q.ppf(0.5), lo = field.count == counting::up ? 1 : 0;
+  if (x == std::floor(x) && x >= lo) return;  // every double from 2^53 up is whole
+  fail(field.path, "a fixed count must be a whole number ≥ " + format_number(lo) + ", got " + format_number(x) +
+                       " (only drawn values are rounded)");
+}
+
 }  // namespace detail
 
 class scenario {
@@ -320,6 +331,7 @@ class scenario {
       case field_kind::quantity: {
         quantity q = quantity_from_json(value, path);
         detail::check_quantity_range(path, field.rule, q);
+        detail::check_fixed_count(field, q);
         quantities_[field.index()] = std::move(q);
         break;
       }

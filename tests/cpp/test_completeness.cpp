@@ -1,0 +1,94 @@
+// Completeness of a scenario (scenario/completeness.hpp): every phase described, unknown or not
+// described, and the platform expectations.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "trnmodel/scenario/completeness.hpp"
+
+using namespace trnmodel;
+
+namespace {
+const phase_completeness& phase(const std::vector<phase_completeness>& all, const std::string& name) {
+  const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.phase == name; });
+  REQUIRE(it != all.end());
+  return *it;
+}
+std::vector<std::string> not_described(const std::vector<phase_completeness>& all) {
+  std::vector<std::string> names;
+  for (const auto& p : all)
+    if (p.status == phase_status::not_described) names.push_back(p.phase);
+  return names;
+}
+}  // namespace
+
+TEST_CASE("a three-field scenario leaves every phase but the steps not described", "[completeness]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "prices": {"node_hour_usd": 30}})");
+  const auto all = completeness(s);
+  CHECK(not_described(all) == std::vector<std::string>{"queue", "set-up", "compile", "data load and warm-up",
+                                                        "checkpoints", "failures", "evaluation", "quality gate",
+                                                        "storage", "transfer", "logs", "porting"});
+  CHECK(phase(all, "compute price").status == phase_status::described);
+  CHECK(phase(all, "compile").inputs == std::vector<std::string>{"compile.initial_s"});  // no failures: no recompiles
+  CHECK(phase(all, "queue").absent_means == "counted as 0");
+}
+
+TEST_CASE("an explicit 0 describes a phase; unknown inputs make it unknown", "[completeness]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5},
+    "startup": {"queue_wait_s": 0, "env_prep_s": {"unknown": "not measured"}},
+    "failures": {"node_mtbf_h": 5000, "restart_s": 300}, "compile": {"initial_s": 600}})");
+  const auto all = completeness(s);
+  CHECK(phase(all, "queue").status == phase_status::described);
+  CHECK(phase(all, "set-up").status == phase_status::unknown);
+  CHECK(phase(all, "set-up").unknown == std::vector<std::string>{"startup.env_prep_s"});
+  CHECK(phase(all, "failures").status == phase_status::described);
+  // With failures modelled, a compile phase needs the recovery compiles as well.
+  CHECK(phase(all, "compile").status == phase_status::not_described);
+  CHECK(phase(all, "compile").missing ==
+        std::vector<std::string>{"compile.recompile_s", "compile.cache_load_s", "compile.cache_hit_prob"});
+  CHECK(phase(all, "compute price").status == phase_status::not_described);
+  CHECK(phase(all, "compute price").absent_means == "costs unknown");
+}
+
+TEST_CASE("periodic evaluations need their duration", "[completeness]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "eval": {"every_steps": 100, "final_s": 60}})");
+  CHECK(phase(completeness(s), "evaluation").missing == std::vector<std::string>{"eval.time_s"});
+  const auto none = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "eval": {"every_steps": 0, "final_s": 0}})");
+  CHECK(phase(completeness(none), "evaluation").status == phase_status::described);
+}
+
+TEST_CASE("the platform expectations name what is missing", "[completeness]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 4, "platform": "trn2.48xlarge"}, "throughput": {"step_time_s": 1.5},
+    "prices": {"node_hour_usd": {"dist": "fixed", "value": 30, "source": "quote"}}})");
+  const auto unmet = unmet_expectations(s);
+  REQUIRE(unmet.size() == 3);
+  CHECK_THAT(unmet[0], test::contains("compile.initial_s is not given"));
+  CHECK_THAT(unmet[1], test::contains("4 nodes without a failure model"));
+  CHECK_THAT(unmet[2], test::contains("prices.node_hour_usd is a quote without a date"));
+  const auto failing = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "failures": {"node_mtbf_h": 100}})");
+  CHECK(unmet_expectations(failing) ==
+        std::vector<std::string>{"failures are modelled but checkpoint.every_steps is not given: without checkpoints a "
+                                 "failure loses every step done so far"});
+}
+
+TEST_CASE("the bundled examples describe every phase", "[completeness]") {
+  for (const char* name : {"llama3-8b-lora-trn2", "llama3-8b-lora-p5", "llama3-70b-full-trn2x16", "llama3-70b-full-p5x16"}) {
+    INFO(name);
+    // The examples that derive their step time need the profiles, which this test does not
+    // load; the completeness of the lifecycle does not depend on them.
+    std::ifstream in(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name + ".json");
+    std::stringstream text;
+    text << in.rdbuf();
+    json doc = json::parse(text.str());
+    if (doc["throughput"].value("mode", "measured") != "measured") continue;
+    CHECK(not_described(completeness(scenario::from_json(doc))).empty());
+  }
+}
