@@ -130,3 +130,20 @@ def test_search_parallelism_ranks_fitting_layouts():
     assert (np.diff(fits["run_cost_usd"].to_numpy()) >= 0).all()
     assert (fits["tp"] * fits["pp"] * fits["dp"] == 256).all()
     assert (~table["fits"]).sum() >= 1 and table.loc[~table["fits"], "reason"].str.contains("GiB over").all()
+
+
+def test_analytic_step_time_is_keyword_only_and_names_bad_fields():
+    args = dict(parameters=8e9, layers=32, hidden_size=4096, heads=32, sequence_length=4096, ffn_size=0.0, lora=False,
+                lora_rank=0.0, recompute="none", tp=8, pp=1, dp=4, micro_batch=1, global_batch=32, virtual_stages=1,
+                zero_stage=0, peak_tflops=667, intra_gb_s=640, intra_latency_us=2, intra_efficiency=0.77,
+                inter_gb_s=25, inter_latency_us=15, inter_efficiency=0.7, chips_per_domain=16,
+                compute_efficiency=0.5, dp_overlap=0.0)
+    parts = _core.analytic_step_time(**args)
+    assert parts["step_time_s"] == pytest.approx(sum(parts[k] for k in ("compute_s", "tp_comm_s", "pp_bubble_s",
+                                                                          "pp_p2p_s", "dp_comm_s")), rel=1e-12)
+    with pytest.raises(TypeError):
+        _core.analytic_step_time(*args.values())
+    with pytest.raises(tm.ScenarioError, match=r"intra_efficiency: must be in \(0, 1\], got 77"):
+        _core.analytic_step_time(**{**args, "intra_efficiency": 77})
+    with pytest.raises(tm.ScenarioError, match="hbm_tb_s: must be > 0, got 0"):
+        _core.analytic_step_time(**args, elementwise_traffic=1.0)

@@ -79,11 +79,14 @@ def test_zero_elementwise_traffic_changes_nothing(rows):
         omitted = vt.library_step_time(r, **effs)  # neither hbm_tb_s nor elementwise_traffic passed
         assert vt.library_step_time(r, **effs, elementwise_traffic=0.0) == omitted, r.label
         explicit_zero = dict(_core.analytic_step_time(
-            r.parameters_b * 1e9, r.layers, r.hidden_size, r.heads, r.sequence_length, 0.0, False, 0.0,
-            vt.RECOMPUTE, r.tp, r.pp, r.dp, r.micro_batch, r.global_batch, vt.VIRTUAL_STAGES, vt.ZERO_STAGE,
-            vt.PEAK_TFLOPS, vt.INTRA_GB_S, vt.INTRA_LATENCY_US, effs["intra_efficiency"], vt.INTER_GB_S,
-            vt.INTER_LATENCY_US, effs["inter_efficiency"], vt.CHIPS_PER_NODE, effs["compute_efficiency"],
-            vt.DP_OVERLAP, hbm_tb_s=0.0, elementwise_traffic=0.0))
+            parameters=r.parameters_b * 1e9, layers=r.layers, hidden_size=r.hidden_size, heads=r.heads,
+            sequence_length=r.sequence_length, ffn_size=0.0, lora=False, lora_rank=0.0, recompute=vt.RECOMPUTE,
+            tp=r.tp, pp=r.pp, dp=r.dp, micro_batch=r.micro_batch, global_batch=r.global_batch,
+            virtual_stages=vt.VIRTUAL_STAGES, zero_stage=vt.ZERO_STAGE, peak_tflops=vt.PEAK_TFLOPS,
+            intra_gb_s=vt.INTRA_GB_S, intra_latency_us=vt.INTRA_LATENCY_US, intra_efficiency=effs["intra_efficiency"],
+            inter_gb_s=vt.INTER_GB_S, inter_latency_us=vt.INTER_LATENCY_US, inter_efficiency=effs["inter_efficiency"],
+            chips_per_domain=vt.CHIPS_PER_NODE, compute_efficiency=effs["compute_efficiency"],
+            dp_overlap=vt.DP_OVERLAP, hbm_tb_s=0.0, elementwise_traffic=0.0))
         assert explicit_zero == omitted, r.label
         # ... while a positive value does reach the library (the comparison is not vacuous)
         assert vt.library_step_time(r, **effs, elementwise_traffic=1.0)["compute_s"] > omitted["compute_s"]
