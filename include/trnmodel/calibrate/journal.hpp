@@ -12,6 +12,9 @@
 //   journal_schema.hpp  the JSON Schema generated from the field table
 //   journal_files.hpp   the step-time file: where it may lie, checksums, CSV/.npy columns
 //   journal_rules.hpp   the cross-field rules and warnings
+// The loader reads each field through detail::journal_reader, which takes the minimums, number
+// rules and choice lists from the field table.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <regex>
@@ -27,6 +30,38 @@
 #include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/detail/json_reader.hpp"
+
+namespace trnmodel::detail {
+
+// The strict reader with the journal's field table behind it: integer minimums, number rules
+// and choice lists come from journal_fields(), so the loader and the schema cannot disagree.
+// `object` is the field table's name of the object read ("instance", "checkpoints[]").
+class journal_reader : public json_reader {
+ public:
+  journal_reader(const json& value, std::string path, std::string object)
+      : json_reader(value, std::move(path)), object_(std::move(object)) {}
+
+  std::int64_t integer(const std::string& key) { return json_reader::integer(key, field(key).minimum); }
+  std::optional<std::int64_t> optional_integer(const std::string& key) {
+    return json_reader::optional_integer(key, field(key).minimum);
+  }
+  double number(const std::string& key) { return json_reader::number(key, field(key).rule); }
+  std::optional<double> optional_number(const std::string& key) {
+    return json_reader::optional_number(key, field(key).rule);
+  }
+  std::string choice(const std::string& key) { return json_reader::choice(key, field(key).choices); }
+  std::string optional_choice(const std::string& key, const std::string& default_value) {
+    return json_reader::optional_choice(key, field(key).choices, default_value);
+  }
+
+ private:
+  const calibrate::journal_field& field(const std::string& key) const {
+    return calibrate::journal_field_at(object_, key);
+  }
+  std::string object_;
+};
+
+}  // namespace trnmodel::detail
 
 namespace trnmodel::calibrate {
 
@@ -52,8 +87,7 @@ class journal : public journal_record {
   }
 
  private:
-  using reader = detail::json_reader;
-  using rule = detail::number_rule;
+  using reader = detail::journal_reader;
 
   double timestamp(reader& r, const std::string& key) {
     const std::string text = r.text(key);
@@ -68,7 +102,7 @@ class journal : public journal_record {
   }
 
   void load(const json& doc, const std::filesystem::path& directory) {
-    reader top(doc, "");
+    reader top(doc, "", "");
     const std::string schema = top.text("schema");
     if (schema != journal_schema)
       fail("schema", std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
@@ -87,10 +121,10 @@ class journal : public journal_record {
     load_phases(top);
     load_step_times(top, directory);
     if (top.has("utilisation")) {
-      reader u(top.required("utilisation"), "utilisation");
-      utilisation = journal_utilisation{u.number("accelerator_busy_fraction", rule::unit_interval),
-                                        u.number("data_wait_fraction", rule::unit_interval),
-                                        u.number("sync_wait_fraction", rule::unit_interval)};
+      reader u(top.required("utilisation"), "utilisation", "utilisation");
+      utilisation = journal_utilisation{u.number("accelerator_busy_fraction"),
+                                        u.number("data_wait_fraction"),
+                                        u.number("sync_wait_fraction")};
       u.optional_text("measured_with");
       u.finish();
     }
@@ -103,20 +137,19 @@ class journal : public journal_record {
   }
 
   void load_instance(reader& top) {
-    reader r(top.required("instance"), "instance");
+    reader r(top.required("instance"), "instance", "instance");
     instance.type = r.text("type");
-    instance.nodes = r.integer("nodes", 1);
+    instance.nodes = r.integer("nodes");
     instance.region = r.text("region");
     instance.zone = r.optional_text("zone");
-    instance.chips_per_node = r.optional_integer("chips_per_node", 1);
-    instance.ranks_per_node = r.optional_integer("ranks_per_node", 1);
-    instance.purchase_option = r.optional_choice(
-        "purchase_option", journal_choices("instance", "purchase_option"), "");
+    instance.chips_per_node = r.optional_integer("chips_per_node");
+    instance.ranks_per_node = r.optional_integer("ranks_per_node");
+    instance.purchase_option = r.optional_choice("purchase_option", "");
     r.finish();
   }
 
   void load_versions(reader& top) {
-    reader r(top.required("versions"), "versions");
+    reader r(top.required("versions"), "versions", "versions");
     versions.model = r.text("model");
     versions.model_revision = r.optional_text("model_revision");
     versions.framework = r.text("framework");
@@ -137,27 +170,27 @@ class journal : public journal_record {
   }
 
   void load_training(reader& top) {
-    reader r(top.required("training"), "training");
+    reader r(top.required("training"), "training", "training");
     auto& t = training;
-    t.kind = r.choice("kind", journal_choices("training", "kind"));
-    t.effective_steps_planned = r.integer("effective_steps_planned", 1);
-    t.steps_completed = r.integer("steps_completed", 0);
+    t.kind = r.choice("kind");
+    t.effective_steps_planned = r.integer("effective_steps_planned");
+    t.steps_completed = r.integer("steps_completed");
     if (t.steps_completed > t.effective_steps_planned)
       fail("training.steps_completed", "must be ≤ training.effective_steps_planned (" +
                                            std::to_string(t.effective_steps_planned) + "), got " +
                                            std::to_string(t.steps_completed));
-    t.global_batch = r.integer("global_batch", 1);
-    t.micro_batch = r.integer("micro_batch", 1);
-    t.gradient_accumulation = r.optional_integer("gradient_accumulation", 1);
-    t.sequence_length = r.integer("sequence_length", 1);
-    t.tp = r.integer("tp", 1);
-    t.pp = r.integer("pp", 1);
-    t.dp = r.integer("dp", 1);
-    t.zero_stage = r.optional_integer("zero_stage", 0);
+    t.global_batch = r.integer("global_batch");
+    t.micro_batch = r.integer("micro_batch");
+    t.gradient_accumulation = r.optional_integer("gradient_accumulation");
+    t.sequence_length = r.integer("sequence_length");
+    t.tp = r.integer("tp");
+    t.pp = r.integer("pp");
+    t.dp = r.integer("dp");
+    t.zero_stage = r.optional_integer("zero_stage");
     if (t.zero_stage && *t.zero_stage > 3) fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
-    t.precision = r.choice("precision", journal_choices("training", "precision"));
-    t.recompute = r.optional_choice("recompute", journal_choices("training", "recompute"), "none");
-    t.lora_rank = r.optional_integer("lora_rank", 1);
+    t.precision = r.choice("precision");
+    t.recompute = r.optional_choice("recompute", "none");
+    t.lora_rank = r.optional_integer("lora_rank");
     if (t.kind == "lora" && !t.lora_rank) fail("training.lora_rank", "required key is missing (training.kind is lora)");
     if (r.has("lora_targets")) {
       const json& targets = r.array("lora_targets");
@@ -165,9 +198,9 @@ class journal : public journal_record {
         detail::json_string(targets[i], "training.lora_targets[" + std::to_string(i) + "]");
     }
     t.optimizer = r.optional_text("optimizer");
-    r.optional_number("learning_rate", rule::positive);
+    r.optional_number("learning_rate");
     t.dataset = r.optional_text("dataset");
-    t.seed = r.optional_integer("seed", 0);
+    t.seed = r.optional_integer("seed");
     r.finish();
     if (t.gradient_accumulation && t.global_batch != t.micro_batch * t.dp * *t.gradient_accumulation)
       fail("training.global_batch", "must equal micro_batch × dp × gradient_accumulation (" +
@@ -178,23 +211,23 @@ class journal : public journal_record {
   }
 
   void load_phases(reader& top) {
-    reader r(top.required("phases"), "phases");
+    reader r(top.required("phases"), "phases", "phases");
     auto& p = phases;
-    p.queue_s = r.number("queue_s", rule::nonnegative);
-    p.setup_s = r.number("setup_s", rule::nonnegative);
-    p.compile_s = r.number("compile_s", rule::nonnegative);
+    p.queue_s = r.number("queue_s");
+    p.setup_s = r.number("setup_s");
+    p.compile_s = r.number("compile_s");
     p.compile_cache_hit = r.boolean("compile_cache_hit");
-    p.data_load_s = r.number("data_load_s", rule::nonnegative);
-    p.training_s = r.number("training_s", rule::nonnegative);
-    p.final_eval_s = r.number("final_eval_s", rule::nonnegative);
-    p.teardown_s = r.optional_number("teardown_s", rule::nonnegative).value_or(0.0);
+    p.data_load_s = r.number("data_load_s");
+    p.training_s = r.number("training_s");
+    p.final_eval_s = r.number("final_eval_s");
+    p.teardown_s = r.optional_number("teardown_s").value_or(0.0);
     r.finish();
   }
 
   void load_step_times(reader& top, const std::filesystem::path& directory) {
-    reader r(top.required("step_times"), "step_times");
-    const double scale = r.choice("unit", journal_choices("step_times", "unit")) == "ms" ? 1e-3 : 1.0;
-    steps_per_value = r.optional_integer("steps_per_value", 1).value_or(1);
+    reader r(top.required("step_times"), "step_times", "step_times");
+    const double scale = r.choice("unit") == "ms" ? 1e-3 : 1.0;
+    steps_per_value = r.optional_integer("steps_per_value").value_or(1);
     if (r.has("values") == r.has("file"))
       fail("step_times", std::string("must have exactly one of values and file, got ") + (r.has("file") ? "both" : "neither"));
     std::vector<double> raw;
@@ -221,20 +254,20 @@ class journal : public journal_record {
   void load_checkpoints(reader& top) {
     const json& list = top.array("checkpoints");
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "checkpoints[" + std::to_string(i) + "]");
+      reader r(list[i], "checkpoints[" + std::to_string(i) + "]", "checkpoints[]");
       journal_checkpoint c;
-      c.step = r.integer("step", 0);
+      c.step = r.integer("step");
       c.at_s = optional_timestamp(r, "at");
-      c.save_s = r.number("save_s", rule::nonnegative);
-      c.verify_s = r.number("verify_s", rule::nonnegative);
-      c.size_gb = r.number("size_gb", rule::nonnegative);
+      c.save_s = r.number("save_s");
+      c.verify_s = r.number("verify_s");
+      c.size_gb = r.number("size_gb");
       c.checksum = r.text("checksum");
       if (!detail::is_checksum(c.checksum))
         fail(r.path("checksum"), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
       c.location = r.text("location");
       c.restore_verified = r.boolean("restore_verified");
       c.restore_error = r.optional_text("restore_error");
-      c.load_s = r.optional_number("load_s", rule::nonnegative);
+      c.load_s = r.optional_number("load_s");
       r.finish();
       checkpoints.push_back(c);
     }
@@ -244,11 +277,11 @@ class journal : public journal_record {
     if (!top.has("evaluations")) return;
     const json& list = top.array("evaluations");
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "evaluations[" + std::to_string(i) + "]");
+      reader r(list[i], "evaluations[" + std::to_string(i) + "]", "evaluations[]");
       journal_evaluation e;
-      e.step = r.integer("step", 0);
+      e.step = r.integer("step");
       e.at_s = optional_timestamp(r, "at");
-      e.time_s = r.number("time_s", rule::nonnegative);
+      e.time_s = r.number("time_s");
       if (r.has("metrics")) {
         const json& metrics = r.required("metrics");
         if (!metrics.is_object()) fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
@@ -262,20 +295,20 @@ class journal : public journal_record {
   void load_interruptions(reader& top) {
     const json& list = top.array("interruptions");
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "interruptions[" + std::to_string(i) + "]");
+      reader r(list[i], "interruptions[" + std::to_string(i) + "]", "interruptions[]");
       journal_interruption x;
       x.at_s = timestamp(r, "at");
-      x.step = r.integer("step", 0);
-      x.cause = r.choice("cause", journal_choices("interruptions[]", "cause"));
+      x.step = r.integer("step");
+      x.cause = r.choice("cause");
       x.detail = r.optional_text("detail");
-      x.detection_s = r.number("detection_s", rule::nonnegative);
-      x.recovery_s = r.number("recovery_s", rule::nonnegative);
-      x.restart_s = r.optional_number("restart_s", rule::nonnegative);
-      x.compile_s = r.optional_number("compile_s", rule::nonnegative);
-      x.load_s = r.optional_number("load_s", rule::nonnegative);
+      x.detection_s = r.number("detection_s");
+      x.recovery_s = r.number("recovery_s");
+      x.restart_s = r.optional_number("restart_s");
+      x.compile_s = r.optional_number("compile_s");
+      x.load_s = r.optional_number("load_s");
       x.recompiled = r.boolean("recompiled");
-      x.restored_from_step = r.integer("restored_from_step", 0);
-      x.redone_steps = r.integer("redone_steps", 0);
+      x.restored_from_step = r.integer("restored_from_step");
+      x.redone_steps = r.integer("redone_steps");
       x.recovered = r.optional_boolean("recovered", true);
       r.finish();
       interruptions.push_back(x);
@@ -283,24 +316,24 @@ class journal : public journal_record {
   }
 
   void load_billed(reader& top) {
-    reader r(top.required("billed"), "billed");
-    billed.node_hours = r.number("node_hours", rule::nonnegative);
+    reader r(top.required("billed"), "billed", "billed");
+    billed.node_hours = r.number("node_hours");
     billed.queue_billed = r.optional_boolean("queue_billed", false);
-    billed.node_hour_usd = r.optional_number("node_hour_usd", rule::nonnegative);
-    billed.usd = r.optional_number("usd", rule::nonnegative);
+    billed.node_hour_usd = r.optional_number("node_hour_usd");
+    billed.usd = r.optional_number("usd");
     r.finish();
   }
 
   void load_quality(reader& top) {
-    reader r(top.required("quality"), "quality");
+    reader r(top.required("quality"), "quality", "quality");
     journal_quality q;
     q.metric = r.text("metric");
-    q.better = r.choice("better", journal_choices("quality", "better"));
+    q.better = r.choice("better");
     q.target = r.number("target");
     q.achieved = r.number("achieved");
     q.passed = r.boolean("passed");
-    q.step = r.optional_integer("step", 0);
-    q.scope = r.optional_choice("scope", journal_choices("quality", "scope"), "trial");
+    q.step = r.optional_integer("step");
+    q.scope = r.optional_choice("scope", "trial");
     q.reference = r.optional_text("reference");
     r.finish();
     quality = q;
