@@ -210,37 +210,37 @@ def library_step_time(
 ) -> Dict[str, float]:
     """``trnmodel._core.analytic_step_time`` for one row. ``elementwise_traffic=None`` omits the
     optional arguments (``hbm_tb_s`` and ``elementwise_traffic``) altogether."""
-    args = (
-        row.parameters_b * 1e9,
-        row.layers,
-        row.hidden_size,
-        row.heads,
-        row.sequence_length,
-        0.0,
-        False,
-        0.0,
-        RECOMPUTE,
-        row.tp,
-        row.pp,
-        row.dp,
-        row.micro_batch,
-        row.global_batch,
-        VIRTUAL_STAGES,
-        ZERO_STAGE,
-        PEAK_TFLOPS,
-        INTRA_GB_S,
-        INTRA_LATENCY_US,
-        intra_efficiency,
-        INTER_GB_S,
-        INTER_LATENCY_US,
-        inter_efficiency,
-        CHIPS_PER_NODE,
-        compute_efficiency,
-        DP_OVERLAP,
+    args = dict(
+        parameters=row.parameters_b * 1e9,
+        layers=row.layers,
+        hidden_size=row.hidden_size,
+        heads=row.heads,
+        sequence_length=row.sequence_length,
+        ffn_size=0.0,
+        lora=False,
+        lora_rank=0.0,
+        recompute=RECOMPUTE,
+        tp=row.tp,
+        pp=row.pp,
+        dp=row.dp,
+        micro_batch=row.micro_batch,
+        global_batch=row.global_batch,
+        virtual_stages=VIRTUAL_STAGES,
+        zero_stage=ZERO_STAGE,
+        peak_tflops=PEAK_TFLOPS,
+        intra_gb_s=INTRA_GB_S,
+        intra_latency_us=INTRA_LATENCY_US,
+        intra_efficiency=intra_efficiency,
+        inter_gb_s=INTER_GB_S,
+        inter_latency_us=INTER_LATENCY_US,
+        inter_efficiency=inter_efficiency,
+        chips_per_domain=CHIPS_PER_NODE,
+        compute_efficiency=compute_efficiency,
+        dp_overlap=DP_OVERLAP,
     )
     if elementwise_traffic is None:
-        return dict(_core.analytic_step_time(*args))
-    return dict(_core.analytic_step_time(*args, hbm_tb_s=HBM_TB_S, elementwise_traffic=elementwise_traffic))
+        return dict(_core.analytic_step_time(**args))
+    return dict(_core.analytic_step_time(**args, hbm_tb_s=HBM_TB_S, elementwise_traffic=elementwise_traffic))
 
 
 def predict(params: Dict, row: Row) -> Dict[str, float]:

@@ -112,6 +112,8 @@ void register_calibrate(py::module_& m) {
       "pit_uniformity", [](const std::vector<double>& pit) { return calibrate::test_pit_uniformity(pit); },
       py::arg("pit"));
   m.attr("JOURNAL_SCHEMA_V1") = calibrate::journal_schema;
+  // The JSON Schema of the journal format, generated from its field table (journal_schema.hpp).
+  m.def("journal_json_schema", [] { return from_json(calibrate::journal_json_schema()); });
 }
 
 }  // namespace trnmodel::python

@@ -18,10 +18,7 @@ transformer_shape shape_of(double parameters, double layers, double hidden_size,
   return {parameters, layers, hidden_size, heads, sequence_length, ffn_size};
 }
 training_kind kind_of(bool lora, double lora_rank, const std::string& recompute) {
-  if (recompute != "none" && recompute != "selective" && recompute != "full")
-    fail("recompute", "must be one of none, selective, full, got \"" + recompute + "\"");
-  return {lora, lora_rank,
-          recompute == "full" ? recompute_kind::full : recompute == "selective" ? recompute_kind::selective : recompute_kind::none};
+  return {lora, lora_rank, parse_recompute("recompute", recompute)};
 }
 }  // namespace
 
@@ -60,6 +57,8 @@ void register_throughput(py::module_& m) {
       py::arg("ffn_size") = 0.0, py::arg("lora") = false, py::arg("lora_rank") = 0.0, py::arg("recompute") = "none",
       py::arg("hardware") = false);
 
+  // Keyword-only: 28 numbers by position are a mistake waiting to happen. The checks are
+  // check_step_time_arguments's (step_time.hpp); the binding only forwards.
   m.def(
       "analytic_step_time",
       [](double parameters, double layers, double hidden_size, double heads, double sequence_length, double ffn_size,
@@ -68,29 +67,18 @@ void register_throughput(py::module_& m) {
          double intra_latency_us, double intra_efficiency, double inter_gb_s, double inter_latency_us,
          double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap,
          double hbm_tb_s, double elementwise_traffic) {
-        const auto shape = shape_of(parameters, layers, hidden_size, heads, sequence_length, ffn_size);
-        const auto kind = kind_of(lora, lora_rank, recompute);
-        parallel_layout p{tp, pp, dp, micro_batch, global_batch, virtual_stages, zero_stage};
-        // The model itself runs unchecked (it is a hot loop): check here, once.
-        for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", peak_tflops}, {"intra_gb_s", intra_gb_s},
-                                          {"inter_gb_s", inter_gb_s}, {"tp", tp}, {"pp", pp}, {"dp", dp},
-                                          {"micro_batch", micro_batch}, {"global_batch", global_batch},
-                                          {"virtual_stages", virtual_stages}, {"chips_per_domain", chips_per_domain},
-                                          {"compute_efficiency", compute_efficiency}})
-          check_positive(name, value);
-        for (const auto& [name, value] : {std::pair<const char*, double>{"intra_efficiency", intra_efficiency},
-                                          {"inter_efficiency", inter_efficiency}, {"compute_efficiency", compute_efficiency}})
-          if (!(value > 0 && value <= 1)) fail(name, "must be in (0, 1], got " + format_number(value));
-        check_nonnegative("intra_latency_us", intra_latency_us);
-        check_nonnegative("inter_latency_us", inter_latency_us);
-        check_probability("dp_overlap", dp_overlap);
-        if (elementwise_traffic > 0) check_positive("hbm_tb_s", hbm_tb_s);
-        platform_numbers hw{peak_tflops * 1e12, hbm_tb_s * 1e12,
-                            {intra_latency_us * 1e-6, intra_gb_s * 1e9, intra_efficiency},
-                            {inter_latency_us * 1e-6, inter_gb_s * 1e9, inter_efficiency},
-                            chips_per_domain};
-        const step_parts parts = analytic_step_time(shape, kind, p, hw, compute_efficiency, dp_overlap, elementwise_traffic);
-        const device_memory mem = memory_per_device(shape, kind, p);
+        step_time_arguments a;
+        a.parameters = parameters; a.layers = layers; a.hidden_size = hidden_size; a.heads = heads;
+        a.sequence_length = sequence_length; a.ffn_size = ffn_size; a.lora = lora; a.lora_rank = lora_rank;
+        a.recompute = recompute;
+        a.tp = tp; a.pp = pp; a.dp = dp; a.micro_batch = micro_batch; a.global_batch = global_batch;
+        a.virtual_stages = virtual_stages; a.zero_stage = zero_stage;
+        a.peak_tflops = peak_tflops; a.hbm_tb_s = hbm_tb_s; a.chips_per_domain = chips_per_domain;
+        a.intra_gb_s = intra_gb_s; a.intra_latency_us = intra_latency_us; a.intra_efficiency = intra_efficiency;
+        a.inter_gb_s = inter_gb_s; a.inter_latency_us = inter_latency_us; a.inter_efficiency = inter_efficiency;
+        a.compute_efficiency = compute_efficiency; a.dp_overlap = dp_overlap; a.elementwise_traffic = elementwise_traffic;
+        const step_time_inputs in = check_step_time_arguments(a);
+        const step_parts parts = in.step_time();
         py::dict d;
         d["step_time_s"] = parts.total();
         d["compute_s"] = parts.compute_s;
@@ -98,21 +86,24 @@ void register_throughput(py::module_& m) {
         d["pp_bubble_s"] = parts.bubble_s;
         d["pp_p2p_s"] = parts.pp_p2p_s;
         d["dp_comm_s"] = parts.dp_s;
-        d["memory_bytes"] = mem.total();
+        d["memory_bytes"] = in.memory().total();
         return d;
       },
-      py::arg("parameters"), py::arg("layers"), py::arg("hidden_size"), py::arg("heads"), py::arg("sequence_length"),
-      py::arg("ffn_size"), py::arg("lora"), py::arg("lora_rank"), py::arg("recompute"), py::arg("tp"), py::arg("pp"),
-      py::arg("dp"), py::arg("micro_batch"), py::arg("global_batch"), py::arg("virtual_stages"), py::arg("zero_stage"),
-      py::arg("peak_tflops"), py::arg("intra_gb_s"), py::arg("intra_latency_us"), py::arg("intra_efficiency"),
-      py::arg("inter_gb_s"), py::arg("inter_latency_us"), py::arg("inter_efficiency"), py::arg("chips_per_domain"),
-      py::arg("compute_efficiency"), py::arg("dp_overlap"), py::arg("hbm_tb_s") = 0.0,
-      py::arg("elementwise_traffic") = 0.0);
+      py::kw_only(), py::arg("parameters"), py::arg("layers"), py::arg("hidden_size"), py::arg("heads"),
+      py::arg("sequence_length"), py::arg("ffn_size"), py::arg("lora"), py::arg("lora_rank"), py::arg("recompute"),
+      py::arg("tp"), py::arg("pp"), py::arg("dp"), py::arg("micro_batch"), py::arg("global_batch"),
+      py::arg("virtual_stages"), py::arg("zero_stage"), py::arg("peak_tflops"), py::arg("intra_gb_s"),
+      py::arg("intra_latency_us"), py::arg("intra_efficiency"), py::arg("inter_gb_s"), py::arg("inter_latency_us"),
+      py::arg("inter_efficiency"), py::arg("chips_per_domain"), py::arg("compute_efficiency"), py::arg("dp_overlap"),
+      py::arg("hbm_tb_s") = 0.0, py::arg("elementwise_traffic") = 0.0);
 
-  m.def("check_profile", [](py::handle doc, const std::string& path) {
-    const auto p = platform_profile::from_json(to_json(doc, path), path);
-    return p.name;
-  });
+  m.def(
+      "check_profile",
+      [](py::handle doc, const std::string& path) {
+        const auto p = platform_profile::from_json(to_json(doc, path), path);
+        return p.name;
+      },
+      py::arg("doc"), py::arg("path"));
 }
 
 }  // namespace trnmodel::python

@@ -262,3 +262,18 @@ TEST_CASE("collective arguments are rejected with the argument's name", "[collec
   CHECK_INPUT_ERROR(all_reduce_time_from_busbw_s(8, n, 0), "bus_bandwidth_bytes_per_s: must be > 0, got 0");
   CHECK_INPUT_ERROR(all_reduce_time_from_busbw_s(3.5, n, 1e9), "ranks: must be a whole number ≥ 1, got 3.5");
 }
+
+TEST_CASE("check_link checks a link once and names its fields", "[collectives]") {
+  const double n = GiB;
+  // A checked link carries the effective bandwidth; the formulas over it are the front doors' formulas.
+  const checked_link half = check_link("link.", link_level{5 * us, 300e9, 0.5});
+  CHECK(half.bandwidth_bytes_per_s() == 150e9);
+  CHECK(half.latency_s() == 5 * us);
+  CHECK(ring_all_reduce_s(8, n, half) == ring_all_reduce_s(8, n, 5 * us, 150e9));
+  CHECK(point_to_point_s(n, half) == point_to_point_s(n, 5 * us, 150e9));
+  CHECK_INPUT_ERROR(check_link("platform.intra_node_", link_level{1e-6, 1e9, 1.5}),
+                    "platform.intra_node_efficiency: must be in (0, 1], got 1.5");
+  CHECK_INPUT_ERROR(check_link("x.", -1.0, 1e9), "x.latency_s: must be ≥ 0, got -1");
+  CHECK_INPUT_ERROR(check_link("x.", 0.0, INFINITY), "x.bandwidth_bytes_per_s: must be a finite number, got inf");
+  CHECK_INPUT_ERROR(check_link("x.", link_level{0.0, 1e9, NAN}), "x.efficiency: must be a finite number, got nan");
+}

@@ -54,11 +54,8 @@ TEST_CASE("FLOPs per token: PaLM's identities", "[throughput]") {
 
 TEST_CASE("pipeline bubble is (p-1)/m of ideal time, (p-1)/(v m) interleaved", "[throughput]") {
   const transformer_shape m{10e9, 48, 6144, 48, 2048};
-  platform_numbers hw;
-  hw.peak_flops_per_chip = 312e12;
-  hw.intra = {0, 1e18, 1};
-  hw.inter = {0, 1e18, 1};
-  hw.chips_per_domain = 8;
+  const platform_numbers hw{312e12, 0, collectives::check_link("intra.", {0, 1e18, 1}),
+                            collectives::check_link("inter.", {0, 1e18, 1}), 8};
   parallel_layout p;
   p.pp = 4;
   p.dp = 2;
@@ -76,11 +73,8 @@ TEST_CASE("pipeline bubble is (p-1)/m of ideal time, (p-1)/(v m) interleaved", "
 
 TEST_CASE("tensor-parallel and data-parallel communication follow the alpha-beta model", "[throughput]") {
   const transformer_shape m{10e9, 40, 5120, 40, 2048};
-  platform_numbers hw;
-  hw.peak_flops_per_chip = 312e12;
-  hw.intra = {5e-6, 300e9, 1};
-  hw.inter = {20e-6, 50e9, 1};
-  hw.chips_per_domain = 8;
+  const platform_numbers hw{312e12, 0, collectives::check_link("intra.", {5e-6, 300e9, 1}),
+                            collectives::check_link("inter.", {20e-6, 50e9, 1}), 8};
   parallel_layout p;
   p.tp = 8;
   p.dp = 4;
@@ -177,4 +171,30 @@ TEST_CASE("inconsistent or oversized layouts are refused with the reason", "[thr
                                    shipped());
              }),
              test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
+}
+
+TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]") {
+  step_time_arguments a;
+  a.parameters = 8e9; a.layers = 32; a.hidden_size = 4096; a.heads = 32; a.sequence_length = 4096;
+  a.tp = 8; a.dp = 4; a.global_batch = 32;
+  a.peak_tflops = 667; a.intra_gb_s = 640; a.intra_latency_us = 2; a.intra_efficiency = 0.77;
+  a.inter_gb_s = 25; a.inter_latency_us = 15; a.inter_efficiency = 0.7; a.chips_per_domain = 16;
+  a.compute_efficiency = 0.5;
+  const step_time_inputs in = check_step_time_arguments(a);
+  CHECK(in.platform.intra.bandwidth_bytes_per_s() == 640e9 * 0.77);
+  CHECK(in.platform.peak_flops_per_chip == 667e12);
+  CHECK(in.step_time().total() == analytic_step_time(in.shape, in.kind, in.layout, in.platform, 0.5, 0).total());
+  const auto rejects = [&](auto change, const std::string& message) {
+    step_time_arguments bad = a;
+    change(bad);
+    CHECK_THROWS_WITH(check_step_time_arguments(bad), message);
+  };
+  rejects([](auto& b) { b.recompute = "some"; }, "recompute: must be one of none, selective, full, got \"some\"");
+  rejects([](auto& b) { b.intra_efficiency = 77; }, "intra_efficiency: must be in (0, 1], got 77");
+  rejects([](auto& b) { b.compute_efficiency = 0; }, "compute_efficiency: must be > 0, got 0");
+  rejects([](auto& b) { b.compute_efficiency = 1.5; }, "compute_efficiency: must be in (0, 1], got 1.5");
+  rejects([](auto& b) { b.tp = -1; }, "tp: must be > 0, got -1");
+  rejects([](auto& b) { b.inter_latency_us = -1; }, "inter_latency_us: must be ≥ 0, got -1");
+  rejects([](auto& b) { b.dp_overlap = 2; }, "dp_overlap: must be in [0, 1], got 2");
+  rejects([](auto& b) { b.elementwise_traffic = 1; }, "hbm_tb_s: must be > 0, got 0");
 }

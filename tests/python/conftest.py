@@ -51,6 +51,7 @@ def samples_lasting() -> Callable[..., int]:
     `seconds` on this machine, from a timed probe run (whose fixed costs make the estimate
     err short). A run an interrupt should stop is bounded with it: if the interrupt does not
     land, the test fails in seconds instead of running for minutes."""
+
     def measure(run: Callable[[int], object], seconds: float = 10.0, probe: int = 50_000) -> int:
         start = time.perf_counter()
         run(probe)

@@ -8,6 +8,7 @@ with ``float.hex`` so that equality is exact. Re-record only when a change is me
 the numbers (and show, in the same commit, that the new numbers agree with the old within
 Monte Carlo error).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -60,9 +61,12 @@ def compute() -> dict:
     out["sobol:llama3-8b-lora-trn2:wall_h"] = {
         str(f): [_hex(v) for v in s.loc[f, ["S1", "S1_conf", "ST", "ST_conf"]]] for f in s.index
     }
-    r = tm.monte_carlo(lambda x: x[:, 0] * x[:, 1] + x[:, 2],
-                       {"a": tm.LogNormal.from_quantiles(p50=2, p90=3), "b": tm.PERT(1, 2, 5), "c": tm.Gamma(2, 3)},
-                       samples=30_000, seed=3)
+    r = tm.monte_carlo(
+        lambda x: x[:, 0] * x[:, 1] + x[:, 2],
+        {"a": tm.LogNormal.from_quantiles(p50=2, p90=3), "b": tm.PERT(1, 2, 5), "c": tm.Gamma(2, 3)},
+        samples=30_000,
+        seed=3,
+    )
     out["monte_carlo"] = {"values": _digest(r.values), "summary": [_hex(v) for v in r.summary().iloc[0]]}
     return out
 

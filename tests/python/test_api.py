@@ -23,10 +23,6 @@ PACKAGE = ROOT / "python" / "trnmodel"
 LORA_TRN2 = ROOT / "examples" / "llama3-8b-lora-trn2.json"
 LORA_P5 = ROOT / "examples" / "llama3-8b-lora-p5.json"
 
-#: Bound in src/register_throughput.cpp, which another part of the redesign owns; remove once
-#: it names its arguments.
-NOT_YET_NAMED = {"check_profile"}
-
 
 def _stub() -> ast.Module:
     return ast.parse(importlib.resources.files("trnmodel").joinpath("_core.pyi").read_text(encoding="utf-8"))
@@ -92,9 +88,8 @@ def test_bindings_name_every_argument_and_the_stubs_match():
     checked = 0
     for qualified, (name, doc) in _module_callables().items():
         params = _doc_parameters(doc, name)
-        if qualified not in NOT_YET_NAMED:
-            unnamed = [p for p in params if re.fullmatch(r"arg\d+", p)]
-            assert not unnamed, f'{qualified}: name its arguments ("name"_a), got {params}'
+        unnamed = [p for p in params if re.fullmatch(r"arg\d+", p)]
+        assert not unnamed, f'{qualified}: name its arguments ("name"_a), got {params}'
         assert qualified in stub_functions, f"declare {qualified} in _core.pyi"
         assert _stub_parameters(stub_functions[qualified]) == params, f"{qualified}: the stub's parameters differ"
         checked += 1

@@ -3,6 +3,7 @@ results of sequential calls, bit for bit; a cancelled or interrupted run leaves 
 half-done. The library keeps no global mutable state: a run reads only its scenario and its
 arguments (quantile tables built on first use belong to the distribution and are built once,
 under std::call_once), so runs cannot see each other."""
+
 import pathlib
 import threading
 import time
@@ -20,11 +21,13 @@ P5 = ROOT / "examples" / "llama3-8b-lora-p5.json"
 
 def gamma_beta_scenario() -> tm.Scenario:
     """Gamma and beta inputs build quantile tables on first use: concurrent first uses."""
-    return tm.Scenario.from_json(LORA).updated({
-        "throughput.step_time_s": tm.Gamma(9, 0.2),
-        "throughput.data_stall_fraction": tm.Beta(2, 30, hi=0.5),
-        "failures.node_mtbf_h": tm.LogNormal.from_quantiles(p50=2000, p90=6000),
-    })
+    return tm.Scenario.from_json(LORA).updated(
+        {
+            "throughput.step_time_s": tm.Gamma(9, 0.2),
+            "throughput.data_stall_fraction": tm.Beta(2, 30, hi=0.5),
+            "failures.node_mtbf_h": tm.LogNormal.from_quantiles(p50=2000, p90=6000),
+        }
+    )
 
 
 def assert_identical(a: tm.SimulationResult, b: tm.SimulationResult) -> None:
@@ -44,7 +47,7 @@ def test_simulate_from_several_threads_equals_sequential_bitwise():
     with ThreadPoolExecutor(max_workers=6) as pool:
         concurrent = list(pool.map(run, calls))
     fresh = {"lora": tm.Scenario.from_json(LORA), "p5": tm.Scenario.from_json(P5), "tables": gamma_beta_scenario()}
-    for (name, seed, threads), got in zip(calls, concurrent):
+    for (name, seed, _threads), got in zip(calls, concurrent):
         expected = tm.simulate(fresh[name], samples=20_001, seed=seed, threads=1)
         assert_identical(got, expected)
 

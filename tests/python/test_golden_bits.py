@@ -1,5 +1,6 @@
 """Same seed, same bits: every bundled example, the Daly cases, a Sobol run and a user
 function give bitwise the numbers recorded in golden/bits.json (see golden_bits.py)."""
+
 from __future__ import annotations
 
 import json

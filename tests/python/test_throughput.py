@@ -1,5 +1,6 @@
 """Step time from the platform (DESIGN §9) from Python: profiles, collectives, FLOPs,
 derived modes in the lifecycle, memory fit and the configuration search."""
+
 import json
 import pathlib
 
@@ -10,22 +11,45 @@ import trnmodel as tm
 from trnmodel import _core
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LLAMA70B = {"model.parameters": 70.6e9, "model.layers": 80, "model.hidden_size": 8192, "model.heads": 64,
-            "model.ffn_size": 28672, "model.vocab_size": 128256, "model.sequence_length": 8192,
-            "parallelism.global_batch": 256, "job.recompute": "selective",
-            "throughput.step_time_s": None}
+LLAMA70B = {
+    "model.parameters": 70.6e9,
+    "model.layers": 80,
+    "model.hidden_size": 8192,
+    "model.heads": 64,
+    "model.ffn_size": 28672,
+    "model.vocab_size": 128256,
+    "model.sequence_length": 8192,
+    "parallelism.global_batch": 256,
+    "job.recompute": "selective",
+    "throughput.step_time_s": None,
+}
 
 
 def trn2_analytic(**extra):
-    changes = {**LLAMA70B, "throughput.mode": "analytic", "throughput.compute_efficiency": 0.45,
-               "parallelism.tp": 8, "parallelism.pp": 4, "parallelism.dp": 8, **extra}
+    changes = {
+        **LLAMA70B,
+        "throughput.mode": "analytic",
+        "throughput.compute_efficiency": 0.45,
+        "parallelism.tp": 8,
+        "parallelism.pp": 4,
+        "parallelism.dp": 8,
+        **extra,
+    }
     return tm.Scenario.from_json(ROOT / "examples" / "llama3-70b-full-trn2x16.json").updated(changes)
 
 
 def test_every_shipped_profile_loads_with_sources():
     names = tm.profiles()
-    for expected in ["trn1.32xlarge", "trn2.48xlarge", "trn2-ultraserver", "trn3-gen1-ultraserver",
-                     "trn3-gen2-ultraserver", "p4d.24xlarge", "p5.48xlarge", "p5en.48xlarge"]:
+    for expected in [
+        "trn1.32xlarge",
+        "trn2.48xlarge",
+        "trn2-ultraserver",
+        "trn3-gen1-ultraserver",
+        "trn3-gen2-ultraserver",
+        "p4d.24xlarge",
+        "p5.48xlarge",
+        "p5en.48xlarge",
+    ]:
         assert expected in names
     for name in names:
         doc = tm.load_profile(name)
@@ -54,7 +78,9 @@ def test_flops_identities():
     N, L, H, T = 8.03e9, 32, 4096, 8192
     attention = 12 * L * H * T
     assert _core.flops_per_token(N, L, H, 32, T) == 6 * N + attention
-    assert _core.flops_per_token(N, L, H, 32, T, recompute="full", hardware=True) == pytest.approx(8 * N + attention * 4 / 3)
+    assert _core.flops_per_token(N, L, H, 32, T, recompute="full", hardware=True) == pytest.approx(
+        8 * N + attention * 4 / 3
+    )
     lora = _core.flops_per_token(N, L, H, 32, T, ffn_size=14336, lora=True, lora_rank=16)
     assert 4 * N + attention < lora < 4 * N + attention * 1.01 + 1e9
 
@@ -66,12 +92,17 @@ def test_trn1_measured_rows_imply_their_mfu():
     mfu = 47.95 * 8192 * flops / (32 * 16 * peak)
     assert mfu == pytest.approx(0.247, abs=0.002)
     # In flops mode that MFU gives back the measured throughput.
-    scn = tm.Scenario.from_dict({
-        "schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
-        "cluster": {"nodes": 32, "platform": "trn1.32xlarge"},
-        "model": {"parameters": 8.03e9, "layers": 32, "hidden_size": 4096, "heads": 32, "sequence_length": 8192},
-        "parallelism": {"tp": 32, "dp": 16, "global_batch": 1024},
-        "throughput": {"mode": "flops", "model_flops_utilization": mfu}, "prices": {"node_hour_usd": 21.5}})
+    scn = tm.Scenario.from_dict(
+        {
+            "schema": "trnmodel.scenario/1",
+            "job": {"effective_steps": 10},
+            "cluster": {"nodes": 32, "platform": "trn1.32xlarge"},
+            "model": {"parameters": 8.03e9, "layers": 32, "hidden_size": 4096, "heads": 32, "sequence_length": 8192},
+            "parallelism": {"tp": 32, "dp": 16, "global_batch": 1024},
+            "throughput": {"mode": "flops", "model_flops_utilization": mfu},
+            "prices": {"node_hour_usd": 21.5},
+        }
+    )
     step = tm.simulate(scn, samples=2)["step_time_s"][0]
     assert 1024 / step == pytest.approx(47.95, rel=1e-9)
 
@@ -90,9 +121,19 @@ def test_derived_step_time_flows_through_the_lifecycle():
 
 
 def test_extrapolated_from_two_nodes():
-    scn = trn2_analytic(**{"throughput.mode": "extrapolated", "reference.step_time_s": tm.LogNormal.from_quantiles(p50=150, p90=165),
-                           "reference.nodes": 2, "reference.tp": 8, "reference.pp": 4, "reference.dp": 1,
-                           "reference.micro_batch": 1, "reference.global_batch": 256, "reference.sequence_length": 8192})
+    scn = trn2_analytic(
+        **{
+            "throughput.mode": "extrapolated",
+            "reference.step_time_s": tm.LogNormal.from_quantiles(p50=150, p90=165),
+            "reference.nodes": 2,
+            "reference.tp": 8,
+            "reference.pp": 4,
+            "reference.dp": 1,
+            "reference.micro_batch": 1,
+            "reference.global_batch": 256,
+            "reference.sequence_length": 8192,
+        }
+    )
     res = tm.simulate(scn, samples=4000)
     step = res["step_time_s"]
     # Eight replicas instead of one for the same global batch: close to 1/8 of the time.
@@ -119,8 +160,12 @@ def test_user_profile_overrides_a_shipped_one(tmp_path):
     assert b == pytest.approx(a / 2, rel=1e-12)
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(doc))
-    assert tm.Scenario.from_dict({**base.to_dict(), "cluster": {"nodes": 16, "platform": "mine"}},
-                                 profiles={"mine": path})._core.profile_name == "trn2.48xlarge"
+    assert (
+        tm.Scenario.from_dict(
+            {**base.to_dict(), "cluster": {"nodes": 16, "platform": "mine"}}, profiles={"mine": path}
+        )._core.profile_name
+        == "trn2.48xlarge"
+    )
 
 
 def test_search_parallelism_ranks_fitting_layouts():
@@ -130,3 +175,44 @@ def test_search_parallelism_ranks_fitting_layouts():
     assert (np.diff(fits["run_cost_usd"].to_numpy()) >= 0).all()
     assert (fits["tp"] * fits["pp"] * fits["dp"] == 256).all()
     assert (~table["fits"]).sum() >= 1 and table.loc[~table["fits"], "reason"].str.contains("GiB over").all()
+
+
+def test_analytic_step_time_is_keyword_only_and_names_bad_fields():
+    args = dict(
+        parameters=8e9,
+        layers=32,
+        hidden_size=4096,
+        heads=32,
+        sequence_length=4096,
+        ffn_size=0.0,
+        lora=False,
+        lora_rank=0.0,
+        recompute="none",
+        tp=8,
+        pp=1,
+        dp=4,
+        micro_batch=1,
+        global_batch=32,
+        virtual_stages=1,
+        zero_stage=0,
+        peak_tflops=667,
+        intra_gb_s=640,
+        intra_latency_us=2,
+        intra_efficiency=0.77,
+        inter_gb_s=25,
+        inter_latency_us=15,
+        inter_efficiency=0.7,
+        chips_per_domain=16,
+        compute_efficiency=0.5,
+        dp_overlap=0.0,
+    )
+    parts = _core.analytic_step_time(**args)
+    assert parts["step_time_s"] == pytest.approx(
+        sum(parts[k] for k in ("compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s")), rel=1e-12
+    )
+    with pytest.raises(TypeError):
+        _core.analytic_step_time(*args.values())
+    with pytest.raises(tm.ScenarioError, match=r"intra_efficiency: must be in \(0, 1\], got 77"):
+        _core.analytic_step_time(**{**args, "intra_efficiency": 77})
+    with pytest.raises(tm.ScenarioError, match="hbm_tb_s: must be > 0, got 0"):
+        _core.analytic_step_time(**args, elementwise_traffic=1.0)

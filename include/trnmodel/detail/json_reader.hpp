@@ -80,18 +80,17 @@ class json_reader {
   std::string text(const std::string& key) { return json_string(required(key), path(key)); }
   std::string optional_text(const std::string& key) { return has(key) ? text(key) : std::string(); }
 
-  std::string choice(const std::string& key, std::initializer_list<const char*> allowed) {
+  std::string choice(const std::string& key, const std::vector<std::string>& options) {
     const std::string value = text(key);
-    std::vector<std::string> options(allowed.begin(), allowed.end());
     for (const auto& option : options)
       if (option == value) return value;
     std::string list;
     for (const auto& option : options) list += (list.empty() ? "" : ", ") + option;
     fail(path(key), "must be one of " + list + ", got \"" + value + "\"" + did_you_mean(value, options));
   }
-  std::string optional_choice(const std::string& key, std::initializer_list<const char*> allowed,
+  std::string optional_choice(const std::string& key, const std::vector<std::string>& options,
                               const std::string& default_value) {
-    return has(key) ? choice(key, allowed) : default_value;
+    return has(key) ? choice(key, options) : default_value;
   }
 
   bool boolean(const std::string& key) {

@@ -1,5 +1,5 @@
 #pragma once
-// Per-sample step time and step count from the platform (DESIGN §9), for the lifecycle
+// Per-sample step time and step count from the platform (docs/throughput.md), for the lifecycle
 // simulator: the scenario's static layout is read once; each sample's drawn figures (MFU,
 // efficiencies, bandwidths, a reference step time) give that sample's step time, so the
 // uncertainty of a derived step time flows through the whole lifecycle.
@@ -74,14 +74,14 @@ class throughput_model {
  private:
   enum class mode { measured, flops, analytic, extrapolated };
 
+  // The profile's figures were checked when it loaded (every draw lies in their support),
+  // so check_link passes without building a string here, once per sample.
   platform_numbers platform(const lifecycle_inputs& in) const {
-    platform_numbers hw;
-    hw.peak_flops_per_chip = in.peak_tflops * 1e12;
-    hw.hbm_bytes_per_s = in.hbm_tb_s * 1e12;
-    hw.intra = {in.intra_latency_us * 1e-6, in.intra_gb_s * 1e9, in.intra_efficiency};
-    hw.inter = {in.inter_latency_us * 1e-6, in.inter_gb_s * 1e9, in.inter_efficiency};
-    hw.chips_per_domain = chips_per_domain_;
-    return hw;
+    using collectives::check_link;
+    return {in.peak_tflops * 1e12, in.hbm_tb_s * 1e12,
+            check_link("platform.intra_node_", {in.intra_latency_us * 1e-6, in.intra_gb_s * 1e9, in.intra_efficiency}),
+            check_link("platform.inter_node_", {in.inter_latency_us * 1e-6, in.inter_gb_s * 1e9, in.inter_efficiency}),
+            chips_per_domain_};
   }
 
   mode mode_ = mode::measured;

@@ -1,6 +1,6 @@
 #pragma once
 // α–β (latency–bandwidth, "Hockney") cost model of the collectives a training step uses
-// (DESIGN §9): the time of one collective on `ranks` participants is a number of sequential
+// (docs/throughput.md): the time of one collective on `ranks` participants is a number of sequential
 // message steps times α plus the bytes the busiest rank must push through its link divided
 // by B. Namespace trnmodel::collectives.
 //
@@ -22,6 +22,13 @@
 // 8 × A100 reached an all-reduce busbw of 230.8 of 300 GB/s (≈ 77%, NVIDIA/nccl issue 527;
 // reference/hardware.md). link_level carries a nominal bandwidth and an efficiency for that.
 //
+// Checking: a link is checked once, when it is built (checked_link, which names the field in
+// errors); each collective's formula is written once, over a checked `link`, and does no
+// checks of its own, so the step-time model can call it per Monte Carlo sample without
+// building a string. The overloads taking plain numbers or a link_level are the checked front
+// doors (the Python tm.collectives functions): they check ranks and bytes, build the link and
+// call the formula.
+//
 // Sources:
 //   [TRG05] Thakur, Rabenseifner & Gropp, "Optimization of Collective Communication
 //     Operations in MPICH", Int. J. High Perform. Comput. Appl. 19(1):49-66, 2005.
@@ -36,98 +43,113 @@
 namespace trnmodel::collectives {
 
 // One level of interconnect (e.g. NeuronLink/NVLink inside an instance, EFA across
-// instances). The model uses bandwidth × efficiency, so a datasheet figure and a measured
-// fraction (e.g. 230.8/300 from nccl issue 527) can be kept apart and both cited.
+// instances), as given. The model uses bandwidth × efficiency, so a datasheet figure and a
+// measured fraction (e.g. 230.8/300 from nccl issue 527) can be kept apart and both cited.
 struct link_level {
   double latency_s = 0;              // α, seconds per message step
   double bandwidth_bytes_per_s = 0;  // nominal, per rank per direction
   double efficiency = 1;             // achieved / nominal, in (0, 1]
 };
 
+class checked_link;
+inline checked_link check_link(const char* prefix, double latency_s, double bandwidth_bytes_per_s);
+inline checked_link check_link(const char* prefix, const link_level& level);
+
+// A link whose figures passed the checks: α finite and ≥ 0, the effective (achieved)
+// bandwidth finite and > 0. Only check_link makes one.
+class checked_link {
+ public:
+  double latency_s() const { return latency_s_; }
+  double bandwidth_bytes_per_s() const { return bandwidth_bytes_per_s_; }  // effective: nominal × efficiency
+
+ private:
+  checked_link(double latency_s, double bandwidth_bytes_per_s)
+      : latency_s_(latency_s), bandwidth_bytes_per_s_(bandwidth_bytes_per_s) {}
+  friend checked_link check_link(const char*, double, double);
+  friend checked_link check_link(const char*, const link_level&);
+  double latency_s_, bandwidth_bytes_per_s_;
+};
+
+// Checks α and B (paths "<prefix>latency_s", "<prefix>bandwidth_bytes_per_s"). The valid case
+// returns before any path string is built.
+inline checked_link check_link(const char* prefix, double latency_s, double bandwidth_bytes_per_s) {
+  const bool valid = latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 &&
+                     std::isfinite(bandwidth_bytes_per_s);
+  if (!valid) {
+    check_nonnegative(std::string(prefix) + "latency_s", latency_s);
+    check_positive(std::string(prefix) + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
+  }
+  return checked_link(latency_s, bandwidth_bytes_per_s);
+}
+
+// Checks a link_level (paths "<prefix>latency_s", ..., "<prefix>efficiency"); the link's
+// bandwidth is nominal × efficiency. Efficiency above 1 is rejected: it is most likely a
+// percentage typed as 77 instead of 0.77; to model in-network reduction (NVLS, SHARP), raise
+// the bandwidth instead.
+inline checked_link check_link(const char* prefix, const link_level& level) {
+  check_link(prefix, level.latency_s, level.bandwidth_bytes_per_s);
+  if (!(level.efficiency > 0 && level.efficiency <= 1)) {
+    check_finite(std::string(prefix) + "efficiency", level.efficiency);
+    fail(std::string(prefix) + "efficiency", "must be in (0, 1], got " + format_number(level.efficiency));
+  }
+  return checked_link(level.latency_s, level.bandwidth_bytes_per_s * level.efficiency);
+}
+
+inline double effective_bandwidth_bytes_per_s(const link_level& level) {
+  return check_link("link.", level).bandwidth_bytes_per_s();
+}
+
 namespace detail {
 
 // Ranks are counts, taken as double so that sampled quantities and Python floats pass
 // through unchanged; a fractional count is an input error, not something to round.
-inline void check_ranks(const std::string& path, double ranks) {
+inline void check_ranks(const char* path, double ranks) {
   if (ranks >= 1 && ranks == std::floor(ranks) && std::isfinite(ranks)) return;  // no message to build
   check_finite(path, ranks);
-  if (!(ranks >= 1 && ranks == std::floor(ranks)))
-    fail(path, "must be a whole number ≥ 1, got " + format_number(ranks));
+  fail(path, "must be a whole number ≥ 1, got " + format_number(ranks));
 }
 
-inline void check_latency_bandwidth(const std::string& prefix, double latency_s,
-                                    double bandwidth_bytes_per_s) {
-  // The valid case returns before any path string is built: these run per Monte Carlo sample.
-  if (latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 && std::isfinite(bandwidth_bytes_per_s))
-    return;
-  check_nonnegative(prefix + "latency_s", latency_s);
-  check_positive(prefix + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
+inline void check_bytes(double bytes) {
+  if (!(bytes >= 0 && std::isfinite(bytes))) check_nonnegative("bytes", bytes);
 }
 
-// Validates a link_level (paths "<prefix>latency_s", ...) and returns its effective
-// bandwidth. Efficiency above 1 is rejected: it is most likely a percentage typed as 77
-// instead of 0.77; to model in-network reduction (NVLS, SHARP), raise the bandwidth instead.
-inline double effective_bandwidth(const std::string& prefix, const link_level& link) {
-  check_latency_bandwidth(prefix, link.latency_s, link.bandwidth_bytes_per_s);
-  if (link.efficiency > 0 && link.efficiency <= 1) return link.bandwidth_bytes_per_s * link.efficiency;
-  check_finite(prefix + "efficiency", link.efficiency);
-  if (!(link.efficiency > 0 && link.efficiency <= 1))
-    fail(prefix + "efficiency", "must be in (0, 1], got " + format_number(link.efficiency));
-  return link.bandwidth_bytes_per_s * link.efficiency;
+// The front doors' checks, in the order their messages have always come: plain numbers are
+// checked ranks, bytes, link; a link_level is checked first.
+inline checked_link checked_arguments(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
+  check_ranks("ranks", ranks);
+  check_bytes(bytes);
+  return check_link("", latency_s, bandwidth_bytes_per_s);
 }
-
-// One ring pass, shared by reduce-scatter, all-gather and (twice) all-reduce, so that the
-// identities between them hold exactly in floating point: p − 1 steps, each moving a chunk
-// of n/p bytes per rank in each direction. Arguments already validated.
-inline double ring_pass_s(double ranks, double bytes, double latency_s,
-                          double bandwidth_bytes_per_s) {
-  return (ranks - 1) * latency_s + (ranks - 1) / ranks * (bytes / bandwidth_bytes_per_s);
-}
-
-// The hierarchical all-reduce without argument checks (see hierarchical_all_reduce_s).
-inline double hierarchical_all_reduce_unchecked_s(double nodes, double local_ranks, double bytes,
-                                                  double intra_latency_s, double intra_bandwidth_bytes_per_s,
-                                                  double inter_latency_s, double inter_bandwidth_bytes_per_s) {
-  const double intra_pass_s = ring_pass_s(local_ranks, bytes, intra_latency_s, intra_bandwidth_bytes_per_s);
-  const double inter_s = 2 * ring_pass_s(nodes, bytes / local_ranks, inter_latency_s, inter_bandwidth_bytes_per_s);
-  return intra_pass_s + inter_s + intra_pass_s;
-}
-
-inline double halving_doubling_s(double ranks, double bytes, double latency_s,
-                                 double bandwidth_bytes_per_s) {
-  const int steps = std::ilogb(ranks);              // ⌊log2 p⌋ (exact for whole p ≥ 1)
-  const double pof2 = std::ldexp(1.0, steps);       // p' = 2^⌊log2 p⌋
-  const double per_byte_s = bytes / bandwidth_bytes_per_s;
-  double time_s = 2 * steps * latency_s + 2 * (pof2 - 1) / pof2 * per_byte_s;
-  if (pof2 < ranks) time_s += 2 * latency_s + 2 * per_byte_s;  // fold-in and send-back
-  return time_s;
+inline checked_link checked_arguments(double ranks, double bytes, const link_level& level) {
+  const checked_link checked = check_link("link.", level);
+  check_ranks("ranks", ranks);
+  check_bytes(bytes);
+  return checked;
 }
 
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------
-// Collective times, seconds
+// Collective times, seconds, over a checked link. `ranks` must be a whole number ≥ 1 and
+// `bytes` ≥ 0: the caller's to ensure (the front doors below check them).
 // ---------------------------------------------------------------------------------------
 
 // Ring reduce-scatter: (p − 1)·α + (p − 1)/p · n/B.
 // The first half of the ring all-reduce of [PY09]; [NCCLT] "ReduceScatter": t = S(n−1)/(B·n).
 // Each of the p − 1 steps sends one n/p chunk to the next rank and receives one from the
-// previous, adding it into the local partial sum. n is the full (input) buffer.
-inline double ring_reduce_scatter_s(double ranks, double bytes, double latency_s,
-                                    double bandwidth_bytes_per_s) {
-  detail::check_ranks("ranks", ranks);
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("", latency_s, bandwidth_bytes_per_s);
-  return detail::ring_pass_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
+// previous, adding it into the local partial sum. n is the full (input) buffer. This one ring
+// pass is shared by the all-gather and (twice) the all-reduce, so that the identities between
+// them hold exactly in floating point.
+inline double ring_reduce_scatter_s(double ranks, double bytes, const checked_link& l) {
+  return (ranks - 1) * l.latency_s() + (ranks - 1) / ranks * (bytes / l.bandwidth_bytes_per_s());
 }
 
 // Ring all-gather: (p − 1)·α + (p − 1)/p · n/B.
 // [TRG05] (ring all-gather: T = (p−1)α + ((p−1)/p)nβ); [NCCLT] "AllGather".
 // n is the full (output) buffer; each rank contributes n/p. One ring pass, like the
 // reduce-scatter (the same messages, without the additions).
-inline double ring_all_gather_s(double ranks, double bytes, double latency_s,
-                                double bandwidth_bytes_per_s) {
-  return ring_reduce_scatter_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
+inline double ring_all_gather_s(double ranks, double bytes, const checked_link& l) {
+  return ring_reduce_scatter_s(ranks, bytes, l);
 }
 
 // Ring all-reduce = ring reduce-scatter + ring all-gather:
@@ -137,12 +159,8 @@ inline double ring_all_gather_s(double ranks, double bytes, double latency_s,
 // is optimal; [NCCLT] derives the same t = (S/B)·2(n−1)/n, which is why busbw (below)
 // recovers B for it. The latency term grows linearly in p: for small n or large p a
 // logarithmic algorithm (halving_doubling_all_reduce_s) or hierarchy is faster.
-inline double ring_all_reduce_s(double ranks, double bytes, double latency_s,
-                                double bandwidth_bytes_per_s) {
-  detail::check_ranks("ranks", ranks);
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("", latency_s, bandwidth_bytes_per_s);
-  return 2 * detail::ring_pass_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
+inline double ring_all_reduce_s(double ranks, double bytes, const checked_link& l) {
+  return 2 * ring_reduce_scatter_s(ranks, bytes, l);
 }
 
 // Rabenseifner's all-reduce: reduce-scatter by recursive halving (vector halving, distance
@@ -159,25 +177,24 @@ inline double ring_all_reduce_s(double ranks, double bytes, double latency_s,
 //     writes the middle term with (p−1)/p; p' is what the algorithm actually moves.)
 // Not monotone in p: for n > 0, p = 2^k + 1 costs more than p = 2^(k+1). The
 // short-message recursive doubling variant (log2 p·α + log2 p·n/B) is not modelled.
-inline double halving_doubling_all_reduce_s(double ranks, double bytes, double latency_s,
-                                            double bandwidth_bytes_per_s) {
-  detail::check_ranks("ranks", ranks);
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("", latency_s, bandwidth_bytes_per_s);
-  return detail::halving_doubling_s(ranks, bytes, latency_s, bandwidth_bytes_per_s);
+inline double halving_doubling_all_reduce_s(double ranks, double bytes, const checked_link& l) {
+  const int steps = std::ilogb(ranks);              // ⌊log2 p⌋ (exact for whole p ≥ 1)
+  const double pof2 = std::ldexp(1.0, steps);       // p' = 2^⌊log2 p⌋
+  const double per_byte_s = bytes / l.bandwidth_bytes_per_s();
+  double time_s = 2 * steps * l.latency_s() + 2 * (pof2 - 1) / pof2 * per_byte_s;
+  if (pof2 < ranks) time_s += 2 * l.latency_s() + 2 * per_byte_s;  // fold-in and send-back
+  return time_s;
 }
 
 // Point-to-point (send/recv, e.g. a pipeline-stage boundary): α + n/B.
 // The Hockney model that [TRG05] builds every collective cost from; bytes = 0 costs α.
-inline double point_to_point_s(double bytes, double latency_s, double bandwidth_bytes_per_s) {
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("", latency_s, bandwidth_bytes_per_s);
-  return latency_s + bytes / bandwidth_bytes_per_s;
+inline double point_to_point_s(double bytes, const checked_link& l) {
+  return l.latency_s() + bytes / l.bandwidth_bytes_per_s();
 }
 
 // Hierarchical (two-level) all-reduce over p = nodes × local_ranks ranks, L = local_ranks
 // per node, N = nodes. Algorithm (the 2D scheme of, e.g., Horovod's hierarchical
-// all-reduce; composed here from the ring formulas of [TRG05]/[PY09], DESIGN §9):
+// all-reduce; composed here from the ring formulas of [TRG05]/[PY09], docs/throughput.md):
 //   1. intra-node ring reduce-scatter of n bytes among the L local ranks:
 //        (L − 1)·α_intra + (L − 1)/L · n/B_intra
 //   2. L concurrent inter-node ring all-reduces, one per local index, each of the n/L-byte
@@ -195,61 +212,77 @@ inline double point_to_point_s(double bytes, double latency_s, double bandwidth_
 // local_ranks = 1 gives ring_all_reduce_s(N, n, α_inter, B_inter) exactly; with equal
 // levels (α, B) it equals the flat ring over N·L ranks minus 2(N−1)(L−1)·α: the bandwidth
 // terms coincide (2(L−1)/L + 2(N−1)/(NL) = 2(NL−1)/(NL)) and only latency steps are saved.
-inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes,
-                                        double intra_latency_s,
-                                        double intra_bandwidth_bytes_per_s,
-                                        double inter_latency_s,
+inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const checked_link& intra,
+                                        const checked_link& inter) {
+  const double intra_pass_s = ring_reduce_scatter_s(local_ranks, bytes, intra);
+  const double inter_s = ring_all_reduce_s(nodes, bytes / local_ranks, inter);
+  return intra_pass_s + inter_s + intra_pass_s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Checked front doors: plain numbers (error paths "ranks", "bytes", "latency_s", ...,
+// "intra_latency_s") or link_level arguments (bandwidth × efficiency; error paths carry the
+// argument's name: "link.efficiency", "intra.latency_s", "inter.bandwidth_bytes_per_s").
+// ---------------------------------------------------------------------------------------
+
+inline double ring_reduce_scatter_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
+  return ring_reduce_scatter_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
+}
+inline double ring_reduce_scatter_s(double ranks, double bytes, const link_level& level) {
+  return ring_reduce_scatter_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
+}
+
+inline double ring_all_gather_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
+  return ring_all_gather_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
+}
+inline double ring_all_gather_s(double ranks, double bytes, const link_level& level) {
+  return ring_all_gather_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
+}
+
+inline double ring_all_reduce_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
+  return ring_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
+}
+inline double ring_all_reduce_s(double ranks, double bytes, const link_level& level) {
+  return ring_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
+}
+
+inline double halving_doubling_all_reduce_s(double ranks, double bytes, double latency_s,
+                                            double bandwidth_bytes_per_s) {
+  return halving_doubling_all_reduce_s(ranks, bytes,
+                                       detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
+}
+inline double halving_doubling_all_reduce_s(double ranks, double bytes, const link_level& level) {
+  return halving_doubling_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
+}
+
+inline double point_to_point_s(double bytes, double latency_s, double bandwidth_bytes_per_s) {
+  detail::check_bytes(bytes);
+  return point_to_point_s(bytes, check_link("", latency_s, bandwidth_bytes_per_s));
+}
+inline double point_to_point_s(double bytes, const link_level& level) {
+  const checked_link checked = check_link("link.", level);
+  detail::check_bytes(bytes);
+  return point_to_point_s(bytes, checked);
+}
+
+inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, double intra_latency_s,
+                                        double intra_bandwidth_bytes_per_s, double inter_latency_s,
                                         double inter_bandwidth_bytes_per_s) {
   detail::check_ranks("nodes", nodes);
   detail::check_ranks("local_ranks", local_ranks);
-  check_nonnegative("bytes", bytes);
-  detail::check_latency_bandwidth("intra_", intra_latency_s, intra_bandwidth_bytes_per_s);
-  detail::check_latency_bandwidth("inter_", inter_latency_s, inter_bandwidth_bytes_per_s);
-  return detail::hierarchical_all_reduce_unchecked_s(nodes, local_ranks, bytes, intra_latency_s,
-                                                     intra_bandwidth_bytes_per_s, inter_latency_s,
-                                                     inter_bandwidth_bytes_per_s);
+  detail::check_bytes(bytes);
+  const checked_link intra = check_link("intra_", intra_latency_s, intra_bandwidth_bytes_per_s);
+  const checked_link inter = check_link("inter_", inter_latency_s, inter_bandwidth_bytes_per_s);
+  return hierarchical_all_reduce_s(nodes, local_ranks, bytes, intra, inter);
 }
-
-// ---------------------------------------------------------------------------------------
-// The same with link_level arguments (bandwidth × efficiency). Error paths carry the
-// argument's name: "link.efficiency", "intra.latency_s", "inter.bandwidth_bytes_per_s".
-// ---------------------------------------------------------------------------------------
-
-inline double effective_bandwidth_bytes_per_s(const link_level& link) {
-  return detail::effective_bandwidth("link.", link);
-}
-
-inline double ring_reduce_scatter_s(double ranks, double bytes, const link_level& link) {
-  const double bandwidth = detail::effective_bandwidth("link.", link);
-  return ring_reduce_scatter_s(ranks, bytes, link.latency_s, bandwidth);
-}
-
-inline double ring_all_gather_s(double ranks, double bytes, const link_level& link) {
-  const double bandwidth = detail::effective_bandwidth("link.", link);
-  return ring_all_gather_s(ranks, bytes, link.latency_s, bandwidth);
-}
-
-inline double ring_all_reduce_s(double ranks, double bytes, const link_level& link) {
-  const double bandwidth = detail::effective_bandwidth("link.", link);
-  return ring_all_reduce_s(ranks, bytes, link.latency_s, bandwidth);
-}
-
-inline double halving_doubling_all_reduce_s(double ranks, double bytes, const link_level& link) {
-  const double bandwidth = detail::effective_bandwidth("link.", link);
-  return halving_doubling_all_reduce_s(ranks, bytes, link.latency_s, bandwidth);
-}
-
-inline double point_to_point_s(double bytes, const link_level& link) {
-  const double bandwidth = detail::effective_bandwidth("link.", link);
-  return point_to_point_s(bytes, link.latency_s, bandwidth);
-}
-
-inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes,
-                                        const link_level& intra, const link_level& inter) {
-  const double intra_bandwidth = detail::effective_bandwidth("intra.", intra);
-  const double inter_bandwidth = detail::effective_bandwidth("inter.", inter);
-  return hierarchical_all_reduce_s(nodes, local_ranks, bytes, intra.latency_s, intra_bandwidth,
-                                   inter.latency_s, inter_bandwidth);
+inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const link_level& intra,
+                                        const link_level& inter) {
+  const checked_link checked_intra = check_link("intra.", intra);
+  const checked_link checked_inter = check_link("inter.", inter);
+  detail::check_ranks("nodes", nodes);
+  detail::check_ranks("local_ranks", local_ranks);
+  detail::check_bytes(bytes);
+  return hierarchical_all_reduce_s(nodes, local_ranks, bytes, checked_intra, checked_inter);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -319,23 +352,5 @@ inline double all_reduce_time_from_busbw_s(double ranks, double bytes,
                                            double bus_bandwidth_bytes_per_s) {
   return time_from_busbw_s(collective_kind::all_reduce, ranks, bytes, bus_bandwidth_bytes_per_s);
 }
-
-// Unchecked forms for a hot loop whose arguments were validated once, up front (the step-time
-// model: layouts and profiles are checked when the scenario loads). Same formulas.
-namespace unchecked {
-inline double bandwidth(const link_level& link) { return link.bandwidth_bytes_per_s * link.efficiency; }
-inline double ring_all_reduce_s(double ranks, double bytes, const link_level& link) {
-  return 2 * detail::ring_pass_s(ranks, bytes, link.latency_s, bandwidth(link));
-}
-inline double ring_all_gather_s(double ranks, double bytes, const link_level& link) {
-  return detail::ring_pass_s(ranks, bytes, link.latency_s, bandwidth(link));
-}
-inline double point_to_point_s(double bytes, const link_level& link) { return link.latency_s + bytes / bandwidth(link); }
-inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const link_level& intra,
-                                        const link_level& inter) {
-  return detail::hierarchical_all_reduce_unchecked_s(nodes, local_ranks, bytes, intra.latency_s, bandwidth(intra),
-                                                     inter.latency_s, bandwidth(inter));
-}
-}  // namespace unchecked
 
 }  // namespace trnmodel::collectives

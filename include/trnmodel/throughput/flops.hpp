@@ -1,5 +1,5 @@
 #pragma once
-// FLOPs and memory of a transformer training step (DESIGN §9).
+// FLOPs and memory of a transformer training step (docs/throughput.md).
 //
 // FLOPs per token (Chowdhery et al., PaLM, appendix B): a forward pass costs 2N for the
 // weight matmuls plus 4·L·H·Q·T for attention (QKᵀ and AV, T the sequence length); the
@@ -27,6 +27,14 @@
 namespace trnmodel {
 
 enum class recompute_kind { none, selective, full };
+
+// "none", "selective" or "full" (the spelling of job.recompute); `path` names the field in errors.
+inline recompute_kind parse_recompute(const std::string& path, const std::string& text) {
+  if (text == "full") return recompute_kind::full;
+  if (text == "selective") return recompute_kind::selective;
+  if (text != "none") fail(path, "must be one of none, selective, full, got \"" + text + "\"");
+  return recompute_kind::none;
+}
 
 struct transformer_shape {
   double parameters;       // N (all parameters)
@@ -84,6 +92,15 @@ struct device_memory {
   double total() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
 };
 
+// Bytes of activations per layer and micro-batch on one tensor-parallel rank, kept for the
+// backward pass without recomputation (Korthikanti et al. 2022, eq. 2 divided by t):
+// s·b·h·(10 + 24/t + 5·a·s/(h·t)). The step-time model also takes it as the bytes that
+// memory-bound elementwise work moves through HBM in one pass.
+inline double activation_bytes_per_layer(const transformer_shape& m, const parallel_layout& p) {
+  const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, a = m.heads, t = p.tp;
+  return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+}
+
 // Bytes per device for a bf16 model trained with Adam in mixed precision.
 inline device_memory memory_per_device(const transformer_shape& m, const training_kind& k, const parallel_layout& p) {
   const double share = m.parameters / (p.tp * p.pp);  // parameters held by one model-parallel rank
@@ -92,10 +109,10 @@ inline device_memory memory_per_device(const transformer_shape& m, const trainin
   mem.weights_bytes = 2 * share / (p.zero_stage >= 3 ? p.dp : 1) + (k.lora ? 2 * trainable : 0);
   mem.gradients_bytes = 2 * trainable / (p.zero_stage >= 2 ? p.dp : 1);
   mem.optimizer_bytes = 12 * trainable / (p.zero_stage >= 1 ? p.dp : 1);
-  const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, a = m.heads, t = p.tp;
+  const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, t = p.tp;
   double per_layer = 0;
   switch (k.recompute) {
-    case recompute_kind::none: per_layer = s * b * h * (10 + 24 / t + 5 * a * s / (h * t)); break;
+    case recompute_kind::none: per_layer = activation_bytes_per_layer(m, p); break;
     case recompute_kind::selective: per_layer = s * b * h * 34 / t; break;
     case recompute_kind::full: per_layer = 2 * s * b * h; break;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Step time from the platform (DESIGN §9): FLOPs over achieved throughput ("flops" mode), or
+// Step time from the platform (docs/throughput.md): FLOPs over achieved throughput ("flops" mode), or
 // an analytic model of compute, tensor-parallel all-reduces, the pipeline bubble and its
 // point-to-point transfers, and exposed data-parallel communication ("analytic" mode). A
 // measured step time at a reference configuration is extrapolated by the ratio of modelled
@@ -11,19 +11,21 @@
 // data-parallel all-reduce is hierarchical when several replicas share a domain.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "trnmodel/throughput/collectives.hpp"
 #include "trnmodel/throughput/flops.hpp"
 
 namespace trnmodel {
 
-// One sample's platform figures in SI units.
+// One sample's platform figures in SI units. The links are checked when they are built
+// (collectives::check_link), so the model below does no checks of its own.
 struct platform_numbers {
-  double peak_flops_per_chip = 0;  // FLOP/s of the chosen precision
-  double hbm_bytes_per_s = 0;      // HBM bandwidth per chip (memory-bound elementwise work)
-  collectives::link_level intra;   // within a node (or UltraServer domain)
-  collectives::link_level inter;   // between nodes
-  double chips_per_domain = 1;
+  double peak_flops_per_chip;        // FLOP/s of the chosen precision
+  double hbm_bytes_per_s;            // HBM bandwidth per chip (memory-bound elementwise work)
+  collectives::checked_link intra;   // within a node (or UltraServer domain)
+  collectives::checked_link inter;   // between nodes
+  double chips_per_domain;
 };
 
 struct step_parts {
@@ -60,13 +62,13 @@ inline bool fits_in_domain(double stride, double size, double chips_per_domain) 
 
 // Bytes of activations one rank moves through HBM per layer and micro-batch in one pass of
 // elementwise work (layer norms, activations, dropout, softmax): Korthikanti et al.'s
-// activation size s·b·h·(10 + 24/t + 5·a·s/(h·t)).
+// activation size, the one memory_per_device keeps without recomputation.
 inline double elementwise_bytes_per_layer(const transformer_shape& m, const parallel_layout& p) {
-  const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, a = m.heads, t = p.tp;
-  return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  return activation_bytes_per_layer(m, p);
 }
 
-// analytic mode (arguments validated when the scenario and its profile load). `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
+// analytic mode (arguments validated when the scenario and its profile load, or by
+// check_step_time_arguments). `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
 // `dp_overlap` the fraction of data-parallel communication hidden behind the backward pass;
 // `elementwise_traffic` scales the memory-bound elementwise work (0: folded into the
 // compute efficiency, the default).
@@ -82,7 +84,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // Memory-bound work is not matmul work: it runs at HBM bandwidth, once per pass (forward,
     // backward's two, and a recomputed forward).
     const double passes = k.recompute == recompute_kind::full ? 4 : 3;
-    micro_batch_s += elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / hw.hbm_bytes_per_s;
+    micro_batch_s +=
+        elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / hw.hbm_bytes_per_s;
   }
   parts.compute_s = micro_batches * micro_batch_s;
   parts.bubble_s = (p.pp - 1) / p.virtual_stages * micro_batch_s;
@@ -96,8 +99,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // across domains (a flat ring at network speed would be several times too slow).
     const double local = std::min(p.tp, hw.chips_per_domain);
     const double all_reduce_s = p.tp <= hw.chips_per_domain
-                                    ? collectives::unchecked::ring_all_reduce_s(p.tp, activation_bytes, hw.intra)
-                                    : collectives::unchecked::hierarchical_all_reduce_s(std::ceil(p.tp / local), local,
+                                    ? collectives::ring_all_reduce_s(p.tp, activation_bytes, hw.intra)
+                                    : collectives::hierarchical_all_reduce_s(std::ceil(p.tp / local), local,
                                                                              activation_bytes, hw.intra, hw.inter);
     parts.tp_s = micro_batches * per_layer * (m.layers / p.pp) * all_reduce_s;
   }
@@ -107,10 +110,10 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // critical path of a 1F1B schedule: m + p - 2 of them in each direction. With tensor
     // parallelism each rank sends its 1/tp slice and the receiving stage all-gathers it
     // (Megatron's scatter-gather optimisation; DeepSpeed's partitioned pipeline messages).
-    double transfer_s = collectives::unchecked::point_to_point_s(activation_bytes / p.tp, link);
+    double transfer_s = collectives::point_to_point_s(activation_bytes / p.tp, link);
     if (p.tp > 1) {
       const auto& tp_link = detail::fits_in_domain(1, p.tp, hw.chips_per_domain) ? hw.intra : hw.inter;
-      transfer_s += collectives::unchecked::ring_all_gather_s(p.tp, activation_bytes, tp_link);
+      transfer_s += collectives::ring_all_gather_s(p.tp, activation_bytes, tp_link);
     }
     parts.pp_p2p_s = 2 * (micro_batches + p.pp - 2) * transfer_s;
   }
@@ -121,11 +124,82 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     const double stride = p.tp * p.pp;
     const double local = std::clamp(std::floor(hw.chips_per_domain / stride), 1.0, p.dp);
     const double domains = std::ceil(p.dp / local);
-    const double all_reduce_s = domains > 1 ? collectives::unchecked::hierarchical_all_reduce_s(domains, local, bytes, hw.intra, hw.inter)
-                                            : collectives::unchecked::ring_all_reduce_s(local, bytes, hw.intra);
+    const double all_reduce_s = domains > 1
+                                    ? collectives::hierarchical_all_reduce_s(domains, local, bytes, hw.intra, hw.inter)
+                                    : collectives::ring_all_reduce_s(local, bytes, hw.intra);
     parts.dp_s = (1 - dp_overlap) * all_reduce_s;
   }
   return parts;
+}
+
+// The analytic step time's inputs in the units a user states them (the Python binding's
+// keyword arguments, docs/throughput.md): each field is checked by name in
+// check_step_time_arguments.
+struct step_time_arguments {
+  // model
+  double parameters = 0, layers = 0, hidden_size = 0, heads = 0, sequence_length = 0;
+  double ffn_size = 0;  // 0: 4 × hidden_size
+  bool lora = false;
+  double lora_rank = 0;
+  std::string recompute = "none";  // none, selective, full
+  // layout
+  double tp = 1, pp = 1, dp = 1, micro_batch = 1, global_batch = 1, virtual_stages = 1;
+  int zero_stage = 0;
+  // platform
+  double peak_tflops = 0;
+  double intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1;
+  double inter_gb_s = 0, inter_latency_us = 0, inter_efficiency = 1;
+  double chips_per_domain = 1;
+  double hbm_tb_s = 0;  // needed only when elementwise_traffic > 0
+  // model parameters
+  double compute_efficiency = 0, dp_overlap = 0, elementwise_traffic = 0;
+};
+
+// What analytic_step_time and memory_per_device take, in SI units, checked.
+struct step_time_inputs {
+  transformer_shape shape;
+  training_kind kind;
+  parallel_layout layout;
+  platform_numbers platform;
+  double compute_efficiency, dp_overlap, elementwise_traffic;
+
+  step_parts step_time() const {
+    return analytic_step_time(shape, kind, layout, platform, compute_efficiency, dp_overlap, elementwise_traffic);
+  }
+  device_memory memory() const { return memory_per_device(shape, kind, layout); }
+};
+
+// Checks every field of `a` (errors name the field: "intra_efficiency: must be in (0, 1], got
+// 77") and converts to SI units.
+inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
+  const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
+  for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", a.peak_tflops},
+                                    {"intra_gb_s", a.intra_gb_s}, {"inter_gb_s", a.inter_gb_s}, {"tp", a.tp},
+                                    {"pp", a.pp}, {"dp", a.dp}, {"micro_batch", a.micro_batch},
+                                    {"global_batch", a.global_batch}, {"virtual_stages", a.virtual_stages},
+                                    {"chips_per_domain", a.chips_per_domain},
+                                    {"compute_efficiency", a.compute_efficiency}})
+    check_positive(name, value);
+  for (const auto& [name, value] : {std::pair<const char*, double>{"intra_efficiency", a.intra_efficiency},
+                                    {"inter_efficiency", a.inter_efficiency},
+                                    {"compute_efficiency", a.compute_efficiency}})
+    if (!(value > 0 && value <= 1)) fail(name, "must be in (0, 1], got " + format_number(value));
+  check_nonnegative("intra_latency_us", a.intra_latency_us);
+  check_nonnegative("inter_latency_us", a.inter_latency_us);
+  check_probability("dp_overlap", a.dp_overlap);
+  if (a.elementwise_traffic > 0) check_positive("hbm_tb_s", a.hbm_tb_s);
+  const platform_numbers platform{
+      a.peak_tflops * 1e12, a.hbm_tb_s * 1e12,
+      collectives::check_link("intra_", {a.intra_latency_us * 1e-6, a.intra_gb_s * 1e9, a.intra_efficiency}),
+      collectives::check_link("inter_", {a.inter_latency_us * 1e-6, a.inter_gb_s * 1e9, a.inter_efficiency}),
+      a.chips_per_domain};
+  return {{a.parameters, a.layers, a.hidden_size, a.heads, a.sequence_length, a.ffn_size},
+          kind,
+          {a.tp, a.pp, a.dp, a.micro_batch, a.global_batch, a.virtual_stages, a.zero_stage},
+          platform,
+          a.compute_efficiency,
+          a.dp_overlap,
+          a.elementwise_traffic};
 }
 
 }  // namespace trnmodel

@@ -1,0 +1,196 @@
+#pragma once
+// The journal's cross-field rules (docs/journal.md, "Validation"): what no single field can
+// say, checked once every field has loaded. A broken rule is an error naming the field; what
+// is odd but leaves the data usable becomes a warning kept in journal_record::warnings.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trnmodel/calibrate/journal_record.hpp"
+#include "trnmodel/check.hpp"
+
+namespace trnmodel::detail {
+
+inline bool within_tolerance(double actual, double expected, double absolute, double relative) {
+  return std::fabs(actual - expected) <= std::max(absolute, relative * std::fabs(expected));
+}
+
+// `previous` is the latest `at` of the list so far (−∞ before the first).
+inline void check_event_time(const calibrate::journal_record& j, const std::string& path,
+                             const std::optional<double>& at, double& previous) {
+  if (!at) return;
+  if (*at < j.started_at_s || *at > j.ended_at_s) fail(path, "must lie between started_at and ended_at");
+  if (!(*at > previous)) fail(path, "must be later than the previous entry's at (entries are in time order)");
+  previous = *at;
+}
+
+// With step numbers, the series must run 1, 2, … and restart at restored_from_step + 1
+// after each interruption.
+inline void check_step_column(calibrate::journal_record& j) {
+  const auto warn = [&](const std::string& message) { j.warnings.push_back(message); };
+  const auto& step_numbers = j.step_numbers;
+  const auto& interruptions = j.interruptions;
+  const auto& steps_per_value = j.steps_per_value;
+  if (step_numbers.empty() || steps_per_value != 1) return;
+  std::size_t next_interruption = 0;
+  std::int64_t expected = 1;
+  for (std::size_t i = 0; i < step_numbers.size(); ++i) {
+    if (step_numbers[i] != expected && next_interruption < interruptions.size() &&
+        step_numbers[i] == interruptions[next_interruption].restored_from_step + 1) {
+      expected = step_numbers[i];
+      ++next_interruption;
+    }
+    if (step_numbers[i] != expected) {
+      warn("step_times.step_column: row " + std::to_string(i + 1) + " is step " + std::to_string(step_numbers[i]) +
+           ", expected " + std::to_string(expected));
+      return;
+    }
+    ++expected;
+  }
+}
+
+inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t redone_total) {
+  const auto warn = [&](const std::string& message) { j.warnings.push_back(message); };
+  const auto& interruptions = j.interruptions;
+  const auto& checkpoints = j.checkpoints;
+  const auto& evaluations = j.evaluations;
+  const auto& phases = j.phases;
+  const auto& billed = j.billed;
+  const auto& utilisation = j.utilisation;
+  const auto& quality = j.quality;
+  const auto& instance = j.instance;
+  const auto& training = j.training;
+  const auto& step_times_s = j.step_times_s;
+  const auto& steps_per_value = j.steps_per_value;
+  const double wall_s = j.duration_s();
+  if (!within_tolerance(phases.sum_s(), wall_s, 60, 0.01))
+    warn("phases: the phases sum to " + format_approx(phases.sum_s(), 6) + " s, but ended_at − started_at is " +
+         format_approx(wall_s, 6) + " s");
+  double accounted = 0;
+  for (double t : step_times_s) accounted += t * static_cast<double>(steps_per_value);
+  for (const auto& c : checkpoints) accounted += c.save_s + c.verify_s;
+  for (const auto& e : evaluations) accounted += e.time_s;
+  for (const auto& x : interruptions) accounted += x.detection_s + x.recovery_s;
+  const double remainder = phases.training_s - accounted;
+  if (remainder < -std::max(1.0, 0.001 * phases.training_s) || remainder > std::max(60.0, 0.02 * phases.training_s))
+    warn("phases.training_s: " + format_number(phases.training_s) + " s, but the steps, saves, evaluations and recoveries "
+         "listed account for " + format_approx(accounted, 6) + " s");
+  const std::int64_t executed = training.steps_completed + redone_total;
+  const auto expected_values = static_cast<std::size_t>((executed + steps_per_value - 1) / steps_per_value);
+  if (step_times_s.size() != expected_values)
+    warn("step_times: " + std::to_string(step_times_s.size()) + " values, expected ⌈(steps_completed + redone steps) / "
+         "steps_per_value⌉ = " + std::to_string(expected_values));
+  check_step_column(j);
+  const double billed_h = (wall_s - (billed.queue_billed ? 0.0 : phases.queue_s)) / 3600.0;
+  const double expected_node_h = static_cast<double>(instance.nodes) * billed_h;
+  if (!within_tolerance(billed.node_hours, expected_node_h, 0.02, 0.02))
+    warn("billed.node_hours: " + format_number(billed.node_hours) + ", but nodes × billed time is " +
+         format_approx(expected_node_h, 6));
+  if (billed.usd && billed.node_hour_usd && !within_tolerance(*billed.usd, billed.node_hours * *billed.node_hour_usd, 0.01, 0.01))
+    warn("billed.usd: " + format_number(*billed.usd) + ", but node_hours × node_hour_usd is " +
+         format_approx(billed.node_hours * *billed.node_hour_usd, 6));
+  if (!utilisation) {
+    warn("utilisation: absent, so the data-loader stall cannot be calibrated");
+  } else if (utilisation->accelerator_busy_fraction + utilisation->data_wait_fraction + utilisation->sync_wait_fraction > 1 + 1e-9) {
+    warn("utilisation: the busy, data-wait and sync-wait shares sum above 1");
+  }
+  if (!quality) {
+    warn("quality: absent, so the quality outcome is unknown");
+  } else {
+    const bool reached = quality->better == "lower" ? quality->achieved <= quality->target : quality->achieved >= quality->target;
+    if (reached != quality->passed)
+      warn("quality.passed: " + std::string(quality->passed ? "true" : "false") + ", but achieved " +
+           format_number(quality->achieved) + " against target " + format_number(quality->target) + " (" +
+           quality->better + " is better) says otherwise");
+  }
+  if (instance.ranks_per_node && training.tp * training.pp * training.dp != instance.nodes * *instance.ranks_per_node)
+    warn("training: tp × pp × dp = " + std::to_string(training.tp * training.pp * training.dp) +
+         ", but nodes × ranks_per_node = " + std::to_string(instance.nodes * *instance.ranks_per_node));
+  const bool ended_by_interruption = !interruptions.empty() && !interruptions.back().recovered;
+  if (training.steps_completed < training.effective_steps_planned && !ended_by_interruption)
+    warn("training.steps_completed: " + std::to_string(training.steps_completed) + " of " +
+         std::to_string(training.effective_steps_planned) + " planned, with no unrecovered interruption to say why");
+  if (training.steps_completed > 0 && checkpoints.empty()) warn("checkpoints: none, although steps were completed");
+}
+
+}  // namespace trnmodel::detail
+
+namespace trnmodel::calibrate {
+
+// Every rule on `j`: the errors first (in document order), then the warnings.
+inline void check_journal_rules(journal_record& j) {
+  const auto warn = [&](const std::string& message) { j.warnings.push_back(message); };
+  const auto& interruptions = j.interruptions;
+  const auto& checkpoints = j.checkpoints;
+  const auto& evaluations = j.evaluations;
+  const auto& training = j.training;
+  if (!(j.ended_at_s > j.started_at_s)) fail("ended_at", "must be later than started_at");
+  const std::int64_t completed = training.steps_completed;
+  const auto check_step = [&](const std::string& path, std::int64_t step) {
+    if (step > completed)
+      fail(path, "must be ≤ training.steps_completed (" + std::to_string(completed) + "), got " + std::to_string(step));
+  };
+  const double none = -std::numeric_limits<double>::infinity();
+  double previous = none;
+  for (std::size_t i = 0; i < checkpoints.size(); ++i) {
+    const std::string path = "checkpoints[" + std::to_string(i) + "]";
+    check_step(path + ".step", checkpoints[i].step);
+    detail::check_event_time(j, path + ".at", checkpoints[i].at_s, previous);
+    if (i > 0 && checkpoints[i].step <= checkpoints[i - 1].step) {
+      // Allowed only when an interruption rolled training back below this step.
+      const bool rolled_back = std::any_of(interruptions.begin(), interruptions.end(), [&](const auto& x) {
+        return x.restored_from_step < checkpoints[i].step && x.step >= checkpoints[i - 1].step;
+      });
+      if (!rolled_back)
+        fail(path + ".step", "must be above the previous checkpoint's step (" + std::to_string(checkpoints[i - 1].step) +
+                                 ") unless an interruption restored an earlier one, got " + std::to_string(checkpoints[i].step));
+    }
+  }
+  previous = none;
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    const std::string path = "evaluations[" + std::to_string(i) + "]";
+    check_step(path + ".step", evaluations[i].step);
+    detail::check_event_time(j, path + ".at", evaluations[i].at_s, previous);
+  }
+  previous = none;
+  std::int64_t redone_total = 0;
+  for (std::size_t i = 0; i < interruptions.size(); ++i) {
+    const auto& x = interruptions[i];
+    const std::string path = "interruptions[" + std::to_string(i) + "]";
+    check_step(path + ".step", x.step);
+    detail::check_event_time(j, path + ".at", x.at_s, previous);
+    if (x.redone_steps > x.step)
+      fail(path + ".redone_steps", "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.redone_steps));
+    if (x.restored_from_step > x.step)
+      fail(path + ".restored_from_step", "must be ≤ its step (" + std::to_string(x.step) + "), got " +
+                                             std::to_string(x.restored_from_step));
+    if (x.restored_from_step > 0) {
+      const bool listed = std::any_of(checkpoints.begin(), checkpoints.end(), [&](const auto& c) {
+        return c.step == x.restored_from_step && (!c.at_s || *c.at_s < x.at_s);
+      });
+      if (!listed)
+        fail(path + ".restored_from_step", "names no checkpoint listed before the interruption, got " +
+                                               std::to_string(x.restored_from_step));
+    }
+    if (!x.recovered && i + 1 != interruptions.size())
+      fail(path + ".recovered", "only the last interruption can be unrecovered (the run ended with it)");
+    if (!x.recovered && x.redone_steps > 0)
+      fail(path + ".redone_steps", "must be 0 for an unrecovered interruption, got " + std::to_string(x.redone_steps));
+    if (x.recovered && x.redone_steps != x.step - x.restored_from_step)
+      warn(path + ".redone_steps: expected step − restored_from_step = " + std::to_string(x.step - x.restored_from_step) +
+           ", got " + std::to_string(x.redone_steps));
+    const double parts = x.restart_s.value_or(0) + x.compile_s.value_or(0) + x.load_s.value_or(0);
+    if (parts > x.recovery_s * (1 + 1e-9) + 1e-9)
+      warn(path + ": restart_s + compile_s + load_s = " + format_approx(parts, 6) + " s exceed recovery_s (" +
+           format_number(x.recovery_s) + " s)");
+    if (x.cause == "other" && x.detail.empty()) warn(path + ".cause: \"other\" without a detail");
+    redone_total += x.redone_steps;
+  }
+  detail::check_journal_warnings(j, redone_total);
+}
+
+}  // namespace trnmodel::calibrate
