@@ -1,4 +1,4 @@
-"""An independent NumPy implementation of the trnmodel lifecycle simulator (DESIGN §4-§6).
+"""An independent NumPy implementation of the trnmodel lifecycle simulator (docs/scenario.md, docs/metrics.md).
 
 This is the peer that ``bench/bench_simulate.py`` times ``tm.simulate`` against and that
 ``tests/python/test_independent_numpy.py`` checks it with. It is written the way a competent
@@ -20,7 +20,7 @@ NumPy user would write it, from the design document and not from the C++ code:
   have a failure to handle (boolean masks compress it), so the number of iterations is the
   largest number of failures in any one sample, not the number of segments or steps.
 
-Semantics (DESIGN §5, with the conventions trnmodel's C++ simulator documents): effective
+Semantics (docs/lifecycle.md, with the conventions trnmodel's C++ simulator documents): effective
 steps ``S = max(1, ceil(drawn))``; ``checkpoint.every_steps`` and ``compile.planned_changes``
 rounded to the nearest integer, halves away from zero (as ``std::round``; ``np.round`` rounds
 halves to even and is not used); ``k`` with ``0 < k < S`` gives ``ceil(S/k)`` segments, all
@@ -58,7 +58,7 @@ import numpy as np
 
 Z90 = 1.2815515655446004  # standard normal quantile at 0.9
 
-#: Metric names, in DESIGN §6 order.
+#: Metric names, in docs/metrics.md order.
 METRICS = [
     "queue_h",
     "setup_h",
@@ -89,7 +89,7 @@ METRICS = [
 ]
 PHASES = METRICS[:11]
 
-# Defaults of the optional quantities (DESIGN §4). None: absent.
+# Defaults of the optional quantities (docs/scenario.md). None: absent.
 QUANTITY_DEFAULTS = {
     "job.effective_steps": None,
     "throughput.step_time_s": None,
@@ -270,7 +270,7 @@ def _gamma_fn(x: Quantity) -> Quantity:
 
 
 def draw_inputs(scenario: Any, samples: int, rng: np.random.Generator) -> dict:
-    """Every quantity of DESIGN §4 drawn ``samples`` times (floats for constants), plus the
+    """Every quantity of docs/scenario.md drawn ``samples`` times (floats for constants), plus the
     settings. Absent MTBF: ``failures.node_mtbf_h`` is None; absent price: NaN."""
     d = _scenario_dict(scenario)
     x: Dict[str, Any] = {}

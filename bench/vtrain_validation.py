@@ -1,4 +1,4 @@
-"""Validation of the analytic step-time model (DESIGN §9) against measured Megatron-DeepSpeed
+"""Validation of the analytic step-time model (docs/throughput.md) against measured Megatron-DeepSpeed
 GPT iteration times: VIA-Research/vTrain ``data/ground_truth_multi.csv`` (commit f8dda847,
 MIT licence; 109 rows, 3.6B-175B parameters, 64-512 A100 GPUs, many TP/DP/PP layouts).
 
@@ -9,7 +9,7 @@ inputs, fits at most three efficiency parameters and reports errors; it has no m
 Method (docs/validation.md has the discussion):
 
 1. The hardware is fixed from sources, not fitted: A100 SXM 312 TFLOPS BF16/FP16 dense,
-   NVLink 300 GB/s per direction (reference/hardware.md), 8 GPUs per node and 800 Gbps of
+   NVLink 300 GB/s per direction (docs/profiles.md), 8 GPUs per node and 800 Gbps of
    inter-node bandwidth per node = 12.5 GB/s per GPU per direction (vTrain's own validation
    configs, ``config/validation/multi/*.json``: ``node_size 8``, ``inter_node_bandwidth 800``
    [Gbps, "total bandwidth of inter-node communication", src/config.py]). Latencies are the
@@ -34,7 +34,7 @@ Two settings of the library's model are validated:
   β · passes · (L/pp) · s·b·h·(10 + 24/t + 5·a·s/(h·t)) / HBM bandwidth (β =
   ``elementwise_traffic``). Free parameters: compute_efficiency, inter_efficiency and β;
   intra_efficiency fixed at 0.77 (8 × A100 all-reduce busbw 230.8 of 300 GB/s, nccl issue
-  527, reference/hardware.md).
+  527, docs/profiles.md).
 
 Both include what the library always does: the hierarchical all-reduce for a tensor-parallel
 group larger than a node, and pipeline transfers partitioned over the tensor-parallel ranks.
@@ -63,10 +63,8 @@ from trnmodel import _core
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CSV_NAME = "vtrain_ground_truth_multi.csv"
 CSV_ENV = "TRNMODEL_VTRAIN_CSV"
-CSV_CANDIDATES = (
-    ROOT.parent / "shared" / "reference" / "validation" / CSV_NAME,
-    ROOT / "reference" / "validation" / CSV_NAME,
-)
+# Shipped with the project (bench/data/README.md gives its source and licence).
+CSV_CANDIDATES = (ROOT / "bench" / "data" / CSV_NAME,)
 EXPECTED_ROWS = 109
 
 # --- fixed platform and training setup (sources in the module docstring) -------------------
@@ -77,7 +75,7 @@ INTER_GB_S = 800 / 8 / 8  # 800 Gbps per node / 8 bits / 8 GPUs = 12.5 GB/s per 
 INTER_LATENCY_US = 15.0  # assumption: p4d.24xlarge profile mode
 CHIPS_PER_NODE = 8
 HBM_TB_S = 2.039  # A100 80 GB; only rescales β (the fitted product β/HBM is what matters)
-FIXED_INTRA_EFFICIENCY = 0.77  # nccl issue 527 via reference/hardware.md (elementwise setting only)
+FIXED_INTRA_EFFICIENCY = 0.77  # nccl issue 527 (elementwise setting only)
 RECOMPUTE = "full"  # vTrain validation configs: use_checkpoint = true
 DP_OVERLAP = 0.0  # use_gradient_bucket = false: gradient all-reduce after the backward pass
 ZERO_STAGE = 0
@@ -401,7 +399,7 @@ def robustness(rows: Sequence[Row], draws: int, seed: int = 0) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--csv", help=f"path to {CSV_NAME} (default: ${CSV_ENV} or the shared reference)")
+    ap.add_argument("--csv", help=f"path to {CSV_NAME} (default: ${CSV_ENV} or bench/data/)")
     ap.add_argument("--model", choices=list(MODELS) + ["both"], default="both")
     ap.add_argument("--no-rows", action="store_true", help="omit the per-row table")
     ap.add_argument("--robustness", type=int, default=0, metavar="N", help="N random 5-row calibrations")

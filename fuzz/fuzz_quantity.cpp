@@ -1,6 +1,6 @@
 // libFuzzer target: the distribution parser (docs/reliability.md). JSON text -> quantity at
 // path "x". Every input must parse or be refused with an input_error. A quantity that parses
-// must keep the contract of DESIGN §3: its quantile function is non-decreasing, every value
+// must keep the contract of docs/distributions.md: its quantile function is non-decreasing, every value
 // it returns lies in its support, the batch and scalar paths agree, its mean is a number,
 // and saving and parsing again gives the same JSON.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// C++ exceptions become Python exceptions of the same hierarchy (DESIGN §12):
+// C++ exceptions become Python exceptions of the same hierarchy (docs/architecture.md):
 //   trnmodel::input_error         -> ScenarioError (a ValueError)
 //   trnmodel::unknown_input_error -> UnknownInputError (a ScenarioError) with .paths
 //   trnmodel::cancelled_error     -> KeyboardInterrupt (a signal stopped the run)

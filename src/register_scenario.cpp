@@ -5,6 +5,7 @@
 #include "json_convert.hpp"
 #include "register.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
+#include "trnmodel/scenario/completeness.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
 
@@ -78,6 +79,17 @@ void register_scenario(py::module_& m) {
       .def_readonly("required", &field_spec::required)
       .def_readonly("doc", &field_spec::doc)
       .def_readonly("choices", &field_spec::choices);
+  py::class_<phase_completeness>(m, "PhaseCompleteness")
+      .def_readonly("phase", &phase_completeness::phase)
+      .def_readonly("metric", &phase_completeness::metric)
+      .def_property_readonly("status", [](const phase_completeness& p) { return name_of(p.status); })
+      .def_readonly("inputs", &phase_completeness::inputs)
+      .def_readonly("missing", &phase_completeness::missing)
+      .def_readonly("unknown", &phase_completeness::unknown)
+      .def_readonly("absent_means", &phase_completeness::absent_means)
+      .def_readonly("why", &phase_completeness::why);
+  m.def("completeness", &completeness, py::arg("scenario"));
+  m.def("unmet_expectations", &unmet_expectations, py::arg("scenario"));
   m.def("scenario_fields", [] { return scenario_fields(); });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
   // The one did-you-mean rule (include/trnmodel/detail/did_you_mean.hpp), for Python's messages too.

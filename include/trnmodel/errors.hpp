@@ -1,5 +1,5 @@
 #pragma once
-// The exception hierarchy shared by C++ and Python (DESIGN §12-§13). Bad input derives from
+// The exception hierarchy shared by C++ and Python (docs/architecture.md, docs/scenario.md). Bad input derives from
 // std::invalid_argument so embedders can catch it without knowing our types; the Python
 // module maps input_error -> tm.ScenarioError (a ValueError) and unknown_input_error ->
 // tm.UnknownInputError.

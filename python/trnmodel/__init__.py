@@ -34,7 +34,7 @@ from ._distributions import (
     Unknown,
     Weibull,
 )
-from ._errors import ScenarioError, UnknownInputError
+from ._errors import CompletenessWarning, ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._report import report
 from ._scenario import Scenario, json_schema, load_profile, profiles
@@ -69,6 +69,7 @@ __all__ = [
     "Empirical",
     "Unknown",
     "ScenarioError",
+    "CompletenessWarning",
     "UnknownInputError",
     "monte_carlo",
     "MonteCarloResult",

@@ -1,4 +1,4 @@
-"""Uncertain quantities (DESIGN §3): thin Python facades over the C++ distributions.
+"""Uncertain quantities (docs/distributions.md): thin Python facades over the C++ distributions.
 
 Each class builds the JSON form of its distribution and hands it to the C++ loader, so
 validation, error messages, sampling and serialisation are the same from Python, from C++

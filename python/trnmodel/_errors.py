@@ -1,4 +1,4 @@
-"""Exceptions shared with the C++ core (DESIGN §12-§13)."""
+"""Exceptions shared with the C++ core (docs/scenario.md, "Errors"), and the project's warnings."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ UnknownInputError = _core.UnknownInputError
 UnknownInputError.__doc__ = "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
 
 
+class CompletenessWarning(UserWarning):
+    """A scenario is almost surely incomplete for its platform (a Neuron job without a compile
+    time, a multi-node job without failures, failures without checkpoints, a quote without a
+    date, a measured step time reused at another node count): the estimate is likely low."""
+
+
 @contextlib.contextmanager
 def in_file(path: Any) -> Iterator[None]:
     """Prefixes the message of a ScenarioError raised inside with the file it came from, so
@@ -28,4 +34,4 @@ def in_file(path: Any) -> Iterator[None]:
         raise ScenarioError(f"{path}: {e}") from None
 
 
-__all__ = ["ScenarioError", "UnknownInputError", "in_file"]
+__all__ = ["ScenarioError", "UnknownInputError", "CompletenessWarning", "in_file"]

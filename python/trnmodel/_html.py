@@ -61,6 +61,12 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
         for r in provenance
     ]
     body.append(table(["input", "value", "source", "note"], rows))
+    left_out = scenario.not_described()
+    if left_out:
+        body.append('<p class="warn">Not described, counted as 0: ' + "; ".join(esc(m) for m in left_out) + "</p>")
+    else:
+        body.append("<p>Every lifecycle phase is described.</p>")
+    body.extend(f'<p class="warn">{esc(w)}</p>' for w in scenario.expectations())
     counts: dict = {}
     for r in provenance:
         counts[r.source] = counts.get(r.source, 0) + 1

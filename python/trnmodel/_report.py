@@ -1,4 +1,4 @@
-"""The budget study and the sign-off report (DESIGN §1): what a manager signs off.
+"""The budget study and the sign-off report (README.md): what a manager signs off.
 
 A report is built once as a small document (headings, paragraphs, lists, tables, figures)
 and rendered twice: Markdown (the twin, figures as PNG files beside it) and a self-contained
@@ -245,6 +245,30 @@ def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.table(["line"] + (names if len(names) > 1 else ["USD"]), rows)
 
 
+def completeness_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
+    """Every phase and whether each scenario describes it: what a reviewer checks first."""
+    doc.heading("Completeness: what the estimate includes")
+    frames = {name: result.scenario.completeness() for name, result in results.items()}
+    first = next(iter(frames.values()))
+    rows = []
+    for phase in first.index:
+        cells = []
+        for frame in frames.values():
+            r = frame.loc[phase]
+            cells.append(
+                r.status
+                + (f": {r.missing}, {r['counted as']}" if r.status == "not described" else "")
+                + (f": {r.unknown}" if r.status == "unknown" else "")
+            )
+        rows.append([phase, *cells, first.loc[phase, "why"]])
+    doc.table(["phase", *frames, "why it matters"], rows)
+    for name, result in results.items():
+        unmet = result.scenario.expectations()
+        if unmet:
+            doc.paragraph(f"**{name}: platform expectations not met**")
+            doc.bullets(unmet)
+
+
 def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: Optional[_dt.date]) -> None:
     for name, result in results.items():
         scn = result.scenario
@@ -297,6 +321,7 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     cost_per_step(doc, results)
     phases_section(doc, results, figures=False)
     ledger_section(doc, results)
+    completeness_section(doc, results)
     inputs_section(doc, results, today)
     return doc.markdown()
 
@@ -470,8 +495,18 @@ def _signoff_document(
             f"{_money(s.loc['total_cost_usd', 'p50'])}, P90 {_money(s.loc['total_cost_usd', 'p90'])}; "
             f"wall time P50 {_hours(s.loc['wall_h', 'p50'])}, P90 {_hours(s.loc['wall_h', 'p90'])}."
         )
+    for name, result in results.items():
+        left_out = result.scenario.not_described()
+        if left_out:
+            headline.append(
+                f"**{name} leaves out {len(left_out)} phase{'s' if len(left_out) != 1 else ''}** (not described, "
+                f"counted as 0): {'; '.join(left_out)}."
+            )
     stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
     headline += [f"**Warning**: {w}" for w in stale]
+    headline += [
+        f"**Warning**: {name}: {w}" for name, result in results.items() for w in result.scenario.expectations()
+    ]
     doc.bullets(headline)
     doc.summary += headline
 
@@ -562,6 +597,7 @@ def _signoff_document(
         doc.summary += items
         doc.figure("comparison", plot.comparison(cmp).figure, f"{output} of both scenarios on the same random numbers")
 
+    completeness_section(doc, results)
     inputs_section(doc, results, today)
     return doc
 

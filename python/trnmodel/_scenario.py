@@ -8,11 +8,12 @@ import json
 import os
 import pathlib
 import types
+import warnings
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _core
 from ._distributions import Distribution, as_distribution
-from ._errors import in_file
+from ._errors import CompletenessWarning, in_file
 from ._files import is_journal_text, read_utf8
 
 PathLike = Union[str, os.PathLike]
@@ -151,8 +152,27 @@ class Scenario:
 
     def updated(self, changes: Mapping[str, Any]) -> "Scenario":
         """A copy with changes at dotted paths, e.g. ``{"checkpoint.every_steps": 500}``.
-        A value of None restores the field's default. The copy is validated again."""
-        return Scenario(self._core.updated({str(k): _plain(v) for k, v in changes.items()}))
+        A value of None restores the field's default. The copy is validated again.
+
+        A measured step time does not scale with the cluster: changing ``cluster.nodes`` or
+        the layout (``parallelism.*``) of a scenario in measured mode warns
+        (:class:`tm.CompletenessWarning`) and points to extrapolated mode."""
+        copy = Scenario(self._core.updated({str(k): _plain(v) for k, v in changes.items()}))
+        if copy._core.mode == "measured":
+            moved = [
+                str(k)
+                for k in changes
+                if (str(k) == "cluster.nodes" or str(k).startswith("parallelism.")) and copy[str(k)] != self[str(k)]
+            ]
+            if moved:
+                warnings.warn(
+                    f"{', '.join(moved)} changed but throughput.step_time_s is measured: the measured step time does "
+                    "not scale with the cluster (the cost of the same step time grows with the nodes); use "
+                    "throughput.mode extrapolated with a reference configuration",
+                    CompletenessWarning,
+                    stacklevel=2,
+                )
+        return copy
 
     # -- reading ----------------------------------------------------------------------
     @property
@@ -214,6 +234,44 @@ class Scenario:
                 if source in (None, "assumption"):
                     out.append(path)
         return out
+
+    def completeness(self) -> Any:
+        """Every lifecycle phase and whether the scenario describes it (a pandas DataFrame,
+        one row per phase in lifecycle order): ``status`` is "described" (every input given,
+        an explicit 0 included), "unknown" (an input is ``{"unknown": ...}``) or "not
+        described" (an input is absent: its default applies, ``counted as`` says how); with
+        the phase's ``inputs``, the ``missing`` and ``unknown`` ones, its ``metric`` and
+        ``why`` it matters. A sign-off should leave no phase not described."""
+        import pandas as pd
+
+        rows = [
+            {
+                "phase": p.phase,
+                "status": p.status,
+                "inputs": ", ".join(p.inputs),
+                "missing": ", ".join(p.missing),
+                "unknown": ", ".join(p.unknown),
+                "counted as": p.absent_means if p.status == "not described" else "",
+                "metric": p.metric,
+                "why": p.why,
+            }
+            for p in _core.completeness(self._core)
+        ]
+        return pd.DataFrame(rows).set_index("phase")
+
+    def not_described(self) -> List[str]:
+        """The phases this scenario leaves out, each as "phase (missing inputs)": not described,
+        so counted as 0. (An absent node price is not counted as 0: every cost is unknown.)"""
+        return [
+            f"{p.phase} ({', '.join(p.missing)})"
+            for p in _core.completeness(self._core)
+            if p.status == "not described" and p.absent_means == "counted as 0"
+        ]
+
+    def expectations(self) -> List[str]:
+        """The platform expectations this scenario does not meet, one sentence each (the same
+        sentences :func:`tm.simulate` warns with)."""
+        return list(_core.unmet_expectations(self._core))
 
     def unknowns(self) -> Dict[str, str]:
         """{path: reason} of inputs marked unknown (and of an absent node price)."""

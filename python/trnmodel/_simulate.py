@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Dict, List, Optional
 
 from . import _core
+from ._errors import CompletenessWarning
 from ._metrics import METRICS, PHASES, STEP_PARTS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
@@ -48,6 +50,10 @@ class SimulationResult(MonteCarloResult):
         notes = {"step_time_s": self.step_time_source}
         for part in STEP_PARTS:
             notes[part] = "not modelled: step time measured" if self.step_time_source == "measured" else ""
+        # A phase the scenario does not describe is not silently zero: its metric says so.
+        for p in _core.completeness(self.scenario._core):
+            if p.status == "not described" and p.absent_means == "counted as 0":
+                notes[p.metric] = f"not described ({', '.join(p.missing)}): counted as 0"
         notes.update({m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics})
         frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame
@@ -107,6 +113,11 @@ def simulate(
     ``wall_h``), ``billed_h``, ``node_h``, ``goodput``, ``failures``, ``recompiles`` and the
     cost ledger in USD (``cost_compute_usd`` ... ``lifecycle_cost_per_step_usd``).
 
+    Nothing is silently left out: the summary's ``note`` says which phase metrics are "not
+    described: counted as 0" (see :meth:`Scenario.completeness`), and the platform expectations
+    the scenario does not meet are warned about (:class:`tm.CompletenessWarning`), as is a P50
+    wall time of a day or more without a failure model.
+
     An input marked unknown (or an absent ``prices.node_hour_usd``) raises
     :class:`tm.UnknownInputError` listing every one; with ``allow_unknown=True`` the metrics
     that need them are NaN and the summary says so. ``keep_samples=False`` keeps memory
@@ -131,4 +142,19 @@ def simulate(
             allow_unknown=bool(allow_unknown),
             progress=callback,
         )
-    return SimulationResult(core, scenario, info, seed)
+    result = SimulationResult(core, scenario, info, seed)
+    _warn_expectations(scenario, result)
+    return result
+
+
+def _warn_expectations(scenario: Scenario, result: SimulationResult) -> None:
+    unmet = scenario.expectations()
+    if scenario["failures.node_mtbf_h"] is None and not any("without a failure model" in u for u in unmet):
+        p50_h = float(result.summary().loc["wall_h", "p50"])
+        if p50_h >= 24:
+            unmet.append(
+                f"the P50 wall time is {p50_h:.3g} h without a failure model (failures.node_mtbf_h): a job of a day "
+                "or more meets failures"
+            )
+    for sentence in unmet:
+        warnings.warn(sentence, CompletenessWarning, stacklevel=3)

@@ -143,10 +143,18 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", JournalWarning)
-                Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
-            print(f"{path}: valid" + (f", {len(caught)} warning(s)" if caught else ""))
-            for w in caught:
-                print(f"  warning: {w.message}")
+                loaded = Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
+            messages = [str(w.message) for w in caught]
+            left_out: list = []
+            if isinstance(loaded, Scenario):
+                # Nothing silently left out: the phases counted as 0 and the unmet expectations.
+                left_out = loaded.not_described()
+                messages += loaded.expectations()
+            print(f"{path}: valid" + (f", {len(messages)} warning(s)" if messages else ""))
+            if left_out:
+                print(f"  not described (counted as 0): {'; '.join(left_out)}")
+            for m in messages:
+                print(f"  warning: {m}")
         except _core.ScenarioError as e:
             message = str(e)
             print(message if message.startswith(f"{path}:") else f"{path}: {message}", file=sys.stderr)

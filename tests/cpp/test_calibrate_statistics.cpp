@@ -1,4 +1,4 @@
-// Calibration statistics (DESIGN §10): warm-up detection, batch means, maximum-likelihood
+// Calibration statistics (docs/journal.md): warm-up detection, batch means, maximum-likelihood
 // fits, model choice, goodness of fit, run-to-run spread and the failure-rate posterior.
 // Random series come from std::mt19937_64 with fixed seeds, so every test is deterministic;
 // the tolerances are stated next to each check.

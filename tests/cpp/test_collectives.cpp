@@ -1,4 +1,4 @@
-// α–β collective cost model (include/trnmodel/throughput/collectives.hpp, DESIGN §9).
+// α–β collective cost model (include/trnmodel/throughput/collectives.hpp, docs/throughput.md).
 // Expected values are written out as numbers computed separately (exact rational
 // arithmetic, Python fractions) from the formulas of Thakur, Rabenseifner & Gropp (2005),
 // Patarasuk & Yuan (2009) and nccl-tests doc/PERFORMANCE.md, not by calling the header.
@@ -100,7 +100,7 @@ TEST_CASE("busbw of the ring all-reduce model is B when α = 0, for every p", "[
 }
 
 TEST_CASE("NCCL issue 527: 8 × A100, 1 GiB all-reduce at busbw 230.8 GB/s", "[collectives]") {
-  // reference/hardware.md: busbw 230.8 GB/s of a nominal 300 GB/s per direction (≈ 77%).
+  // docs/profiles.md: busbw 230.8 GB/s of a nominal 300 GB/s per direction (≈ 77%).
   // Implied time: 2·7/8 · 2^30 / 230.8e9 = 8.14145663778163 ms; algbw = 131.8857142857 GB/s.
   const double t = all_reduce_time_from_busbw_s(8, GiB, 230.8e9);
   CHECK_THAT(t, WithinRel(0.00814145663778163, 1e-14));

@@ -8,6 +8,7 @@
 #include <boost/math/distributions/gamma.hpp>
 
 #include "catch.hpp"
+#include "scenario_errors.hpp"
 #include "trnmodel/dist/quantity.hpp"
 #include "trnmodel/random/philox.hpp"
 
@@ -226,4 +227,88 @@ TEST_CASE("invalid parameters are rejected with the rule and the value", "[dist]
   CHECK_THAT(message([] { make_fixed(INFINITY); }), test::contains("fixed: must be a finite number, got inf"));
   CHECK_THAT(message([] { make_unknown(""); }), test::contains("unknown needs a reason"));
   CHECK_THROWS_AS(make_unknown("not measured yet").ppf(0.5), unknown_input_error);
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+namespace {
+const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+}  // namespace
+
+TEST_CASE("truncated normal keeps its upper tail accurate with only a lower bound", "[edge]") {
+  const auto q = make_normal(2, 1, 0);
+  const double u = 1 - 1e-12;
+  const double x = q.ppf(u);
+  CHECK(std::isfinite(q.ppf(1 - std::ldexp(1.0, -53))));
+  // Upper-tail probability of x, relative to the truncated mass, equals 1 - u.
+  const double sf = 0.5 * std::erfc((x - 2) / std::sqrt(2.0)) / (0.5 * std::erfc(-2 / std::sqrt(2.0)));
+  CHECK_THAT(sf, Catch::Matchers::WithinRel(1 - u, 1e-6));  // 1 - u is exact in double
+}
+
+TEST_CASE("gamma and beta shapes outside what double precision can follow are refused", "[edge][adversarial]") {
+  // Found by fuzz_quantity: gamma shape 8e55 gave a decreasing ppf; shapes below 1e-3 threw
+  // std::domain_error from the table; beta(1e20, 1e20) never finished.
+  CHECK_THROWS_WITH(make_gamma(8.4e55, 2, "x"), test::contains("x.shape: must be in [0.01, 1e10]") && test::contains("got 8.4e+55"));
+  CHECK_THROWS_WITH(make_gamma(1e-5, 2, "x"), test::contains("x.shape: must be in [0.01, 1e10]"));
+  CHECK_THROWS_WITH(make_beta(1e20, 1e20, 0, 1, "x"), test::contains("x.a: must be in [0.01, 1e10]"));
+  CHECK_THROWS_WITH(make_beta(2, 1e-4, 0, 1, "x"), test::contains("x.b: must be in [0.01, 1e10]"));
+  std::vector<double> u;
+  for (int k = 60; k >= 1; --k) u.push_back(std::ldexp(1.0, -k));
+  for (int i = 1; i < 1000; ++i) u.push_back(i / 1000.0);
+  for (int k = 1; k <= 53; ++k) u.push_back(1 - std::ldexp(1.0, -k));
+  std::sort(u.begin(), u.end());
+  for (const auto& q : {make_gamma(0.01, 1), make_gamma(1e10, 1), make_beta(0.01, 0.01), make_beta(0.01, 1e10), make_beta(1e10, 1e10),
+                        make_beta(1e10, 0.01)}) {
+    std::vector<double> x(u.size());
+    q.ppf(u.data(), x.data(), u.size());
+    const auto [lo, hi] = q.support();
+    INFO(detail::describe_json(quantity_to_json(q)));
+    CHECK(std::is_sorted(x.begin(), x.end()));
+    CHECK((x.front() >= lo && x.back() <= hi));
+  }
+}
+
+TEST_CASE("messages are cut at a character boundary; triangular draws stay in the support", "[edge][adversarial]") {
+  // Found by the property tests: a message cut inside "é" was not UTF-8, and Python failed to
+  // decode it (UnicodeDecodeError instead of ScenarioError).
+  CHECK(shorten("a\xc3\xa9" "a\xc3\xa9" "a\xc3\xa9", 6) == "a\xc3\xa9...");
+  CHECK(shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
+  CHECK(shorten("short", 6) == "short");
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" + std::string(100, 'x') + "\"]}"),
+             test::contains("name: must be a string, got [\"xxx") && test::contains("x..."));
+  // A NUL in a key would end what() there: control characters are written out.
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "a\u0000b\n": 1})"), test::contains("a\\u0000b\\u000a: unknown key"));
+  // hi − √((1 − u)·…) rounds to 0 below lo = 9e-275 for u = 2^-60.
+  const auto q = make_triangular(8.952378074998726e-275, 8.952378074998726e-275, 1);
+  CHECK(q.ppf(std::ldexp(1.0, -60)) == 8.952378074998726e-275);
+}
+
+TEST_CASE("the mean of equal measured values is that value", "[edge][adversarial]") {
+  CHECK(make_empirical({1e-5, 1e-5, 1e-5}).mean() == 1e-5);  // the sum rounded 3e-16 above
+}
+
+TEST_CASE("beta's far tails follow the leading term where Boost's inverse loses accuracy", "[edge][adversarial]") {
+  // Found by fuzz_quantity: beta(0.5, 2) at u = 2^-28 gave 9e-24 (and a decreasing ppf); the
+  // quantile there is (a B(a, b) u)^(1/a) = 6.17e-18 to double precision.
+  const auto q = make_beta(0.5, 2);
+  const double log_beta = std::lgamma(0.5) + std::lgamma(2.0) - std::lgamma(2.5);
+  for (const int k : {28, 30, 34, 40, 60}) {
+    const double u = std::ldexp(1.0, -k);
+    CHECK_THAT(q.ppf(u), Catch::Matchers::WithinRel(std::exp(2 * (std::log(0.5 * u) + log_beta)), 1e-12));
+  }
+}
+
+TEST_CASE("quantile tables are shared by family and parameters, across copies and reloads", "[distributions]") {
+  auto& cache = dist::detail::table_cache::shared();
+  const double u = 0.3;
+  const double first = make_beta(2.25, 7.75).ppf(u);  // parameters no other test uses
+  const std::size_t after_first = cache.size();
+  // A second distribution with the same parameters (a reloaded scenario, an updated() copy)
+  // builds nothing and gives the same bits; other parameters build their own table.
+  CHECK(make_beta(2.25, 7.75, 0, 1).ppf(u) == first);
+  CHECK(cache.size() == after_first);
+  CHECK(make_gamma(3.125, 2).ppf(u) == 2 * make_gamma(3.125, 1).ppf(u));
+  CHECK(cache.size() == std::min(after_first + 1, dist::detail::table_cache::capacity));
+  // PERT is a beta on [lo, hi]: PERT(0, 2, 8) has shapes 1 + 4(2/8) = 2 and 1 + 4(6/8) = 4.
+  CHECK(make_pert(0, 2, 8).ppf(u) == 8 * make_beta(2, 4).ppf(u));
 }

@@ -1,3 +1,4 @@
+#include <limits>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -123,4 +124,17 @@ TEST_CASE("progress, cancellation and bad options", "[engine]") {
   CHECK_THROWS_WITH(monte_carlo(inputs, f, {"t"}, bad), test::contains("threads: must be ≥ 0"));
   CHECK_THROWS_AS(input_set({{"a", make_unknown("no trial yet")}, {"b", make_unknown("no quote")}}), unknown_input_error);
   CHECK_THROWS_WITH(input_set({{"a", 1.0}, {"a", 2.0}}), test::contains("a: input named twice"));
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+TEST_CASE("infinite outputs keep their place in the order", "[edge]") {
+  log_histogram h(1e-3);
+  for (const double x : {1.0, 2.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 3.0})
+    h.add(x);
+  CHECK(h.count() == 5);
+  CHECK(h.at_rank(0) == -std::numeric_limits<double>::infinity());
+  CHECK(h.at_rank(4) == std::numeric_limits<double>::infinity());
+  CHECK(h.quantile(1.0) == std::numeric_limits<double>::infinity());
+  CHECK_THAT(h.quantile(0.5), Catch::Matchers::WithinRel(2.0, 1e-3));
 }

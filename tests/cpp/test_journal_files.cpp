@@ -1,5 +1,9 @@
 // Files a journal refers to (include/trnmodel/calibrate/journal_files.hpp): the step-time file
 // (CSV, .npy), where it may lie, and its SHA-256 (detail/sha256.hpp).
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 #include "journal_examples.hpp"
 #include "trnmodel/calibrate/journal.hpp"
 #include "trnmodel/detail/sha256.hpp"
@@ -74,4 +78,47 @@ TEST_CASE("step-time files: CSV, .npy, SHA-256 and where they may lie", "[journa
   CHECK_THAT(journal_error(with_file({{"file", "short.npy"}}), dir.path), test::contains("data bytes, expected 4800"));
   CHECK_THAT(journal_error(with_file({{"file", "steps.npy"}, {"column", "x"}}), dir.path),
              test::contains("step_times.column: not allowed for a .npy file"));
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+TEST_CASE("a .npy shape whose byte count wraps around is refused", "[edge][adversarial]") {
+  const auto npy = [](const std::string& shape) {
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + shape + ",), }";
+    header.resize(118, ' ');
+    header += '\n';
+    return std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header +
+           std::string(8, '\0');
+  };
+  CHECK(detail::read_npy_vector(npy("1"), "f.npy") == std::vector<double>{0.0});
+  // 2^61 + 1 values of 8 bytes "need" 8 bytes once the product wraps around 2^64.
+  CHECK_THROWS_WITH(detail::read_npy_vector(npy("2305843009213693953"), "f.npy"),
+                    test::contains("f.npy: the .npy file holds 8 data bytes, expected more than 10^18 for 2305843009213693953 values"));
+  CHECK_THROWS_WITH(detail::read_npy_vector(npy("123456789012345678901234567890"), "f.npy"),
+                    test::contains("holds 8 data bytes, expected more than 10^18 for 123456789012345678901234567890 values"));
+  CHECK_THROWS_WITH(detail::read_npy_vector(npy("2"), "f.npy"), test::contains("holds 8 data bytes, expected 16 for 2 values"));
+  // A header of a million digits is refused before std::regex could recurse over it.
+  std::string long_header = npy("1");
+  long_header.insert(long_header.find("(1") + 1, 1'000'000, '0');
+  long_header[8] = '\xff';
+  long_header[9] = '\xff';
+  CHECK_THROWS_WITH(detail::read_npy_vector(long_header, "f.npy"), test::contains("f.npy: the .npy header is 65535 bytes"));
+}
+
+TEST_CASE("a megabyte checksum in a journal is checked without recursion", "[edge][adversarial]") {
+  std::ifstream in(std::string(TRNMODEL_SOURCE_DIR) + "/examples/journals/llama3-8b-lora-trn2-trial-001.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string original = text.str(), digest = "sha256:f5b31ceefe47a169205408a3f05effe5a695062475837e0e24ee25acbb142e00";
+  const auto with_checksum = [&](const std::string& checksum) {
+    std::string changed = original;
+    return changed.replace(changed.find(digest), digest.size(), checksum);
+  };
+  const std::string directory = std::string(TRNMODEL_SOURCE_DIR) + "/examples/journals";
+  CHECK(calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a')), directory).checkpoints[0].checksum.size() ==
+        1'000'007);
+  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a') + "!"), directory),
+                    test::contains("checkpoints[0].checksum: must be algorithm:digest"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("SHA256:ab"), directory), test::contains("must be algorithm:digest"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:"), directory), test::contains("must be algorithm:digest"));
 }

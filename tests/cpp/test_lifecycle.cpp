@@ -1,9 +1,11 @@
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
+#include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
 
@@ -256,4 +258,56 @@ TEST_CASE("a cost beyond the largest double is refused, not reported as inf", "[
   run_options options;
   options.samples = 10;
   CHECK_THROWS_WITH(simulate(s, options), test::contains("prices: a sample's cost is beyond the largest number"));
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+namespace {
+const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+}  // namespace
+
+TEST_CASE("Weibull failures that leave no chance to finish are refused, not looped on", "[edge]") {
+  // A 3 h segment against a 1 h mean time between failures, shape 3: e^{(D/scale)^k} attempts.
+  const auto s = scenario::from_text(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
+      "failures": {"node_mtbf_h": 1, "distribution": "weibull", "weibull_shape": 3}})");
+  run_options options;
+  options.samples = 10;
+  CHECK_THROWS_WITH(simulate(s, options), test::contains("would never finish"));
+}
+
+TEST_CASE("an unknown input the scenario never reads blocks nothing", "[edge]") {
+  const auto s = scenario::from_text(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
+      "failures": {"node_mtbf_h": 1000, "weibull_shape": {"unknown": "not fitted"}},
+      "reference": {"step_time_s": {"unknown": "no trial"}}})");
+  run_options options;
+  options.samples = 100;
+  const auto r = simulate(s, options);  // no UnknownInputError: exponential failures, measured mode
+  CHECK(std::isfinite(r.stats(metric::wall_h).mean));
+}
+
+TEST_CASE("10^18 steps: the exact answer without failures, a refusal saying why with them", "[edge][adversarial]") {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string job = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e18}, "cluster": {"nodes": 1000},
+      "throughput": {"step_time_s": 2}, "checkpoint": {"every_steps": 3, "save_s": 1}, "prices": {"node_hour_usd": 1})";
+  run_options options;
+  options.samples = 1000;
+  const auto r = simulate(scenario::from_text(job + "}"), options);
+  CHECK_THAT(r.values()(0, metric::useful_h), Catch::Matchers::WithinRel(2e18 / 3600, 1e-12));
+  CHECK_THAT(r.values()(0, metric::checkpoint_h), Catch::Matchers::WithinRel(std::ceil(1e18 / 3) / 3600, 1e-12));
+  CHECK_THAT(r.values()(999, metric::wall_h), Catch::Matchers::WithinRel((2e18 + std::ceil(1e18 / 3)) / 3600, 1e-12));
+  // Each 7 s segment is finishable against a failure every 3.6 s, but 3.3e17 of them are not.
+  CHECK_THROWS_WITH(simulate(scenario::from_text(job + R"(, "failures": {"node_mtbf_h": 1}})"), options),
+                    test::contains("failures.node_mtbf_h: with 1000 nodes and a node MTBF of 1 h, the job fails every 0.001 h; "
+                                   "its 3.33e+17 segments of 0.00194 h expect about 5.99 failures each, about 2e+18 in all, "
+                                   "more than the 1e+07 a sample may simulate") &&
+                        test::contains("check job.effective_steps and the failure inputs"));
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(20));
+}
+
+TEST_CASE("a wall time beyond the largest double is refused, not reported as inf", "[edge][adversarial]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e300}, "cluster": {"nodes": 1},
+      "throughput": {"step_time_s": 1e10}, "prices": {"node_hour_usd": 1}})");
+  run_options options;
+  options.samples = 10;
+  CHECK_THROWS_WITH(simulate(s, options), test::contains("scenario: a sample's wall time is beyond the largest number"));
 }

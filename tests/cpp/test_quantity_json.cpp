@@ -1,6 +1,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "scenario_errors.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
 
 using namespace trnmodel;
@@ -73,4 +74,18 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
   CHECK_THAT(error_of(json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
   json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
   CHECK_THAT(error_of(infinite), test::contains("x.hi: must be a finite number, got inf"));
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+namespace {
+const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+}  // namespace
+
+TEST_CASE("quote dates must be real calendar days; JSON numbers beyond double range are refused", "[edge]") {
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2026-02-30"}}})"),
+             test::contains("prices.node_hour_usd.date: must be an ISO date YYYY-MM-DD, got \"2026-02-30\""));
+  CHECK(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2028-02-29"}}})") ==
+        "no error");
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e400}})"), test::contains("scenario: JSON"));
 }

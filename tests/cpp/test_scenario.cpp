@@ -1,6 +1,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "trnmodel/calibrate/journal.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
@@ -101,8 +102,8 @@ TEST_CASE("a fixed count must be a whole number in range; only drawn values are 
         "checkpoint.every_steps: a fixed count must be a whole number ≥ 0, got 0.3 (only drawn values are rounded)");
   CHECK(error_of(with(R"("compile": {"planned_changes": 2.5})")) ==
         "compile.planned_changes: a fixed count must be a whole number ≥ 0, got 2.5 (only drawn values are rounded)");
-  CHECK(error_of(with(R"("eval": {"every_steps": 12.5})")) ==
-        "eval.every_steps: a fixed count must be a whole number ≥ 0, got 12.5 (only drawn values are rounded)");
+  // The evaluation spacing is a rate (time per step = eval time / spacing), not a count.
+  CHECK(error_of(with(R"("eval": {"every_steps": 12.5})")) == "no error");
   // Drawn values are rounded as documented, and whole fixed values pass.
   CHECK(error_of(with(R"("checkpoint": {"every_steps": {"dist": "uniform", "lo": 0.2, "hi": 400.7}})")) == "no error");
   CHECK(error_of(with(R"("checkpoint": {"every_steps": 0}, "compile": {"planned_changes": 3})")) == "no error");
@@ -111,4 +112,38 @@ TEST_CASE("a fixed count must be a whole number in range; only drawn values are 
 TEST_CASE("an empty update path is named as such", "[scenario]") {
   const auto s = scenario::from_text(minimal);
   CHECK_THROWS_WITH(s.updated({{"", json(5)}}), test::contains("(empty path): no such scenario field"));
+}
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+namespace {
+const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+}  // namespace
+
+TEST_CASE("zero or tiny rates are refused at load time", "[edge]") {
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", "weibull_shape": 0}})"),
+             test::contains("failures.weibull_shape: must be ≥ 0.1, got 0"));
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 0}})"), test::contains("throughput.step_time_s: must be > 0, got 0"));
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 0}})"),
+             test::contains("failures.node_mtbf_h: must be > 0, got 0"));
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": {"dist": "empirical", "samples": [0, 1, 2]}}})"),
+             test::contains("which can be 0"));
+}
+
+TEST_CASE("deeply nested JSON is refused, not a stack overflow", "[edge][adversarial]") {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "name": )" + deep + "}"),
+             test::contains("scenario: JSON nested more than 64 levels deep"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(R"({"schema": )" + deep + "}"), test::contains("journal: JSON nested more than 64 levels deep"));
+  // The limit leaves room: 64 levels reach the field's own rule.
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "name": )" + std::string(63, '[') + std::string(63, ']') + "}"),
+             test::contains("name: must be a string"));
+  // A document built in memory (an embedder's, or a dict from Python) is checked without recursion.
+  json doc = json::parse(edge_head + R"("throughput": {"step_time_s": 2}})");
+  json* inner = &doc["description"];
+  for (int i = 0; i < 100'000; ++i) {
+    *inner = json::array({nullptr});
+    inner = &(*inner)[0];
+  }
+  CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("scenario: JSON nested more than 64 levels deep"));
 }

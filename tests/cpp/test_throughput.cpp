@@ -198,3 +198,17 @@ TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]
   rejects([](auto& b) { b.dp_overlap = 2; }, "dp_overlap: must be in [0, 1], got 2");
   rejects([](auto& b) { b.elementwise_traffic = 1; }, "hbm_tb_s: must be > 0, got 0");
 }
+
+// ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
+
+TEST_CASE("flops mode without a profile counts the layout's chips", "[edge]") {
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+      "model": {"parameters": 8e9, "layers": 32, "hidden_size": 4096, "heads": 32, "sequence_length": 4096},
+      "parallelism": {"tp": 8, "dp": 2, "global_batch": 64},
+      "throughput": {"mode": "flops", "achieved_tflops_per_chip": 200}, "prices": {"node_hour_usd": 1}})");
+  run_options options;
+  options.samples = 2;
+  const auto r = simulate(s, options);
+  const double flops = 6 * 8e9 + 12 * 32 * 4096.0 * 4096;
+  CHECK_THAT(r.values()(0, metric::step_time_s), Catch::Matchers::WithinRel(64 * 4096 * flops / (16 * 200e12), 1e-12));
+}

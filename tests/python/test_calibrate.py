@@ -1,4 +1,4 @@
-"""Trial-run journals, calibration and backtests from Python (DESIGN §10, docs/journal.md),
+"""Trial-run journals, calibration and backtests from Python (docs/journal.md, docs/journal.md),
 including the closed loop: journals produced by the simulator itself are calibrated,
 re-simulated and backtested, and the PIT values of held-out runs must look uniform."""
 

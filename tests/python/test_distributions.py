@@ -1,4 +1,4 @@
-"""Uncertain quantities from Python: the contract of DESIGN §3 and §11."""
+"""Uncertain quantities from Python: the contract of docs/distributions.md, README.md."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""tm.simulate against an independent NumPy implementation of DESIGN §5-§6
+"""tm.simulate against an independent NumPy implementation of docs/lifecycle.md, docs/metrics.md
 (bench/numpy_lifecycle.py: NumPy's own samplers, vectorized failure process).
 
 The two sides use different random numbers, so only agreement within Monte Carlo error is

@@ -1,4 +1,4 @@
-"""tm.monte_carlo: correctness, determinism, control, memory (DESIGN §7)."""
+"""tm.monte_carlo: correctness, determinism, control, memory (docs/montecarlo.md)."""
 
 import math
 import subprocess

@@ -1,4 +1,4 @@
-"""Sensitivity, comparison and what-if (DESIGN §8) from Python: tm.sobol, tm.sobol_function,
+"""Sensitivity, comparison and what-if (docs/sensitivity.md) from Python: tm.sobol, tm.sobol_function,
 tm.tornado, tm.rank_correlations, tm.compare (+ break_even), tm.sweep, tm.checkpoint_interval."""
 
 import math

@@ -1,4 +1,4 @@
-"""tm.simulate: the lifecycle semantics of DESIGN §5-§6 from Python."""
+"""tm.simulate: the lifecycle semantics of docs/lifecycle.md, docs/metrics.md from Python."""
 
 import math
 import pathlib

@@ -1,4 +1,4 @@
-"""Step time from the platform (DESIGN §9) from Python: profiles, collectives, FLOPs,
+"""Step time from the platform (docs/throughput.md) from Python: profiles, collectives, FLOPs,
 derived modes in the lifecycle, memory fit and the configuration search."""
 
 import json

@@ -46,31 +46,31 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
   };
   if (j.training.steps_completed < 1)
     fail("training.steps_completed", "must be ≥ 1 to backtest " + j.experiment_id + ", got 0");
-  if (s.has_integer("cluster.nodes") && s.integer("cluster.nodes") != j.instance.nodes)
+  if (s.has_integer(field::cluster_nodes) && s.integer(field::cluster_nodes) != j.instance.nodes)
     fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) + " node(s), the scenario on " +
-                               std::to_string(s.integer("cluster.nodes")) + "; a backtest needs the same cluster");
+                               std::to_string(s.integer(field::cluster_nodes)) + "; a backtest needs the same cluster");
   std::vector<std::pair<std::string, json>> changes{
-      {"job.effective_steps", static_cast<double>(j.training.steps_completed)},
-      {"compile.planned_changes", 0},
-      {"quality.rerun_prob", 0},
-      {"startup.queue_billed", j.billed.queue_billed}};
+      {path_of(field::job_effective_steps), static_cast<double>(j.training.steps_completed)},
+      {path_of(field::compile_planned_changes), 0},
+      {path_of(field::quality_rerun_prob), 0},
+      {path_of(field::startup_queue_billed), j.billed.queue_billed}};
   note("job.effective_steps = " + std::to_string(j.training.steps_completed) + " (the steps the trial completed); no "
        "planned recompiles; no quality rerun");
   const std::int64_t every = j.checkpoints.empty() ? 0 : j.checkpoints.front().step;
-  changes.emplace_back("checkpoint.every_steps", static_cast<double>(every));
-  changes.emplace_back("checkpoint.final", !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
+  changes.emplace_back(path_of(field::checkpoint_every_steps), static_cast<double>(every));
+  changes.emplace_back(path_of(field::checkpoint_final), !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
   const std::int64_t eval_every = j.evaluations.empty() ? 0 : j.evaluations.front().step;
-  changes.emplace_back("eval.every_steps", static_cast<double>(eval_every));
+  changes.emplace_back(path_of(field::eval_every_steps), static_cast<double>(eval_every));
   note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
        " steps, as in the trial");
   // The job's final evaluation is not part of a trial, whose own is a proxy with its own time.
   if (!j.quality || j.quality->scope == "trial") {
-    changes.emplace_back("eval.final_s", j.phases.final_eval_s);
+    changes.emplace_back(path_of(field::eval_final_s), j.phases.final_eval_s);
     note("eval.final_s = " + format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
   }
   if (j.phases.compile_cache_hit) {
-    const quantity* load = s.find("compile.cache_load_s");
-    changes.emplace_back("compile.initial_s", load ? quantity_to_json(*load) : json(0));
+    const quantity* load = s.find(field::compile_cache_load_s);
+    changes.emplace_back(path_of(field::compile_initial_s), load ? quantity_to_json(*load) : json(0));
     note("the trial started from the compile cache: compile.initial_s = compile.cache_load_s");
   }
   return s.updated(changes);

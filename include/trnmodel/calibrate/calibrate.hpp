@@ -1,5 +1,5 @@
 #pragma once
-// From trial-run journals to a calibrated scenario (DESIGN §10, docs/journal.md "What
+// From trial-run journals to a calibrated scenario (docs/journal.md, docs/journal.md "What
 // calibration derives"): every input the journals measure replaces the base scenario's,
 // written as a quantity with "source": "measured" whose note cites the experiment ids, n,
 // the method and the values; every other input keeps the base's value and is listed as
@@ -246,15 +246,15 @@ class calibrator {
     }
     // Compile, set-up, checkpoint and recovery times belong to a platform: measurements of one
     // must not become inputs of another.
-    if (base_.has_text("cluster.platform") && base_.text("cluster.platform") != first.instance.type)
+    if (base_.has_text(field::cluster_platform) && base_.text(field::cluster_platform) != first.instance.type)
       fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
-                                base_.text("cluster.platform") + "; calibrate a scenario of the platform the trials ran on");
-    if (base_.has_integer("cluster.nodes") && base_.integer("cluster.nodes") != first.instance.nodes) config_matches_ = false;
+                                base_.text(field::cluster_platform) + "; calibrate a scenario of the platform the trials ran on");
+    if (base_.has_integer(field::cluster_nodes) && base_.integer(field::cluster_nodes) != first.instance.nodes) config_matches_ = false;
     if (!config_matches_)
       result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " + first.instance.type +
-                                 ", the scenario " + std::to_string(base_.integer("cluster.nodes")) + " node(s): "
+                                 ", the scenario " + std::to_string(base_.integer(field::cluster_nodes)) + " node(s): "
                                  "throughput.step_time_s and data_stall_fraction are not calibrated (extrapolate them "
-                                 "with the platform model, DESIGN §9)");
+                                 "with the platform model, docs/throughput.md)");
   }
 
   // ---- the inputs ----------------------------------------------------------------------
@@ -275,19 +275,19 @@ class calibrator {
       const auto& a = result_.step_analyses.front();
       const double scale = 1 - a.data_wait_fraction;
       const double se = (a.ci_hi_s - a.ci_lo_s) / 2 / 1.959963984540054 * scale;
-      quantity q = se > 0 ? make_normal(a.step_time_s, se, 0.0, dist::infinity, "throughput.step_time_s")
+      quantity q = se > 0 ? make_normal(a.step_time_s, se, 0.0, dist::infinity, path_of(field::throughput_step_time_s))
                           : make_fixed(a.step_time_s);
-      add_quantity("throughput.step_time_s", q, step, all(), "one run: batch-means interval",
+      add_quantity(path_of(field::throughput_step_time_s), q, step, all(), "one run: batch-means interval",
                    "one run, steady-state step time " + format_number(std::round(a.step_time_s * 1e4) / 1e4) +
                        " s with its 95 % batch-means interval as the only spread; run-to-run variation is not "
                        "estimated from one run");
       result_.warnings.push_back("throughput.step_time_s: from one run, so its spread is that run's batch-means "
                                  "interval only; run-to-run variation needs more trial runs");
     } else {
-      add_values("throughput.step_time_s", step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+      add_values(path_of(field::throughput_step_time_s), step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
     }
     if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
-      extra_changes_.emplace_back("throughput.mode", "measured");
+      extra_changes_.emplace_back(path_of(field::throughput_mode), "measured");
     if (stall.size() >= 10) {
       // A beta by moments on [0, 0.99]: the scenario needs a stall below 1, and a stall of
       // 99 % is no training run anyway.
@@ -298,13 +298,13 @@ class calibrator {
       const double common = var > 0 ? mean * (1 - mean) / var - 1 : 0;
       const auto shape_ok = [](double shape) { return shape >= detail::min_shape && shape <= detail::max_shape; };
       if (mean > 0 && var > 0 && var < mean * (1 - mean) && shape_ok(mean * common) && shape_ok((1 - mean) * common)) {
-        add_quantity("throughput.data_stall_fraction", make_beta(mean * common, (1 - mean) * common, 0, top), stall,
+        add_quantity(path_of(field::throughput_data_stall_fraction), make_beta(mean * common, (1 - mean) * common, 0, top), stall,
                      stall_sources, "beta by moments",
                      "n = " + std::to_string(stall.size()) + " data-wait fractions, beta on [0, 0.99] by moments");
         return;
       }
     }
-    add_values("throughput.data_stall_fraction", stall, stall_sources, "utilisation.data_wait_fraction");
+    add_values(path_of(field::throughput_data_stall_fraction), stall, stall_sources, "utilisation.data_wait_fraction");
   }
 
   void startup() {
@@ -320,13 +320,13 @@ class calibrator {
       load.push_back(j.phases.data_load_s + result_.step_analyses[k].startup_warmup_s());
     }
     if (pools.size() == 1)
-      add_values("startup.queue_wait_s", queue, all(), "phases.queue_s");
+      add_values(path_of(field::startup_queue_wait_s), queue, all(), "phases.queue_s");
     else
       result_.warnings.push_back("startup.queue_wait_s: not calibrated, the journals mix regions or purchase options "
                                  "(queues are pooled only within one)");
-    if (queue_billed.size() == 1) extra_changes_.emplace_back("startup.queue_billed", *queue_billed.begin());
-    add_values("startup.env_prep_s", setup, all(), "phases.setup_s");
-    add_values("startup.data_load_s", load, all(), "phases.data_load_s + warm-up excess of the first steps");
+    if (queue_billed.size() == 1) extra_changes_.emplace_back(path_of(field::startup_queue_billed), *queue_billed.begin());
+    add_values(path_of(field::startup_env_prep_s), setup, all(), "phases.setup_s");
+    add_values(path_of(field::startup_data_load_s), load, all(), "phases.data_load_s + warm-up excess of the first steps");
   }
 
   void compile() {
@@ -359,13 +359,13 @@ class calibrator {
         }
       }
     }
-    add_values("compile.initial_s", cold, cold_sources, "cold compiles: starts without a cache hit, recoveries that recompiled");
-    add_values("compile.recompile_s", cold, cold_sources, "the same graphs as compile.initial_s, so the same pool");
-    add_values("compile.cache_load_s", warm, warm_sources, "warm starts and recoveries that hit the cache");
+    add_values(path_of(field::compile_initial_s), cold, cold_sources, "cold compiles: starts without a cache hit, recoveries that recompiled");
+    add_values(path_of(field::compile_recompile_s), cold, cold_sources, "the same graphs as compile.initial_s, so the same pool");
+    add_values(path_of(field::compile_cache_load_s), warm, warm_sources, "warm starts and recoveries that hit the cache");
     if (hits + misses > 0) {
       double a0 = 1, b0 = 1;
       std::string prior = "Beta(1, 1)";
-      if (const quantity* q = base_.find("compile.cache_hit_prob")) {
+      if (const quantity* q = base_.find(field::compile_cache_hit_prob)) {
         if (const auto* b = std::get_if<dist::beta>(&q->dist()); b && b->lo == 0 && b->hi == 1) {
           a0 = b->a;
           b0 = b->b;
@@ -374,7 +374,7 @@ class calibrator {
       }
       std::vector<double> outcomes(static_cast<std::size_t>(hits), 1.0);
       outcomes.resize(static_cast<std::size_t>(hits + misses), 0.0);
-      add_quantity("compile.cache_hit_prob", make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
+      add_quantity(path_of(field::compile_cache_hit_prob), make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
                    "beta posterior", format_number(hits) + " cache hits in " + format_number(hits + misses) +
                                          " trials (restarts and warm starts); prior " + prior);
     }
@@ -404,9 +404,9 @@ class calibrator {
         }
       }
     }
-    add_values("checkpoint.save_s", save, sources, "checkpoints[].save_s");
-    add_values("checkpoint.verify_s", verify, sources, "checkpoints[].verify_s");
-    add_values("checkpoint.load_s", load, load_sources, "checkpoint loads in recoveries and restore tests");
+    add_values(path_of(field::checkpoint_save_s), save, sources, "checkpoints[].save_s");
+    add_values(path_of(field::checkpoint_verify_s), verify, sources, "checkpoints[].verify_s");
+    add_values(path_of(field::checkpoint_load_s), load, load_sources, "checkpoint loads in recoveries and restore tests");
     if (!size.empty()) {
       double mean = 0;
       for (double s : size) mean += s / static_cast<double>(size.size());
@@ -414,7 +414,7 @@ class calibrator {
       if (mean > 0 && (*hi - *lo) > 0.05 * mean)
         result_.warnings.push_back("checkpoint.size_gb: the checkpoints' sizes vary by more than 5 % (" +
                                    format_number(*lo) + " to " + format_number(*hi) + " GB); their mean is used");
-      add_quantity("checkpoint.size_gb", make_fixed(mean), size, sources, "mean",
+      add_quantity(path_of(field::checkpoint_size_gb), make_fixed(mean), size, sources, "mean",
                    "mean of " + std::to_string(size.size()) + " checkpoint sizes");
     }
   }
@@ -433,8 +433,8 @@ class calibrator {
         final_sources.push_back(k);
       }
     }
-    add_values("eval.time_s", times, sources, "evaluations[].time_s");
-    add_values("eval.final_s", finals, final_sources, "phases.final_eval_s of job-scope runs");
+    add_values(path_of(field::eval_time_s), times, sources, "evaluations[].time_s");
+    add_values(path_of(field::eval_final_s), finals, final_sources, "phases.final_eval_s of job-scope runs");
   }
 
   void failures() {
@@ -459,12 +459,12 @@ class calibrator {
         warmup_sources.push_back(r);
       }
     }
-    add_values("failures.restart_s", restart, restart_sources, "detection_s + restart_s of each recovery");
-    add_values("failures.warmup_s", warmup, warmup_sources, "warm-up excess of the steps after each restart");
+    add_values(path_of(field::failures_restart_s), restart, restart_sources, "detection_s + restart_s of each recovery");
+    add_values(path_of(field::failures_warmup_s), warmup, warmup_sources, "warm-up excess of the steps after each restart");
     if (!(exposure_node_h > 0)) return;
     double a0 = 0.5, b0 = 0;
     std::string prior = "Jeffreys' Gamma(1/2, 0)";
-    if (const quantity* q = base_.find("failures.node_mtbf_h"); q && !q->is_unknown()) {
+    if (const quantity* q = base_.find(field::failures_node_mtbf_h); q && !q->is_unknown()) {
       if (const auto moments = detail::reciprocal_moments(*q)) {
         const double mean = moments->first, var = moments->second - mean * mean;
         a0 = mean * mean / var;
@@ -488,8 +488,8 @@ class calibrator {
                              " node-h); posterior Gamma(" + format_number(std::round(posterior.posterior_shape * 100) / 100) +
                              ", " + format_number(std::round(posterior.posterior_rate_node_h)) +
                              "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
-    add_quantity("failures.node_mtbf_h",
-                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h, "failures.node_mtbf_h"),
+    add_quantity(path_of(field::failures_node_mtbf_h),
+                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h, path_of(field::failures_node_mtbf_h)),
                  exposures, all(), "gamma posterior", note);
   }
 
@@ -503,14 +503,14 @@ class calibrator {
       }
     if (sources.empty()) return;
     double a0 = 1, b0 = 1;
-    if (const quantity* q = base_.find("quality.rerun_prob"))
+    if (const quantity* q = base_.find(field::quality_rerun_prob))
       if (const auto* b = std::get_if<dist::beta>(&q->dist()); b && b->lo == 0 && b->hi == 1) {
         a0 = b->a;
         b0 = b->b;
       }
     std::vector<double> outcomes(static_cast<std::size_t>(fails), 1.0);
     outcomes.resize(static_cast<std::size_t>(fails + passes), 0.0);
-    add_quantity("quality.rerun_prob", make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
+    add_quantity(path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
                  format_number(fails) + " failed quality gates in " + format_number(fails + passes) +
                      " job-scope runs; prior Beta(" + format_number(a0) + ", " + format_number(b0) + ")");
   }

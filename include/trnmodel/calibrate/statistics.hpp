@@ -1,5 +1,5 @@
 #pragma once
-// Statistics that turn trial-run journals into measured inputs (DESIGN §10):
+// Statistics that turn trial-run journals into measured inputs (docs/journal.md):
 //
 //   mser_warmup / mser5_truncation   warm-up detection by MSER-5
 //   batch_means                      steady-state mean with a Student-t interval

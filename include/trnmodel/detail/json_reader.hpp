@@ -2,7 +2,7 @@
 // Reading a JSON object field by field, strictly: each getter names the key, checks the
 // type and the rule, and remembers the key; `finish()` then refuses every key nobody asked
 // for, with a did-you-mean. A record format read this way cannot drop a misspelt
-// measurement silently. Messages follow DESIGN §13: "<path>: <rule>, got <value>".
+// measurement silently. Messages follow docs/scenario.md: "<path>: <rule>, got <value>".
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>

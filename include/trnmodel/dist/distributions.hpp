@@ -1,5 +1,5 @@
 #pragma once
-// The distribution families of DESIGN §3, one small value type each. Every family offers
+// The distribution families of docs/distributions.md, one small value type each. Every family offers
 //   ppf(u)    the quantile function, used for all sampling (x = F^-1(u)), so Sobol designs,
 //             Latin hypercubes and common random numbers work for every family;
 //   cdf(x)    the distribution function (tests and calibration);
@@ -50,19 +50,80 @@ struct quantile_tables {
   std::unique_ptr<trnmodel::detail::central_quantile_table> centre;  // null when not smooth enough
 };
 
+// The tables of every distribution seen recently, by family and parameters, shared by all
+// scenarios and their `updated()` copies: a table takes ~0.1 s to build and depends on nothing
+// else, so a scenario loaded again, a sweep point or a break-even evaluation reuses it. Bounded:
+// at most `capacity` tables (~0.3 MB each) are kept, the least recently used dropped first (a
+// distribution still holding a dropped table keeps it alive).
+class table_cache {
+ public:
+  static constexpr std::size_t capacity = 128;
+  struct key {
+    int family;
+    double a, b;
+    bool operator==(const key& o) const { return family == o.family && a == o.a && b == o.b; }
+  };
+
+  static table_cache& shared() {
+    static table_cache cache;
+    return cache;
+  }
+
+  template <class Build>
+  std::shared_ptr<const quantile_tables> get(const key& k, Build&& build) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (auto found = find(k)) return found;
+    }
+    // Built outside the lock, so that other tables stay available meanwhile; the same
+    // parameters give the same table bit for bit, so a race only wastes one build.
+    auto built = std::make_shared<const quantile_tables>(build());
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (auto found = find(k)) return found;
+    if (entries_.size() >= capacity) entries_.erase(entries_.begin());
+    entries_.push_back({k, built});
+    return built;
+  }
+
+  std::size_t size() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  // Most recently used last; a linear scan of at most `capacity` keys costs nothing next to a
+  // build, and lookups happen once per distribution, not per draw.
+  std::shared_ptr<const quantile_tables> find(const key& k) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (!(it->first == k)) continue;
+      auto hit = *it;
+      entries_.erase(it);
+      entries_.push_back(hit);
+      return hit.second;
+    }
+    return nullptr;
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<std::pair<key, std::shared_ptr<const quantile_tables>>> entries_;
+};
+
 class lazy_tables {
  public:
+  lazy_tables(int family, double a, double b) : key_{family, a, b} {}
+
   template <class Build>
   const quantile_tables& get(Build&& build) const {
-    std::call_once(state_->once, [&] { state_->tables = std::make_unique<quantile_tables>(build()); });
+    std::call_once(state_->once, [&] { state_->tables = table_cache::shared().get(key_, build); });
     return *state_->tables;
   }
 
  private:
   struct state {
     std::once_flag once;
-    std::unique_ptr<quantile_tables> tables;
+    std::shared_ptr<const quantile_tables> tables;
   };
+  table_cache::key key_;
   std::shared_ptr<state> state_ = std::make_shared<state>();
 };
 
@@ -78,7 +139,7 @@ double table_quantile(const quantile_tables& t, double u, FromTail from_tail, Ex
 // Beta(a, b) quantile on [0, 1]: table in logit coordinates, exact Boost in the far tails.
 class beta_quantile {
  public:
-  beta_quantile(double a, double b) : a_(a), b_(b) {}
+  beta_quantile(double a, double b) : a_(a), b_(b), tables_(0, a, b) {}
 
   double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
 
@@ -159,7 +220,7 @@ class beta_quantile {
 // tails.
 class gamma_quantile {
  public:
-  explicit gamma_quantile(double shape) : shape_(shape) {}
+  explicit gamma_quantile(double shape) : shape_(shape), tables_(1, shape, 0) {}
 
   double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
 
@@ -335,7 +396,7 @@ struct beta {
   support_t support() const { return {lo, hi}; }
 };
 
-// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (DESIGN §3).
+// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (docs/distributions.md).
 struct pert {
   static constexpr const char* name = "pert";
   double lo, mode, hi;

@@ -1,5 +1,5 @@
 #pragma once
-// An uncertain quantity (DESIGN §3): a distribution from one of the families, or an unknown,
+// An uncertain quantity (docs/distributions.md): a distribution from one of the families, or an unknown,
 // together with where the figure came from (source, note, quote date, region).
 // Construct through the make_* factories, which check every parameter and name the rule and
 // the value in their errors.
@@ -92,7 +92,7 @@ class quantity {
   provenance prov_;
 };
 
-// ---- factories: every rule of DESIGN §3, checked once ---------------------------------
+// ---- factories: every rule of docs/distributions.md, checked once ---------------------------------
 // `path` names the input in messages ("throughput.step_time_s"); standalone distributions
 // use their family name.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The lifecycle simulator: DESIGN §5, rule by rule, for one Monte Carlo sample, and the
+// The lifecycle simulator: docs/lifecycle.md, rule by rule, for one Monte Carlo sample, and the
 // block model that runs it on the engine.
 //
 // Cost per sample grows with the number of failures, never with the number of steps or
@@ -7,7 +7,7 @@
 // exponential or Weibull times between failures, renewed at each failure), and every run of
 // failure-free segments is skipped in one step (floor(time to failure / segment duration)
 // segments complete). With exponential times this is exactly the memoryless process of
-// DESIGN §5; with Weibull times it is the renewal process DESIGN §5 asks for.
+// docs/lifecycle.md; with Weibull times it is the renewal process docs/lifecycle.md asks for.
 //
 // Accounting: a wall clock advances with every interval; each interval is also attributed
 // to exactly one phase. The clock is reported as wall_h, so "the phases sum to wall_h" is a
@@ -87,7 +87,7 @@ struct chance_draws {
 inline constexpr double max_expected_failures_per_attempt = 1e4;
 inline constexpr double max_failures_per_sample = 1e7;
 
-// The cost ledger of DESIGN §6 from a sample's inputs and its time metrics. NaN inputs
+// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
 // (unknown) propagate to exactly the costs that need them.
 inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out) {
   const double wall = out[metric::wall_h];

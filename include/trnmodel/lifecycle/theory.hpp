@@ -1,5 +1,5 @@
 #pragma once
-// Closed-form checkpoint/restart theory (DESIGN §5). The lifecycle simulator must reproduce
+// Closed-form checkpoint/restart theory (docs/lifecycle.md). The lifecycle simulator must reproduce
 // these numbers with constant inputs and exponential failures, so they are its test oracle;
 // they also give quick answers (optimal interval, expected wall time, ETTR) without sampling.
 //
@@ -106,10 +106,10 @@ inline double daly_wall_time_s(double solve_s, double interval_s, double checkpo
 
 // Expected number of failures before one segment of duration D completes. Attempts succeed
 // with probability e^{−λD}, so the failed attempts are geometric with mean e^{λD} − 1 (the
-// negative binomial shortcut of DESIGN §5 sums this over segments). When recoveries can
+// negative binomial shortcut of docs/lifecycle.md sums this over segments). When recoveries can
 // fail, each of those recoveries itself suffers e^{λR} − 1 failures on average, for a total
 // of (e^{λD} − 1)·e^{λR}. Counts every failure, those that interrupt a recovery included
-// (the `failures` metric of DESIGN §6).
+// (the `failures` metric of docs/metrics.md).
 inline double expected_failures_per_segment(double segment_s, double recovery_s, double mtbf_s,
                                             bool recovery_can_fail) {
   check_nonnegative("segment_s", segment_s);

@@ -16,22 +16,22 @@ class throughput_model {
   explicit throughput_model(const scenario& s) {
     const std::string& m = s.mode();
     mode_ = m == "flops" ? mode::flops : m == "analytic" ? mode::analytic : m == "extrapolated" ? mode::extrapolated : mode::measured;
-    steps_from_tokens_ = s.has("job.tokens");
+    steps_from_tokens_ = s.has(field::job_tokens);
     if (mode_ == mode::measured && !steps_from_tokens_) return;
     shape_ = s.shape();
     layout_ = s.layout();
     if (mode_ == mode::measured) return;
     kind_ = s.kind();
-    by_mfu_ = s.has("throughput.model_flops_utilization");
+    by_mfu_ = s.has(field::throughput_model_flops_utilization);
     // Without a profile the layout says how many chips there are.
-    chips_ = s.profile() ? static_cast<double>(s.integer("cluster.nodes")) * static_cast<double>(s.profile()->chips_per_node)
+    chips_ = s.profile() ? static_cast<double>(s.integer(field::cluster_nodes)) * static_cast<double>(s.profile()->chips_per_node)
                          : layout_.tp * layout_.pp * layout_.dp;
     if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
-    parameters_given_ = s.has("model.parameters");
+    parameters_given_ = s.has(field::model_parameters);
     if (mode_ == mode::extrapolated) {
       reference_layout_ = s.layout("reference");
       reference_shape_ = shape_;
-      reference_shape_.sequence_length = static_cast<double>(s.integer("reference.sequence_length"));
+      reference_shape_.sequence_length = static_cast<double>(s.integer(field::reference_sequence_length));
     }
   }
 

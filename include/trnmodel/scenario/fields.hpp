@@ -97,7 +97,7 @@ enum class relevance {
 
 // How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
 // least 1 (effective steps), `nearest` rounds half away from zero (std::round; segments,
-// graph changes, evaluation spacing). A fixed value of such a field must already be a whole
+// graph changes). A fixed value of such a field must already be a whole
 // number in range: 0.3 checkpoint steps is an error, not "never".
 enum class counting { none, up, nearest };
 
@@ -219,7 +219,7 @@ enum class counting { none, up, nearest };
     "", "gigabytes per checkpoint")                                                                                   \
   X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, none, nullptr,  \
     "", "checkpoints kept in storage")                                                                                \
-  X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, nearest,                   \
+  X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, none,                      \
     &in::eval_every_steps, "", "steps between periodic evaluations; 0: none")                                         \
   X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_time_s, "",          \
     "seconds per periodic evaluation")                                                                                \

@@ -13,14 +13,14 @@
 //   α  = latency_s               seconds per message step (start-up, hop and sync costs);
 //   B  = bandwidth_bytes_per_s   per rank and per direction: a rank can send B and receive B
 //                                at the same time (full duplex), as NVLink "per direction"
-//                                and EFA figures are quoted (reference/hardware.md).
+//                                and EFA figures are quoted (docs/profiles.md).
 // The computation cost of the reduction (Thakur et al.'s γ term) is left out: on
 // accelerators the add runs at memory bandwidth and overlaps with the transfer.
 // A group of one rank costs 0 seconds: nothing needs to move.
 //
 // Nominal vs achieved: B should be the achieved bandwidth, not the datasheet link rate;
 // 8 × A100 reached an all-reduce busbw of 230.8 of 300 GB/s (≈ 77%, NVIDIA/nccl issue 527;
-// reference/hardware.md). link_level carries a nominal bandwidth and an efficiency for that.
+// docs/profiles.md). link_level carries a nominal bandwidth and an efficiency for that.
 //
 // Checking: a link is checked once, when it is built (checked_link, which names the field in
 // errors); each collective's formula is written once, over a checked `link`, and does no
@@ -204,7 +204,7 @@ inline double point_to_point_s(double bytes, const checked_link& l) {
 // Total: 2(L−1)α_intra + 2(L−1)/L · n/B_intra + 2(N−1)α_inter + 2(N−1)/(N·L) · n/B_inter.
 // Assumptions: the phases do not overlap; each local rank drives its own inter-node
 // bandwidth B_inter per direction and the L rings do not contend (e.g. p5.48xlarge:
-// 3,200 Gbps EFA ≈ 50 GB/s per GPU, each direction; reference/hardware.md). If instead the
+// 3,200 Gbps EFA ≈ 50 GB/s per GPU, each direction; docs/profiles.md). If instead the
 // L ranks share one NIC of bandwidth B_nic, pass B_inter = B_nic / L.
 // Monotone in nodes; in local_ranks only while B_inter is not the bottleneck: under the
 // own-link assumption each extra local rank adds inter-node bandwidth and shrinks n/L.

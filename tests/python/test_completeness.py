@@ -1,0 +1,125 @@
+"""Nothing silently left out: completeness of each phase, the platform expectations as
+warnings, fixed counts that must be whole, and where each shows (summary note, job card,
+validate, the sign-off report)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import trnmodel as tm
+
+THREE_FIELDS = {
+    "schema": "trnmodel.scenario/1",
+    "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1},
+    "throughput": {"step_time_s": 1.5},
+    "prices": {"node_hour_usd": 30},
+}
+
+
+def test_completeness_table_of_a_three_field_scenario():
+    c = tm.Scenario.from_dict(THREE_FIELDS).completeness()
+    assert list(c.columns) == ["status", "inputs", "missing", "unknown", "counted as", "metric", "why"]
+    assert c.loc["compute price", "status"] == "described"
+    left = c.index[c.status == "not described"].tolist()
+    assert left == ["queue", "set-up", "compile", "data load and warm-up", "checkpoints", "failures", "evaluation",
+                    "quality gate", "storage", "transfer", "logs", "porting"]  # fmt: skip
+    assert c.loc["queue", "counted as"] == "counted as 0"
+    assert all(c.why.str.len() > 20)
+
+
+def test_examples_leave_nothing_out(root):
+    for path in sorted((root / "examples").glob("*.json")):
+        scn = tm.Scenario.from_json(str(path))
+        assert scn.not_described() == [], path.name
+        assert (scn.completeness().status == "described").all(), path.name
+
+
+def test_summary_note_says_counted_as_0():
+    res = tm.simulate(tm.Scenario.from_dict(THREE_FIELDS), samples=100, progress=False)
+    notes = res.summary()["note"]
+    assert notes["queue_h"] == "not described (startup.queue_wait_s): counted as 0"
+    assert notes["checkpoint_h"] == "not described (checkpoint.every_steps, checkpoint.save_s): counted as 0"
+    assert notes["useful_h"] == ""
+
+
+def test_expectations_are_warnings_naming_the_fields():
+    d = json.loads(json.dumps(THREE_FIELDS))
+    d["cluster"] = {"nodes": 4, "platform": "trn2.48xlarge"}
+    scn = tm.Scenario.from_dict(d)
+    with pytest.warns(tm.CompletenessWarning) as caught:
+        tm.simulate(scn, samples=100, progress=False)
+    messages = [str(w.message) for w in caught]
+    assert any("compile.initial_s is not given" in m for m in messages)
+    assert any("4 nodes without a failure model" in m for m in messages)
+    # A long single-node job without failures warns after the run.
+    long = dict(THREE_FIELDS, job={"effective_steps": 100_000})
+    with pytest.warns(tm.CompletenessWarning, match="P50 wall time is 41.7 h without a failure model"):
+        tm.simulate(tm.Scenario.from_dict(long), samples=100, progress=False)
+    # A complete example raises none.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tm.CompletenessWarning)
+        tm.Scenario.from_dict(THREE_FIELDS)
+
+
+def test_measured_step_time_with_more_nodes_warns():
+    scn = tm.Scenario.from_dict(THREE_FIELDS)
+    with pytest.warns(tm.CompletenessWarning, match="cluster.nodes changed but throughput.step_time_s is measured"):
+        scn.updated({"cluster.nodes": 2})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tm.CompletenessWarning)
+        scn.updated({"cluster.nodes": 1, "checkpoint.save_s": 10})  # unchanged nodes: no warning
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("job.effective_steps", 0, "job.effective_steps: a fixed count must be a whole number ≥ 1, got 0"),
+        ("checkpoint.every_steps", 0.3, "checkpoint.every_steps: a fixed count must be a whole number ≥ 0, got 0.3"),
+        ("compile.planned_changes", 1.5, "compile.planned_changes: a fixed count must be a whole number ≥ 0, got 1.5"),
+    ],
+)
+def test_fixed_counts_must_be_whole(path, value, message):
+    with pytest.raises(tm.ScenarioError, match=message.replace("(", r"\(")):
+        tm.Scenario.from_dict(THREE_FIELDS).updated({path: value})
+
+
+def test_drawn_counts_are_rounded():
+    scn = tm.Scenario.from_dict(THREE_FIELDS).updated({"checkpoint.every_steps": tm.Uniform(0.2, 0.4)})
+    res = tm.simulate(scn, samples=50, progress=False)
+    assert res.summary().loc["checkpoint_h", "max"] == 0  # rounded to 0: one segment, no save time given
+
+
+def test_empty_update_path_is_named():
+    with pytest.raises(tm.ScenarioError, match=r"\(empty path\): no such scenario field"):
+        tm.Scenario.from_dict(THREE_FIELDS).updated({"": 5})
+
+
+def test_job_card_and_validate_list_what_is_left_out(tmp_path):
+    d = json.loads(json.dumps(THREE_FIELDS))
+    d["cluster"]["platform"] = "trn2.48xlarge"
+    html = tm.Scenario.from_dict(d)._repr_html_()
+    assert "Not described, counted as 0: queue (startup.queue_wait_s); set-up (startup.env_prep_s)" in html
+    assert "compile.initial_s is not given" in html
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(d))
+    out = subprocess.run(
+        [sys.executable, "-m", "trnmodel", "validate", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "not described (counted as 0): queue (startup.queue_wait_s)" in out
+    assert "warning: cluster.platform is trn2.48xlarge (Neuron) but compile.initial_s is not given" in out
+
+
+def test_report_headline_says_how_many_phases_it_leaves_out(tmp_path):
+    d = dict(THREE_FIELDS, name="three", throughput={"step_time_s": {"dist": "uniform", "lo": 1.4, "hi": 1.6}})
+    doc = tm.report(tm.Scenario.from_dict(d), samples=2_000, progress=False)
+    headline = "\n".join(doc.summary)
+    assert "**three leaves out 12 phases** (not described, counted as 0): queue (startup.queue_wait_s)" in headline
+    md = doc.markdown()
+    assert "## Completeness: what the estimate includes" in md
+    assert "| queue | not described: startup.queue_wait_s, counted as 0 |" in md
