@@ -14,6 +14,7 @@
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
+#include "trnmodel/scenario/hf_config.hpp"
 #include "trnmodel/lifecycle/inputs.hpp"
 #include "trnmodel/throughput/step_time.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
