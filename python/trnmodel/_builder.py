@@ -76,6 +76,14 @@ def read_hf_config(config: ConfigArg) -> "_core.HFConfig":
     return read_config(config)[0]
 
 
+def _short(count: float) -> str:
+    """786M, 40B: a token count as people say it."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if count >= scale:
+            return f"{count / scale:.4g}{suffix}"
+    return f"{count:.4g}"
+
+
 def _pert(lo: float, mode: float, hi: float, note: str) -> dict:
     return {
         "dist": "pert",
@@ -225,11 +233,11 @@ def new(
     platform_name = str(profile.get("name", platform))
     doc: Dict[str, Any] = {
         "schema": "trnmodel.scenario/1",
-        "name": name or f"{model_name}-{kind}-{platform_name}x{nodes}",
+        "name": name or f"{model_name}-{kind}-{platform_name}" + (f"x{nodes}" if nodes > 1 else ""),
         "description": (
             f"Built by trnmodel new from {model_name} config.json ({n_params / 1e9:.3g}e9 parameters), {kind} "
             f"training on {nodes} x {platform_name}: {global_batch} x {sequence_length}-token sequences per step "
-            f"({batch_rule}), {n_tokens:.4g} tokens = {n_steps:,} steps. Every input not given is a stated "
+            f"({batch_rule}), {_short(n_tokens)} tokens = {n_steps:,} steps. Every input not given is a stated "
             "assumption (docs/scenario.md, 'Building a scenario'); replace them with measurements as they come."
         ),
         "job": {"kind": kind, **job_amount, "recompute": "selective"},
@@ -457,7 +465,7 @@ def _lifecycle(
         interval_note += f": longer than the job ({n_steps:,} steps), so one segment ending with the final save."
     else:
         interval_note += "."
-    restore = max(save_mode, load_mode) if not lora else load_mode
+    restore = (max(save_lo, load_lo), max(save_mode, load_mode), max(save_hi, load_hi))
     doc["checkpoint"] = {
         "every_steps": _fixed(every, "assumption", interval_note),
         "save_s": _pert(
@@ -470,13 +478,9 @@ def _lifecycle(
             ),
         ),
         "load_s": _pert(
-            min(save_lo, load_lo),
-            restore,
-            max(save_hi, load_hi),
-            (
-                "Restore in a recovery: reload the weights (and the checkpoint) at the rates of the data load and the "
-                "save."
-            ),
+            *restore,
+            "Restore in a recovery: reload the weights and the checkpoint, at the slower of the data-load and the "
+            "save rates above.",
         ),
         "size_gb": _fixed(
             _round(ckpt_gb), "model", f"{what_ckpt} x 14 bytes (bf16 weights + fp32 master, Adam m and v)."
