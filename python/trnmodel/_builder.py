@@ -16,7 +16,6 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from . import _core, theory
 from ._errors import in_file
 from ._files import read_utf8
-from ._scenario import Scenario, load_profile
 
 PathLike = Union[str, "os.PathLike[str]"]
 ConfigArg = Union[PathLike, Mapping[str, Any]]
@@ -144,17 +143,17 @@ def _layouts(chips: int, chips_per_domain: int, layers: int, global_batch: int) 
     return out
 
 
-def _step_time_p50(scn: Scenario) -> float:
+def _step_time_p50(scn: "_core.Scenario") -> float:
     """The median analytic step time of the scenario (a short simulation on seed 0)."""
-    from ._simulate import simulate
-
-    result = simulate(scn, samples=512, seed=0, threads=1, keep_samples=False, allow_unknown=True, progress=False)
-    return float(result.summary().loc["step_time_s", "p50"])
+    run = _core.simulate(scn, samples=512, seed=0, threads=1, keep_samples=False, allow_unknown=True, progress=None)
+    return float(run.quantiles("step_time_s", [0.5])[0])
 
 
 def new(
     config: ConfigArg,
     platform: str,
+    profile: Mapping[str, Any],
+    library: Mapping[str, Any],
     nodes: int = 1,
     kind: str = "lora",
     tokens: Optional[Union[str, float]] = None,
@@ -167,8 +166,9 @@ def new(
     storage_gb_month_usd: Optional[float] = None,
     transfer_gb_usd: Optional[float] = None,
     logs_gb_usd: Optional[float] = None,
-) -> Scenario:
-    """Build a complete scenario; see :meth:`Scenario.new`."""
+) -> Dict[str, Any]:
+    """The document of a complete scenario (see :meth:`Scenario.new`, which loads it). ``profile``
+    is the platform's profile document, ``library`` the profiles a scenario may name."""
     model, model_name = read_config(config)
     if kind not in KINDS:
         raise _core.ScenarioError(f"kind: must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -176,7 +176,6 @@ def new(
         raise _core.ScenarioError(f"nodes: must be a whole number ≥ 1, got {nodes!r}")
     if (tokens is None) == (steps is None):
         raise _core.ScenarioError("tokens, steps: give exactly one (the training tokens or the optimizer steps)")
-    profile = load_profile(platform)
     trainium = str(profile.get("accelerator", "")).startswith("Trainium")
     chips_per_node = int(profile["chips_per_node"])
     chips_per_domain = chips_per_node * int(profile.get("nodes_per_domain", 1))
@@ -298,7 +297,7 @@ def new(
     for tp, pp, dp in _layouts(chips, chips_per_domain, int(model.layers), global_batch):
         doc["parallelism"].update(tp=tp, pp=pp, dp=dp)
         try:
-            scn = Scenario.from_dict(doc)
+            scn = _core.Scenario.from_obj(doc, dict(library))
             break
         except _core.ScenarioError as e:
             refusals.append(f"tp={tp} pp={pp} dp={dp}: {e}")
@@ -329,7 +328,7 @@ def new(
         "transfer_gb_usd": _given_price(transfer_gb_usd, "data transfer (GB)", "transfer_gb_usd"),
         "logs_gb_usd": _given_price(logs_gb_usd, "log ingestion (GB)", "logs_gb_usd"),
     }
-    return Scenario.from_dict(doc)
+    return doc
 
 
 def _lifecycle(

@@ -168,9 +168,11 @@ class Scenario:
         the assumptions"). Prices are unknown unless given (USD, taken as quotes)."""
         from ._builder import new
 
-        return new(
+        doc = new(
             config,
             platform,
+            load_profile(platform),
+            _library(None),
             nodes=nodes,
             kind=kind,
             tokens=tokens,
@@ -184,6 +186,7 @@ class Scenario:
             transfer_gb_usd=transfer_gb_usd,
             logs_gb_usd=logs_gb_usd,
         )
+        return cls.from_dict(doc)
 
     def to_dict(self) -> dict:
         """The scenario as given (defaults are not written out)."""

@@ -182,9 +182,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from ._builder import new
-
-    scn = new(
+    scn = Scenario.new(
         args.config,
         args.platform,
         nodes=args.nodes,
