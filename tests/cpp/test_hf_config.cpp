@@ -102,7 +102,9 @@ TEST_CASE("bad configs are refused naming the key, the value and the rule", "[hf
   CHECK(error_of(R"({"hidden_size": 0})") == "hidden_size: must be a whole number ≥ 1, got 0");
   CHECK(error_of(small + R"(, "num_key_value_heads": 3})") ==
         "num_key_value_heads: must divide num_attention_heads (4), got 3");
-  CHECK(error_of(small + R"(, "num_attention_heads": 5})") ==
+  const std::string five_heads = R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 5,
+    "intermediate_size": 128, "vocab_size": 100)";
+  CHECK(error_of(five_heads + "}") ==
         "num_attention_heads: must divide hidden_size (64) when head_dim is absent, got 5");
   CHECK(error_of(small + R"(, "tie_word_embeddings": 1})") == "tie_word_embeddings: must be true or false, got 1");
   CHECK(error_of(small + R"(, "model_type": "gpt_neox"})") ==
@@ -116,5 +118,5 @@ TEST_CASE("bad configs are refused naming the key, the value and the rule", "[hf
   CHECK(error_of(small + R"(, "max_position_embeddings": -1})") ==
         "max_position_embeddings: must be a whole number ≥ 1, got -1");
   // A head size that the config states may differ from h / heads (Gemma, Qwen3).
-  CHECK(error_of(small + R"(, "num_attention_heads": 5, "head_dim": 16})") == "no error");
+  CHECK(error_of(five_heads + R"(, "head_dim": 16})") == "no error");
 }
