@@ -263,12 +263,11 @@ def new(
         "mode": "analytic",
         "precision": "bf16",
         "compute_efficiency": _pert(
-            0.25,
-            0.40,
-            0.55,
+            *((0.25, 0.40, 0.55) if trainium else (0.30, 0.45, 0.60)),
             (
                 "Achieved / peak BF16 FLOPS of the compute alone (no step time measured). Neuron's published Llama-3.1 "
-                "8B/70B training runs reach 25-33% MFU all-in (docs/profiles.md); the compute alone is higher, a first "
+                "8B/70B training runs on trn1.32xlarge reach 25-33% MFU all-in (Neuron 2.24 performance tables, as "
+                "derived in examples/llama3-8b-lora-trn2.json); the compute alone is higher, a first "
                 "port lower: 25 / 40 / 55%."
             )
             if trainium
@@ -363,8 +362,8 @@ def _lifecycle(
             480,
             1200,
             (
-                "Node launch and initialisation 4-5 min for trn nodes on ParallelCluster (NxD tutorial, "
-                "docs/profiles.md), plus the container pull and the Neuron SDK check: 5 / 8 / 20 min."
+                "Node launch and initialisation 4-5 min for trn nodes on ParallelCluster (AWS NxD Training "
+                "Llama 70B tutorial), plus the container pull and the Neuron SDK check: 5 / 8 / 20 min."
             )
             if trainium
             else (
@@ -390,7 +389,8 @@ def _lifecycle(
                 3600,
                 (
                     "Cold Neuron compile of the training and eval graphs (neuron_parallel_compile): 10 / 25 / 60 min, "
-                    "from the compile times reported for Llama-3.1-8B and BERT-Large (docs/profiles.md)."
+                    "from reported compile times (Llama-3.1-8B forward 5-22 min, aws-neuron-sdk issue 1210; > 45 min "
+                    "per model change, issue 646), as in the example scenarios."
                 ),
             ),
             "recompile_s": _pert(

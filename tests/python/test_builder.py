@@ -157,6 +157,7 @@ def test_other_platforms_and_kinds(config, platform, nodes, kind, amount):
         )
     gpu = platform.startswith("p")
     assert (doc["compile"]["initial_s"]["mode"] == 180) == gpu
+    assert doc["throughput"]["compute_efficiency"]["mode"] == (0.45 if gpu else 0.4)
     r = tm.simulate(scn, samples=500, seed=0, allow_unknown=True, progress=False).summary()
     assert np.isfinite(r.loc["cost_compute_usd", "p50"])
 
