@@ -213,7 +213,8 @@ def new(
             ),
         }
     else:
-        n_steps = max(1, math.ceil(parse_count(steps, "steps")))  # type: ignore[arg-type]
+        assert steps is not None  # exactly one of the two is given (checked above)
+        n_steps = max(1, math.ceil(parse_count(steps, "steps")))
         n_tokens = float(n_steps * tokens_per_step)
         job_amount = {
             "effective_steps": _fixed(n_steps, "assumption", "optimizer steps to the quality bar, as planned")
