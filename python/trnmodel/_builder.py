@@ -202,7 +202,7 @@ def new(
 
     tokens_per_step = global_batch * sequence_length
     if tokens is not None:
-        n_tokens = parse_count(tokens, "tokens")
+        n_tokens = float(max(1, round(parse_count(tokens, "tokens"))))  # a count: whole tokens
         n_steps = max(1, math.ceil(n_tokens / tokens_per_step))
         job_amount: Dict[str, Any] = {
             "tokens": _fixed(
