@@ -183,17 +183,9 @@ def test_bad_job_inputs_are_refused():
 
 def test_a_new_user_builds_a_scenario_and_gets_a_report(tmp_path):
     r = run_cli(
-        "new",
+        *"new --platform trn2.48xlarge --kind lora --tokens 786M -o my.json".split(),
         "--config",
         str(LLAMA_8B),
-        "--platform",
-        "trn2.48xlarge",
-        "--kind",
-        "lora",
-        "--tokens",
-        "786M",
-        "-o",
-        "my.json",
         cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
@@ -214,31 +206,15 @@ def test_a_new_user_builds_a_scenario_and_gets_a_report(tmp_path):
     assert "<html" in html.lower()
 
 
-def test_cli_new_errors_are_one_line_exit_2(tmp_path):
-    r = run_cli(
-        "new",
-        "--config",
-        str(tmp_path / "missing.json"),
-        "--platform",
-        "trn2.48xlarge",
-        "--tokens",
-        "1B",
-        "-o",
-        str(tmp_path / "x.json"),
-    )
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = run_cli(
-        "new",
-        "--config",
-        str(LLAMA_8B),
-        "--platform",
-        "trn2.48xlarge",
-        "--tokens",
-        "1B",
-        "--steps",
-        "5",
-        "-o",
-        str(tmp_path / "x.json"),
-    )
-    assert r.returncode == 2
+@pytest.mark.parametrize(
+    "config, extra, message",
+    [
+        ("missing.json", [], "missing.json"),  # bad input: one line naming the file
+        (str(LLAMA_8B), ["--steps", "5"], "not allowed with argument"),  # a usage error, from argparse
+    ],
+    ids=["no config file", "tokens and steps"],
+)
+def test_cli_new_errors_exit_2(tmp_path, config, extra, message):
+    r = run_cli(*"new --platform trn2.48xlarge --tokens 1B -o x.json".split(), "--config", config, *extra, cwd=tmp_path)
+    assert r.returncode == 2 and message in r.stderr.strip().splitlines()[-1], r.stderr
     assert not (tmp_path / "x.json").exists()
