@@ -6,6 +6,7 @@
 #include "register.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/completeness.hpp"
+#include "trnmodel/scenario/hf_config.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
 
@@ -99,6 +100,27 @@ void register_scenario(py::module_& m) {
         return detail::closest_name(key, candidates);
       },
       py::arg("key"), py::arg("candidates"));
+  // A Hugging Face config.json read into a model shape and its parameter count (hf_config.hpp).
+  py::class_<hf_model>(m, "HFConfig")
+      .def_readonly("model_type", &hf_model::model_type)
+      .def_readonly("hidden_size", &hf_model::hidden_size)
+      .def_readonly("layers", &hf_model::layers)
+      .def_readonly("heads", &hf_model::heads)
+      .def_readonly("kv_heads", &hf_model::kv_heads)
+      .def_readonly("head_dim", &hf_model::head_dim)
+      .def_readonly("ffn_size", &hf_model::ffn_size)
+      .def_readonly("vocab_size", &hf_model::vocab_size)
+      .def_readonly("tied_embeddings", &hf_model::tied_embeddings)
+      .def_readonly("max_position_embeddings", &hf_model::max_position_embeddings)
+      .def_property_readonly("parameters", &hf_model::parameters)
+      .def_property_readonly("embedding_parameters", &hf_model::embedding_parameters)
+      .def("lora_parameters", &hf_model::lora_parameters, py::arg("rank"))
+      .def("__repr__", [](const hf_model& c) {
+        return "HFConfig(model_type='" + c.model_type + "', layers=" + format_number(c.layers) +
+               ", hidden_size=" + format_number(c.hidden_size) + ", parameters=" + format_approx(c.parameters(), 4) +
+               ")";
+      });
+  m.def("read_hf_config", &parse_hf_config, py::arg("text"));
   m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;
   m.attr("MAX_JSON_DEPTH") = detail::max_json_depth;
 }

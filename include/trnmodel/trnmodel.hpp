@@ -11,6 +11,7 @@
 #include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/scenario/hf_config.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"

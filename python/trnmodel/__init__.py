@@ -8,6 +8,7 @@ input uncertain, on AWS Trainium or GPUs.
 """
 
 from . import _core, plot, theory
+from ._builder import read_hf_config
 from ._calibrate import (
     BacktestResult,
     CalibratedScenario,
@@ -78,6 +79,7 @@ __all__ = [
     "json_schema",
     "profiles",
     "load_profile",
+    "read_hf_config",
     "collectives",
     "search_parallelism",
     "simulate",

@@ -519,6 +519,9 @@ def _signoff_document(
 
     time_and_cost(doc, results)
     for name, result in results.items():
+        if output in result.unknown_metrics:  # no price quoted yet: say so rather than plot nothing
+            doc.paragraph(f"{name}: {output} is unknown (unknown inputs: {', '.join(result.unknown_inputs)}); no plot.")
+            continue
         doc.figure(
             f"distribution-{_slug(name)}",
             plot.distribution(result, output, label=f"{name}: {output}").figure,

@@ -139,6 +139,24 @@ class Scenario:
         """From a dict shaped like the JSON form (distributions may be tm objects)."""
         return cls(_core.Scenario.from_obj(_plain(data), _library(profiles)))
 
+    @classmethod
+    def new(cls, config: Union[PathLike, Mapping[str, Any]], platform: str, **options: Any) -> "Scenario":
+        """A complete scenario from a Hugging Face ``config.json`` (a path or a dict), a
+        platform profile (``tm.profiles()``) and the job. Options: ``nodes`` (default 1),
+        ``kind`` (lora, full, continued; default lora), ``tokens`` ("786M", "40B" or a number)
+        or ``steps``, ``sequence_length`` (default 4096, at most the config's
+        max_position_embeddings), ``global_batch`` in sequences (default 64 for LoRA, 256
+        otherwise), ``lora_rank`` (default 16), ``name``, and the prices in USD, taken as quotes:
+        ``node_hour_usd``, ``storage_gb_month_usd``, ``transfer_gb_usd``, ``logs_gb_usd``.
+
+        The model block and the parameter count come from the config; the step time is
+        analytic, with the first layout (least model parallelism) that fits; every other phase
+        is a stated assumption with its source in the note (docs/scenario.md, "Building a
+        scenario: the assumptions"). Prices are unknown unless given."""
+        from ._builder import new
+
+        return cls.from_dict(new(config, platform, load_profile(platform), _library(None), **options))
+
     def to_dict(self) -> dict:
         """The scenario as given (defaults are not written out)."""
         return self._core.to_obj()

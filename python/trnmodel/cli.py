@@ -7,6 +7,7 @@
     trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
     trnmodel validate FILE...              (scenarios and trial-run journals)
     trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
+    trnmodel new --config config.json --platform P --kind lora --tokens 786M -o SCENARIO.json
 
 Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error.
 """
@@ -188,6 +189,37 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new(args: argparse.Namespace) -> int:
+    scn = Scenario.new(
+        args.config,
+        args.platform,
+        nodes=args.nodes,
+        kind=args.kind,
+        tokens=args.tokens,
+        steps=args.steps,
+        sequence_length=args.seq_len,
+        global_batch=args.global_batch,
+        lora_rank=args.lora_rank,
+        name=args.name,
+        node_hour_usd=args.node_hour_usd,
+        storage_gb_month_usd=args.storage_gb_month_usd,
+        transfer_gb_usd=args.transfer_gb_usd,
+        logs_gb_usd=args.logs_gb_usd,
+    )
+    out = pathlib.Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scn.to_json(out)
+    doc = scn.to_dict()
+    par = doc["parallelism"]
+    print(f"scenario written: {out}")
+    print(f"  model: {doc['model']['parameters']['value']:.4g} parameters, {doc['model']['layers']} layers")
+    print(f"  layout: tp={par['tp']} pp={par['pp']} dp={par['dp']}, global batch {par['global_batch']}")
+    print(f"  assumptions: {len(scn.assumptions())} (each with its source in the note; docs/scenario.md)")
+    unknown = scn.unknowns()
+    print(f"  unknown: {', '.join(unknown) if unknown else 'none'}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trnmodel",
@@ -294,6 +326,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--base", required=True, help="the scenario to calibrate (JSON file)")
     p.add_argument("-o", "--output", help="write the calibrated scenario to this JSON file")
     p.set_defaults(run=_calibrate)
+
+    p = sub.add_parser(
+        "new",
+        help="build a complete scenario from a Hugging Face config.json, a platform and the job",
+        description="Build a complete scenario: the model from a Hugging Face config.json, the step time from "
+        "the platform profile (analytic), and every lifecycle phase as a stated assumption with its source "
+        "(docs/scenario.md, 'Building a scenario'). Prices are unknown unless given.",
+    )
+    p.add_argument("--config", required=True, help="the model's config.json (Llama/Mistral/Qwen-style)")
+    p.add_argument("--platform", required=True, help="a hardware profile, e.g. trn2.48xlarge (tm.profiles())")
+    p.add_argument("--nodes", type=int, default=1, help="number of nodes (default 1)")
+    p.add_argument("--kind", choices=["lora", "full", "continued"], default="lora", help="default lora")
+    amount = p.add_mutually_exclusive_group(required=True)
+    amount.add_argument("--tokens", help="training tokens, e.g. 786M, 40B, 1.5T")
+    amount.add_argument("--steps", help="optimizer steps, e.g. 3000 or 10k")
+    p.add_argument("--seq-len", type=int, help="tokens per sequence (default 4096, at most the config allows)")
+    p.add_argument("--global-batch", type=int, help="sequences per step (default 64 for lora, 256 otherwise)")
+    p.add_argument("--lora-rank", type=int, default=16, help="LoRA rank (default 16)")
+    p.add_argument("--name", help="scenario name (default from the config, kind and platform)")
+    p.add_argument("--node-hour-usd", type=float, help="price of a node-hour, USD (a quote; default unknown)")
+    p.add_argument("--storage-gb-month-usd", type=float, help="storage price, USD per GB-month (default unknown)")
+    p.add_argument("--transfer-gb-usd", type=float, help="transfer price, USD per GB (default unknown)")
+    p.add_argument("--logs-gb-usd", type=float, help="log ingestion price, USD per GB (default unknown)")
+    p.add_argument("-o", "--output", required=True, help="the scenario JSON file to write")
+    p.set_defaults(run=_new)
     return parser
 
 
