@@ -170,6 +170,95 @@ def _job_line(result: SimulationResult) -> str:
     )
 
 
+def _quantiles(d: Any, probabilities: Sequence[float] = (0.1, 0.5, 0.9)) -> str:
+    return " / ".join(f"{float(d.ppf(p)):,.4g}" for p in probabilities) if d is not None else "not given"
+
+
+def _implied_mfu(result: SimulationResult) -> str:
+    """Model FLOPs per step over (chips × peak × P50 step time): what the step time implies."""
+    scn = result.scenario
+    layers, hidden, heads = scn["model.layers"], scn["model.hidden_size"], scn["model.heads"]
+    seq, batch, shape = scn["model.sequence_length"], scn["parallelism.global_batch"], scn._core.profile_shape
+    if None in (layers, hidden, heads, seq, batch) or shape is None:
+        return "n/a: needs the model block, the global batch and a hardware profile"
+    params = scn["model.parameters"]
+    per_token = _core.flops_per_token(
+        parameters=float(params.ppf(0.5)) if params is not None else 0.0,
+        layers=layers,
+        hidden_size=hidden,
+        heads=heads,
+        sequence_length=seq,
+        ffn_size=scn["model.ffn_size"] or 0.0,
+        lora=scn["job.kind"] == "lora",
+        lora_rank=scn["job.lora_rank"],
+    )
+    profile = scn._core.profile_name
+    peak = _shipped_peak_tflops(profile, scn["throughput.precision"]) if profile else None
+    step = float(result.summary().loc["step_time_s", "p50"])
+    if peak is None or not np.isfinite(step) or step <= 0:
+        return "n/a: no peak for this platform and precision"
+    chips = scn["cluster.nodes"] * shape[0]
+    return f"{per_token * batch * seq / (chips * peak * 1e12 * step):.1%} (P50 step, {scn['throughput.precision']})"
+
+
+def _shipped_peak_tflops(profile: str, precision: str) -> Optional[float]:
+    from ._scenario import load_profile
+
+    try:
+        peak = load_profile(profile)["peak_tflops_per_chip"][precision]
+    except (KeyError, _core.ScenarioError):
+        return None
+    return float(peak["value"]) if isinstance(peak, dict) and "value" in peak else None
+
+
+def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
+    """What a reviewer checks first, the scenarios side by side: where the step time comes from
+    and what it implies, the steps, the tokens per step and the layout."""
+    doc.heading("What a reviewer checks first")
+    rows: List[List[str]] = []
+    columns = {name: r for name, r in results.items()}
+
+    def row(label: str, value: Callable[[SimulationResult], str]) -> None:
+        rows.append([label] + [value(r) for r in columns.values()])
+
+    def cluster(r: SimulationResult) -> str:
+        return f"{r.scenario['cluster.nodes']} × {r.scenario['cluster.platform'] or 'nodes'}"
+
+    def tokens(r: SimulationResult) -> str:
+        seq, batch = r.scenario["model.sequence_length"], r.scenario["parallelism.global_batch"]
+        return f"{seq * batch:,} ({batch} × {seq})" if seq and batch else "not given"
+
+    def layout(r: SimulationResult) -> str:
+        s = r.scenario
+        if "parallelism" not in s.to_dict():
+            return "not given"
+        return (
+            f"tp {s['parallelism.tp']} × pp {s['parallelism.pp']} × dp {s['parallelism.dp']}, "
+            f"micro-batch {s['parallelism.micro_batch']}"
+        )
+
+    def step(r: SimulationResult) -> str:
+        q = r.summary().loc["step_time_s"]
+        return f"{q['p10']:.4g} / {q['p50']:.4g} / {q['p90']:.4g} s"
+
+    row("cluster", cluster)
+    row("job kind", lambda r: str(r.scenario["job.kind"]))
+    row("step time from", lambda r: r.step_time_source)
+    row("step time P10 / P50 / P90", step)
+    row(
+        "effective steps P10 / P50 / P90",
+        lambda r: (
+            _quantiles(r.scenario["job.effective_steps"])
+            if r.scenario["job.tokens"] is None
+            else f"from job.tokens {_quantiles(r.scenario['job.tokens'])}"
+        ),
+    )
+    row("tokens per step", tokens)
+    row("layout", layout)
+    row("implied MFU", _implied_mfu)
+    doc.table(["", *columns], rows)
+
+
 def time_and_cost(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Time and cost")
     rows = []
@@ -317,6 +406,7 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
         doc.paragraph(scn.to_dict()["description"])
     doc.paragraph(_job_line(result))
     results = {scn.name or "scenario": result}
+    reviewer_section(doc, results)
     time_and_cost(doc, results)
     cost_per_step(doc, results)
     phases_section(doc, results, figures=False)
@@ -437,11 +527,14 @@ def signoff_report(
             )
             for name, scn in scenarios.items()
         }
+        # A comparison of an output one side cannot compute (an unknown price) is left out, and
+        # the document says why, rather than failing the whole sign-off.
+        comparable = b is not None and all(output not in _core.lifecycle_info(x._core).unknown_metrics for x in (a, b))
         comparison = (
             background.submit(
                 _comparison_runs, a, b, output, samples, seed, threads, break_even_path, background.progress
             )
-            if b is not None
+            if comparable
             else None
         )
         results = {
@@ -516,6 +609,7 @@ def _signoff_document(
         if d.get("description"):
             doc.paragraph(f"**{name}**: {d['description']}")
         doc.paragraph(_job_line(result))
+    reviewer_section(doc, results)
 
     time_and_cost(doc, results)
     for name, result in results.items():
@@ -555,6 +649,13 @@ def _signoff_document(
                 f"the variance of {output} (total Sobol index); the rest is what we do not know yet about the "
                 "inputs, which measurements can reduce."
             )
+    if comparison is None and len(names) == 2:
+        doc.heading(f"Comparison: {names[0]} vs {names[1]}")
+        unknown = sorted({p for r in results.values() for p in r.unknown_inputs})
+        doc.paragraph(
+            f"Not computed: {output} needs unknown inputs ({', '.join(unknown)}). Give them (a quote for each "
+            "price) to compare the costs; the times above compare without them."
+        )
     if comparison is not None:
         name_a, name_b = names
         doc.heading(f"Comparison: {name_a} vs {name_b}")

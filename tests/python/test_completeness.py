@@ -123,3 +123,35 @@ def test_report_headline_says_how_many_phases_it_leaves_out(tmp_path):
     md = doc.markdown()
     assert "## Completeness: what the estimate includes" in md
     assert "| queue | not described: startup.queue_wait_s, counted as 0 |" in md
+
+
+def test_built_scenario_is_complete_and_meets_the_expectations(root):
+    scn = tm.Scenario.new(root / "examples" / "configs" / "llama3-8b.json", "trn2.48xlarge", kind="lora", tokens="786M")
+    assert scn.not_described() == []
+    # Every phase is present; the only unknowns are the prices no quote was given for.
+    c = scn.completeness()
+    assert set(c.index[c.status == "unknown"]) <= {"storage", "transfer", "logs", "compute price"}
+    assert "described" in set(c.status)
+    assert scn.expectations() == []
+
+
+def test_report_shows_what_a_reviewer_checks_first_side_by_side(root):
+    config = root / "examples" / "configs" / "llama3-8b.json"
+    prices = {"storage_gb_month_usd": 0.023, "transfer_gb_usd": 0.02, "logs_gb_usd": 0.5}
+    a = tm.Scenario.new(config, "trn2.48xlarge", kind="lora", tokens="786M", node_hour_usd=35.76, name="trn2", **prices)
+    b = tm.Scenario.new(config, "p5.48xlarge", kind="lora", tokens="786M", node_hour_usd=55.04, name="p5", **prices)
+    md = tm.report(a, b, samples=2_000, progress=False).markdown()
+    section = md[md.index("## What a reviewer checks first") :].split("\n## ")[0]
+    assert "|  | trn2 | p5 |" in section  # one table, the two scenarios side by side
+    assert "| tokens per step | 262,144 (64 × 4096) | 262,144 (64 × 4096) |" in section
+    mfu_row = next(line for line in section.splitlines() if line.startswith("| implied MFU"))
+    assert mfu_row.count("%") == 2, mfu_row
+
+
+def test_report_of_two_scenarios_with_unknown_prices_says_why_it_cannot_compare(root):
+    config = root / "examples" / "configs" / "llama3-8b.json"
+    a = tm.Scenario.new(config, "trn2.48xlarge", kind="lora", tokens="786M", name="trn2")
+    b = tm.Scenario.new(config, "p5.48xlarge", kind="lora", tokens="786M", name="p5")
+    md = tm.report(a, b, samples=2_000, progress=False).markdown()
+    assert "## Comparison: trn2 vs p5" in md
+    assert "Not computed: run_cost_usd needs unknown inputs (prices.logs_gb_usd, prices.node_hour_usd" in md
