@@ -132,6 +132,28 @@ mine.unknowns()""",
         "code",
         """tm.simulate(mine, samples=20_000, seed=0, allow_unknown=True).summary().loc[["step_time_s", "wall_h", "run_cost_usd"]]""",
     ),
+    (
+        "md",
+        """## Nothing silently left out
+
+A scenario written by hand with only a step time, a step count and a price leaves most of the
+lifecycle out: those phases count as 0. `completeness()` says, phase by phase, what the scenario
+describes; the summary, the job card and the sign-off report say it too, and `tm.simulate` warns
+(`tm.CompletenessWarning`) where a platform almost surely needs more (a Neuron job without a
+compile time, several nodes without failures).""",
+    ),
+    (
+        "code",
+        """bare = tm.Scenario.from_dict({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 3000},
+                             "cluster": {"nodes": 1, "platform": "trn2.48xlarge"},
+                             "throughput": {"step_time_s": 3.8}, "prices": {"node_hour_usd": 35.76}})
+print(bare.expectations())
+bare.completeness()[["status", "missing", "why"]]""",
+    ),
+    (
+        "code",
+        """mine.completeness()[["status", "inputs"]]  # the built scenario: every phase present""",
+    ),
 ]
 
 if __name__ == "__main__":
