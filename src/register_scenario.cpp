@@ -7,6 +7,7 @@
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/completeness.hpp"
 #include "trnmodel/scenario/hf_config.hpp"
+#include "trnmodel/scenario/plausibility.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
 
@@ -91,6 +92,7 @@ void register_scenario(py::module_& m) {
       .def_readonly("why", &phase_completeness::why);
   m.def("completeness", &completeness, py::arg("scenario"));
   m.def("unmet_expectations", &unmet_expectations, py::arg("scenario"));
+  m.def("implausible_values", &implausible_values, py::arg("scenario"));
   m.def("scenario_fields", [] { return scenario_fields(); });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
   // The one did-you-mean rule (include/trnmodel/detail/did_you_mean.hpp), for Python's messages too.

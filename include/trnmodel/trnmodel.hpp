@@ -16,6 +16,7 @@
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/scenario/schema.hpp"
 #include "trnmodel/scenario/completeness.hpp"
+#include "trnmodel/scenario/plausibility.hpp"
 #include "trnmodel/lifecycle/inputs.hpp"
 #include "trnmodel/throughput/step_time.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"

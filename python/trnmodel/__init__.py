@@ -35,7 +35,7 @@ from ._distributions import (
     Unknown,
     Weibull,
 )
-from ._errors import CompletenessWarning, ScenarioError, UnknownInputError
+from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._report import report
 from ._scenario import Scenario, json_schema, load_profile, profiles
@@ -71,6 +71,7 @@ __all__ = [
     "Unknown",
     "ScenarioError",
     "CompletenessWarning",
+    "PlausibilityWarning",
     "UnknownInputError",
     "monte_carlo",
     "MonteCarloResult",

@@ -22,6 +22,11 @@ class CompletenessWarning(UserWarning):
     date, a measured step time reused at another node count): the estimate is likely low."""
 
 
+class PlausibilityWarning(UserWarning):
+    """A value is legal but almost surely a unit mistake (40 training tokens, a node MTBF in
+    seconds, a price per chip typed as per node): the message says what was probably meant."""
+
+
 @contextlib.contextmanager
 def in_file(path: Any) -> Iterator[None]:
     """Prefixes the message of a ScenarioError raised inside with the file it came from, so
@@ -34,4 +39,4 @@ def in_file(path: Any) -> Iterator[None]:
         raise ScenarioError(f"{path}: {e}") from None
 
 
-__all__ = ["ScenarioError", "UnknownInputError", "CompletenessWarning", "in_file"]
+__all__ = ["ScenarioError", "UnknownInputError", "CompletenessWarning", "PlausibilityWarning", "in_file"]

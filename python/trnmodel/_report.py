@@ -598,7 +598,9 @@ def _signoff_document(
     stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
     headline += [f"**Warning**: {w}" for w in stale]
     headline += [
-        f"**Warning**: {name}: {w}" for name, result in results.items() for w in result.scenario.expectations()
+        f"**Warning**: {name}: {w}"
+        for name, result in results.items()
+        for w in result.scenario.implausible() + result.scenario.expectations()
     ]
     doc.bullets(headline)
     doc.summary += headline

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tup
 
 from . import _core
 from ._distributions import Distribution, as_distribution
-from ._errors import CompletenessWarning, in_file
+from ._errors import CompletenessWarning, PlausibilityWarning, in_file
 from ._files import is_journal_text, read_utf8
 
 PathLike = Union[str, os.PathLike]
@@ -125,19 +125,19 @@ class Scenario:
                     f"tm.Journal.from_json, or calibrate a scenario from it: trnmodel calibrate)"
                 )
             with in_file(path):
-                return cls(_core.Scenario.from_text(text, _library(profiles)))
+                return cls(_core.Scenario.from_text(text, _library(profiles)))._warn_implausible()
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate, as undecodable bytes become
             raise _core.ScenarioError(
                 f"scenario: not valid Unicode text (character {e.start}: {text[e.start : e.start + 1]!r})"
             ) from None
-        return cls(_core.Scenario.from_text(text, _library(profiles)))
+        return cls(_core.Scenario.from_text(text, _library(profiles)))._warn_implausible()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], profiles: ProfilesArg = None) -> "Scenario":
         """From a dict shaped like the JSON form (distributions may be tm objects)."""
-        return cls(_core.Scenario.from_obj(_plain(data), _library(profiles)))
+        return cls(_core.Scenario.from_obj(_plain(data), _library(profiles)))._warn_implausible()
 
     @classmethod
     def new(cls, config: Union[PathLike, Mapping[str, Any]], platform: str, **options: Any) -> "Scenario":
@@ -285,6 +285,17 @@ class Scenario:
             for p in _core.completeness(self._core)
             if p.status == "not described" and p.absent_means == "counted as 0"
         ]
+
+    def _warn_implausible(self) -> "Scenario":
+        for sentence in self.implausible():
+            warnings.warn(sentence, PlausibilityWarning, stacklevel=3)
+        return self
+
+    def implausible(self) -> List[str]:
+        """Values that are legal but almost surely a unit mistake, each naming the field, the value
+        and what was probably meant (the same sentences loading warns with,
+        :class:`tm.PlausibilityWarning`)."""
+        return list(_core.implausible_values(self._core))
 
     def expectations(self) -> List[str]:
         """The platform expectations this scenario does not meet, one sentence each (the same

@@ -23,6 +23,7 @@ from typing import List, Optional
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
+from ._errors import PlausibilityWarning
 from ._files import is_journal_file
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
@@ -144,13 +145,14 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", JournalWarning)
+                warnings.simplefilter("ignore", PlausibilityWarning)  # listed below, once
                 loaded = Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
             messages = [str(w.message) for w in caught]
             left_out: list = []
             if isinstance(loaded, Scenario):
                 # Nothing silently left out: the phases counted as 0 and the unmet expectations.
                 left_out = loaded.not_described()
-                messages += loaded.expectations()
+                messages += [m for m in loaded.implausible() if m not in messages] + loaded.expectations()
             print(f"{path}: valid" + (f", {len(messages)} warning(s)" if messages else ""))
             if left_out:
                 print(f"  not described (counted as 0): {'; '.join(left_out)}")

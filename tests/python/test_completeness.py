@@ -155,3 +155,26 @@ def test_report_of_two_scenarios_with_unknown_prices_says_why_it_cannot_compare(
     md = tm.report(a, b, samples=2_000, progress=False).markdown()
     assert "## Comparison: trn2 vs p5" in md
     assert "Not computed: run_cost_usd needs unknown inputs (prices.logs_gb_usd, prices.node_hour_usd" in md
+
+
+def test_unit_slips_warn_with_what_was_probably_meant(tmp_path):
+    d = json.loads(json.dumps(THREE_FIELDS))
+    d["failures"] = {"node_mtbf_h": 22_140_000}
+    with pytest.warns(tm.PlausibilityWarning, match="if it is in seconds, that is 6.15e.03 h"):
+        scn = tm.Scenario.from_dict(d)
+    assert scn.implausible() == [
+        "failures.node_mtbf_h: 22140000 h per node is over a century; if it is in seconds, that is 6.15e+03 h"
+    ]
+    d = json.loads(json.dumps(THREE_FIELDS))
+    d["cluster"]["platform"] = "trn2"
+    d["prices"]["node_hour_usd"] = 30
+    with pytest.warns(
+        tm.PlausibilityWarning, match=r'cluster.platform: "trn2" names no hardware profile; did you mean'
+    ):
+        tm.Scenario.from_dict(d)
+    path = tmp_path / "slip.json"
+    path.write_text(json.dumps(d))
+    out = subprocess.run(
+        [sys.executable, "-m", "trnmodel", "validate", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.count('"trn2" names no hardware profile') == 1, out

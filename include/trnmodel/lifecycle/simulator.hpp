@@ -196,14 +196,21 @@ class lifecycle_sample {
            " h, the job fails every " + format_approx(1 / rate_per_s_ / 3600) + " h";
   }
 
-  void check_finishable(double attempt_s, const char* what) const {
+  // `parts()` says what makes the attempt long, built only when refusing: the MTBF is not
+  // blamed for a step time typed in milliseconds.
+  template <class Parts>
+  void check_finishable(double attempt_s, const char* what, const Parts& parts) const {
     const double expected = expected_failures(attempt_s);
     if (expected > max_expected_failures_per_attempt) {
       fail(path_of(field::failures_node_mtbf_h),
-           failure_rate_text() + ", but a " + what + " takes " + format_approx(attempt_s / 3600) + " h: about " +
-               format_approx(expected) +
+           failure_rate_text() + ", but a " + what + " takes " + format_approx(attempt_s / 3600) + " h (" + parts() +
+               "): about " + format_approx(expected) +
                " failures are expected before one completes, so the job would never finish; "
-               "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF");
+               "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
+               (in_.step_time_s > 600 ? "; a step time of " + format_number(in_.step_time_s) +
+                                            " s is long: if it is in milliseconds, it is " +
+                                            format_approx(in_.step_time_s / 1000) + " s"
+                                      : std::string()));
     }
   }
 
@@ -237,7 +244,11 @@ class lifecycle_sample {
   // `count` identical segments of `steps` steps and duration `duration_s` (save included).
   void run_segments(double count, double steps, double duration_s, bool rerun, double save_s) {
     if (rate_per_s_ > 0) {
-      check_finishable(duration_s, "checkpoint segment");
+      check_finishable(duration_s, "checkpoint segment", [&] {
+        return format_approx(steps) + " steps (checkpoint.every_steps) × " + format_approx(t_eff_ + eval_per_step_) +
+               " s per step (throughput.step_time_s with stalls and evaluations) + " + format_approx(save_s) +
+               " s of checkpoint save";
+      });
       check_failure_budget(count, duration_s);
     }
     while (count > 0) {
@@ -279,7 +290,11 @@ class lifecycle_sample {
       const double compile_s = hit ? in_.cache_load_s : in_.recompile_s;
       const double duration_s = in_.restart_s + compile_s + in_.load_s + in_.warmup_s;
       if (config_.during_recovery) {
-        check_finishable(duration_s, "recovery");
+        check_finishable(duration_s, "recovery", [&] {
+          return "failures.restart_s " + format_approx(in_.restart_s) + " s + compile " + format_approx(compile_s) +
+                 " s + checkpoint.load_s " + format_approx(in_.load_s) + " s + failures.warmup_s " +
+                 format_approx(in_.warmup_s) + " s";
+        });
         if (time_to_failure_s_ < duration_s) {
           spend(metric::lost_h, time_to_failure_s_);
           ++failures_;

@@ -224,6 +224,13 @@ class scenario {
   bool has_text(const std::string& path) const { return has_text(field_at(path)); }
   // The hardware profile named by cluster.platform, when the library has it.
   const platform_profile* profile() const { return profile_ ? &*profile_ : nullptr; }
+  // The names of the hardware profiles this scenario was loaded with.
+  std::vector<std::string> profile_names() const {
+    std::vector<std::string> names;
+    if (profiles_)
+      for (const auto& [name, doc] : *profiles_) names.push_back(name);
+    return names;
+  }
   const std::string& mode() const { return text(field::throughput_mode); }
 
   // The model's shape (parameters at their median when uncertain; from the architecture when
@@ -401,12 +408,14 @@ class scenario {
       if (!profile_) {
         std::string known;
         for (const auto& [name, doc] : *profiles_) known += (known.empty() ? "" : ", ") + name;
+        // "trn2" for trn2.48xlarge is a prefix, far in edit distance: suggest by prefix first.
+        std::string prefixed;
+        for (const auto& name : profile_names())
+          if (name.rfind(text(field::cluster_platform), 0) == 0) prefixed += (prefixed.empty() ? "" : " or ") + name;
+        const std::string hint = !prefixed.empty() ? " (did you mean " + prefixed + "?)"
+                                                   : detail::did_you_mean(text(field::cluster_platform), profile_names());
         fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) + "\"" +
-                                     detail::did_you_mean(text(field::cluster_platform), [&] {
-                                       std::vector<std::string> names;
-                                       for (const auto& [name, doc] : *profiles_) names.push_back(name);
-                                       return names;
-                                     }()) + (known.empty() ? "" : " (known: " + known + ")"));
+                                                   hint + (known.empty() ? "" : " (known: " + known + ")"));
       }
       if (!profile_->peak_tflops_per_chip.count(text(field::throughput_precision)))
         fail(path_of(field::throughput_precision), "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
