@@ -64,6 +64,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CSV_NAME = "vtrain_ground_truth_multi.csv"
 CSV_ENV = "TRNMODEL_VTRAIN_CSV"
 CSV_CANDIDATES = (
+    ROOT / "bench" / "data" / CSV_NAME,
     ROOT.parent / "shared" / "reference" / "validation" / CSV_NAME,
     ROOT / "reference" / "validation" / CSV_NAME,
 )
