@@ -130,7 +130,9 @@ def report(out: Dict) -> None:
     fitted = {k: round(v, 4) for k, v in p.items() if isinstance(v, float) and k != "calibration_mape"}
     print(f"Step-time model: library analytic_step_time, no elementwise term, efficiencies {fitted}")
     print(f"Rows: {len(out['fit_rows'])} fitting (even index), {len(out['held_rows'])} held out (odd index)")
-    print("\nFitted sigma(log error) = s0 + s1·|ln(gpus_t/gpus_r)| + s2·(changed tp/pp/dp/micro-batch) + s3·(model changed)")
+    print(
+        "\nFitted sigma(log error) = s0 + s1·|ln(gpus_t/gpus_r)| + s2·(changed tp/pp/dp/micro-batch) + s3·(model changed)"
+    )
     for name, v in zip(TERMS, s):
         print(f"  {name}: {v:.4f}")
     for title, (X, e) in (("fitting", out["fit"]), ("held-out", out["held"])):
