@@ -25,6 +25,7 @@ import trnmodel as tm
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import vtrain_validation as vt  # noqa: E402
+from test_throughput import LLAMA70B as LLAMA70B_SHAPE  # noqa: E402
 
 HEADER = ROOT / "include" / "trnmodel" / "throughput" / "extrapolation_error.hpp"
 EXAMPLES = ROOT / "examples"
@@ -86,18 +87,9 @@ def test_held_out_pairs_are_covered_by_the_80_percent_intervals(rows):
 
 # The two 70B scenarios of notebook 02, in analytic mode (same model and job on both platforms).
 LLAMA70B = {
-    "model.parameters": 70.6e9,
-    "model.layers": 80,
-    "model.hidden_size": 8192,
-    "model.heads": 64,
-    "model.ffn_size": 28672,
-    "model.vocab_size": 128256,
-    "model.sequence_length": 8192,
-    "parallelism.global_batch": 256,
-    "job.recompute": "selective",
+    **LLAMA70B_SHAPE,
     "parallelism.dp_overlap": tm.Uniform(0.5, 0.9, source="assumption"),
     "throughput.mode": "analytic",
-    "throughput.step_time_s": None,
     "throughput.compute_efficiency": tm.PERT(0.3, 0.45, 0.6, source="assumption"),
 }
 
