@@ -149,3 +149,30 @@ def test_the_extrapolation_error_is_a_factor_of_sensitivity_analysis():
     assert "extrapolation.error" in sobol.index
     # The error of a 2-to-16-node extrapolation is among the largest causes of the wall time's spread.
     assert tornado.index.get_loc("extrapolation.error") < 3, tornado
+
+
+def test_a_trial_of_another_model_size_is_a_reference_with_a_larger_error():
+    from trnmodel import _core
+
+    trn2 = tm.Scenario.from_json(EXAMPLES / "llama3-70b-full-trn2x16.json").updated(
+        {**LLAMA70B, "parallelism.tp": 8, "parallelism.pp": 4, "parallelism.dp": 8}
+    )
+    same = extrapolated_from_two_nodes(trn2, {"tp": 8, "pp": 4, "dp": 1})
+    smaller = same.updated(
+        {
+            "reference.parameters": 8_030_000_000,
+            "reference.layers": 32,
+            "reference.hidden_size": 4096,
+            "reference.heads": 32,
+        }
+    )
+    c = shipped_constants()
+    spread = _core.lifecycle_info(same._core).extrapolation_log_spread
+    assert spread == pytest.approx(c["base"] + c["per_log_node_ratio"] * math.log(8))
+    assert _core.lifecycle_info(smaller._core).extrapolation_log_spread == pytest.approx(spread + c["model_changed"])
+    # The smaller model's 2-node step is modelled as that model's, so the same trial time means a slower target.
+    a = np.median(tm.simulate(same, samples=4000, seed=0)["step_time_s"])
+    b = np.median(tm.simulate(smaller, samples=4000, seed=0)["step_time_s"])
+    assert b > 2 * a
+    with pytest.raises(tm.ScenarioError, match=r"reference\.parameters: required"):
+        same.updated({"reference.layers": 32})
