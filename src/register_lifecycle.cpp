@@ -20,6 +20,7 @@ struct lifecycle_info {
   std::vector<std::string> unknown_inputs, unknown_reasons, unknown_metrics, uncertain_inputs;
   std::string mode;                    // the throughput mode
   std::optional<std::string> profile;  // the hardware profile's name, when one was resolved
+  double extrapolation_log_spread;     // extrapolated mode: fitted sigma of the log error; else 0
 };
 }  // namespace
 
@@ -36,14 +37,16 @@ void register_lifecycle(py::module_& m) {
       .def_readonly("unknown_metrics", &lifecycle_info::unknown_metrics)
       .def_readonly("uncertain_inputs", &lifecycle_info::uncertain_inputs)
       .def_readonly("mode", &lifecycle_info::mode)
-      .def_readonly("profile", &lifecycle_info::profile);
+      .def_readonly("profile", &lifecycle_info::profile)
+      .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread);
   m.def(
       "lifecycle_info",
       [](const scenario& s) {
         const lifecycle_model model(s);
         return lifecycle_info{model.unknown_inputs(), model.unknown_reasons(), model.unknown_metrics(),
                               model.uncertain_inputs(), s.mode(),
-                              s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt};
+                              s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt,
+                              model.extrapolation_log_spread()};
       },
       py::arg("scenario"));
   m.def(

@@ -25,9 +25,19 @@ from ._format import html_table as table
 from ._metrics import KEY_METRICS, PHASES
 
 
+def extrapolation_text(log_spread: float) -> str:
+    """What an extrapolated step time carries: the P10–P90 range of its fitted error factor
+    (lognormal, median 1, sigma = ``log_spread``; docs/validation.md, "Extrapolation error")."""
+    z90 = 1.2815515655446004  # standard normal 90th percentile
+    low, high = (1 - np.exp(-z90 * log_spread)) * 100, (np.exp(z90 * log_spread) - 1) * 100
+    return f"step time extrapolated from the reference measurement with a fitted error of −{low:.0f} %/+{high:.0f} % (P10–P90)"
+
+
 def _step_time_fact(scenario: Any) -> str:
     """Where the step time comes from: given in the scenario (with its source) or derived."""
     mode = scenario["throughput.mode"]
+    if mode == "extrapolated":
+        return esc(extrapolation_text(scenario.extrapolation_log_spread()))
     if mode != "measured":
         return f"step time derived ({esc(mode)} mode)"
     step = scenario["throughput.step_time_s"]

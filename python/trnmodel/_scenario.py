@@ -291,6 +291,11 @@ class Scenario:
             warnings.warn(sentence, PlausibilityWarning, stacklevel=3)
         return self
 
+    def extrapolation_log_spread(self) -> float:
+        """In extrapolated mode, the log-spread (sigma) of the fitted error factor its step time
+        carries (docs/validation.md, "Extrapolation error"); 0 in the other modes."""
+        return float(_core.lifecycle_info(self._core).extrapolation_log_spread)
+
     def implausible(self) -> List[str]:
         """Values that are legal but almost surely a unit mistake, each naming the field, the value
         and what was probably meant (the same sentences loading warns with,

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _core
 from ._errors import CompletenessWarning
+from ._html import extrapolation_text
 from ._metrics import METRICS, PHASES, STEP_PARTS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
@@ -41,6 +42,8 @@ class SimulationResult(MonteCarloResult):
             if info.mode == "measured"
             else f"derived ({info.mode} mode" + (f", profile {info.profile})" if info.profile else ")")
         )
+        if info.mode == "extrapolated":
+            self.step_time_source += "; " + extrapolation_text(info.extrapolation_log_spread)
 
     def _summary_frame(self) -> Any:
         """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``

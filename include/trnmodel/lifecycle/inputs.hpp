@@ -24,6 +24,8 @@ struct lifecycle_inputs {
   double tokens = std::numeric_limits<double>::quiet_NaN(), parameters = 0;
   double achieved_tflops = 0, mfu = 0, compute_efficiency = 0, dp_overlap = 0, reference_step_time_s = 0;
   double elementwise_traffic = 0, hbm_tb_s = 0;
+  // Extrapolated mode: the fitted error factor of the model's ratio (the "extrapolation.error" input).
+  double extrapolation_error = 1;
   // Hardware-profile figures ("platform.*" inputs, not scenario fields).
   double peak_tflops = 0, intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1, inter_gb_s = 0,
          inter_latency_us = 0, inter_efficiency = 1;

@@ -49,6 +49,7 @@ class lifecycle_model {
       }
     }
     if (s.mode() != "measured") add_platform_inputs(s);
+    if (s.mode() == "extrapolated") add_extrapolation_error(s);
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
   }
@@ -73,6 +74,8 @@ class lifecycle_model {
   static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 
   const lifecycle_config& config() const { return config_; }
+  // Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes.
+  double extrapolation_log_spread() const { return throughput_.extrapolation_log_spread(); }
   // Inputs marked unknown (and the price when absent), with their reasons.
   const std::vector<std::string>& unknown_inputs() const { return unknown_; }
   const std::vector<std::string>& unknown_reasons() const { return unknown_reasons_; }
@@ -173,7 +176,7 @@ class lifecycle_model {
   void add_platform_inputs(const scenario& s) {
     const platform_profile* profile = s.profile();
     if (profile == nullptr) return;  // flops mode from achieved TFLOPS needs no profile
-    const std::string precision = s.text("throughput.precision");
+    const std::string precision = s.text(field::throughput_precision);
     const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::*member) {
       if (q.is_unknown()) {
         base_.*member = std::numeric_limits<double>::quiet_NaN();
@@ -194,6 +197,19 @@ class lifecycle_model {
     add("platform.inter_node_latency_us", profile->figure("inter_node_latency_us"), &in::inter_latency_us);
     add("platform.inter_node_efficiency", profile->figure("inter_node_efficiency"), &in::inter_efficiency);
     add("platform.hbm_tb_s_per_chip", profile->figure("hbm_tb_s_per_chip"), &in::hbm_tb_s);
+  }
+
+  // The error of the model's ratio in extrapolated mode, an input of its own named
+  // "extrapolation.error": lognormal with median 1 and the fitted log-spread of this pair of
+  // configurations (docs/validation.md, "Extrapolation error"). Its stream is the platform's:
+  // the model is wrong in its own way on each platform, so scenarios compared across platforms
+  // draw independent errors, while on one platform they share them (common random numbers).
+  void add_extrapolation_error(const scenario& s) {
+    const double sigma = throughput_.extrapolation_log_spread();
+    const std::string stream = "extrapolation.error@" + (s.has_text("cluster.platform") ? s.text("cluster.platform") : "");
+    if (sigma > 0)
+      drawn_.push_back({&lifecycle_inputs::extrapolation_error, make_lognormal(0.0, sigma, "extrapolation.error"),
+                        stream_id(stream), "extrapolation.error"});
   }
 
   struct drawn_input {

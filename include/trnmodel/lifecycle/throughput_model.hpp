@@ -7,6 +7,7 @@
 
 #include "trnmodel/lifecycle/simulator.hpp"
 #include "trnmodel/scenario/scenario.hpp"
+#include "trnmodel/throughput/extrapolation_error.hpp"
 #include "trnmodel/throughput/step_time.hpp"
 
 namespace trnmodel {
@@ -30,12 +31,18 @@ class throughput_model {
     parameters_given_ = s.has(field::model_parameters);
     if (mode_ == mode::extrapolated) {
       reference_layout_ = s.layout("reference");
-      reference_shape_ = shape_;
-      reference_shape_.sequence_length = static_cast<double>(s.integer(field::reference_sequence_length));
+      reference_shape_ = s.reference_shape();
+      reference_parameters_given_ = s.has_integer(field::reference_parameters);
+      log_spread_ = trnmodel::extrapolation_log_spread(reference_shape_, reference_layout_,
+                                                       static_cast<double>(s.integer(field::reference_nodes)), shape_,
+                                                       layout_, static_cast<double>(s.integer(field::cluster_nodes)));
     }
   }
 
   bool derives_step_time() const { return mode_ != mode::measured; }
+  // Extrapolated mode: the fitted spread of ln(true / extrapolated step time) for this pair of
+  // configurations (throughput/extrapolation_error.hpp); 0 in the other modes.
+  double extrapolation_log_spread() const { return log_spread_; }
 
   // Sets in.effective_steps (from job.tokens) and in.step_time_s (derived modes); returns
   // whether the step time was derived, with its parts.
@@ -56,11 +63,12 @@ class throughput_model {
     if (mode_ == mode::extrapolated) {
       // Measurement is the anchor: the model only scales it to the target configuration.
       transformer_shape reference = reference_shape_;
-      reference.parameters = shape.parameters;
+      if (!reference_parameters_given_) reference.parameters = shape.parameters;
       const double modelled_reference_s =
           analytic_step_time(reference, kind_, reference_layout_, hw, in.compute_efficiency, in.dp_overlap,
                              in.elementwise_traffic).total();
-      const double scale = in.reference_step_time_s / modelled_reference_s;
+      // The model's ratio is itself uncertain: in.extrapolation_error is its fitted error factor.
+      const double scale = in.reference_step_time_s / modelled_reference_s * in.extrapolation_error;
       parts.compute_s *= scale;
       parts.tp_s *= scale;
       parts.bubble_s *= scale;
@@ -85,7 +93,8 @@ class throughput_model {
   }
 
   mode mode_ = mode::measured;
-  bool steps_from_tokens_ = false, by_mfu_ = false, parameters_given_ = false;
+  bool steps_from_tokens_ = false, by_mfu_ = false, parameters_given_ = false, reference_parameters_given_ = false;
+  double log_spread_ = 0;
   transformer_shape shape_{}, reference_shape_{};
   training_kind kind_{};
   parallel_layout layout_{}, reference_layout_{};

@@ -187,6 +187,14 @@ enum class counting { none, up, nearest };
     nullptr, "", "reference configuration: global batch")                                                             \
   X(reference_sequence_length, "reference.sequence_length", integer, at_least_one, "", false, setting, always, none,  \
     nullptr, "", "reference configuration: sequence length")                                                          \
+  X(reference_parameters, "reference.parameters", integer, at_least_one, "", false, setting, always, none,            \
+    nullptr, "", "reference model, when another size: parameter count N")                                             \
+  X(reference_layers, "reference.layers", integer, at_least_one, "", false, setting, always, none,                    \
+    nullptr, "", "reference model, when another size: transformer layers L")                                          \
+  X(reference_hidden_size, "reference.hidden_size", integer, at_least_one, "", false, setting, always, none,          \
+    nullptr, "", "reference model, when another size: hidden size h")                                                 \
+  X(reference_heads, "reference.heads", integer, at_least_one, "", false, setting, always, none,                      \
+    nullptr, "", "reference model, when another size: attention heads a")                                             \
   X(startup_queue_wait_s, "startup.queue_wait_s", quantity, nonnegative, "0", false, time, always, none,              \
     &in::queue_wait_s, "", "seconds waiting in a queue or for quota")                                                 \
   X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, none, nullptr, "",   \

@@ -251,6 +251,21 @@ class scenario {
     }
     return m;
   }
+  // The shape of the model the reference step time was measured on: the job's, with the
+  // reference's sequence length and, when the reference is another model size, its own
+  // parameters, layers, hidden size and heads.
+  transformer_shape reference_shape() const {
+    transformer_shape m = shape();
+    const auto own = [&](field f, double& value) {
+      if (has_integer(f)) value = static_cast<double>(integer(f));
+    };
+    own(field::reference_sequence_length, m.sequence_length);
+    own(field::reference_parameters, m.parameters);
+    own(field::reference_layers, m.layers);
+    own(field::reference_hidden_size, m.hidden_size);
+    own(field::reference_heads, m.heads);
+    return m;
+  }
   training_kind kind() const {
     training_kind k;
     k.lora = text(field::job_kind) == "lora";
@@ -438,6 +453,9 @@ class scenario {
                                field::reference_micro_batch, field::reference_global_batch,
                                field::reference_sequence_length})
         if (!has_integer(path)) need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
+      for (const field path : {field::reference_layers, field::reference_hidden_size, field::reference_heads})
+        if (has_integer(path) && !has_integer(field::reference_parameters))
+          need(field::reference_parameters, "(the reference model's parameter count) when " + path_of(path) + " is given");
     }
     check_layout("parallelism", integer(field::cluster_nodes), integer(field::parallelism_tp), integer(field::parallelism_pp),
                  integer(field::parallelism_dp), integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch));
