@@ -315,9 +315,9 @@ TEST_CASE("a wall time beyond the largest double is refused, not reported as inf
 TEST_CASE("a job that never finishes says what makes the segment long", "[lifecycle]") {
   // 3,800 s per step: a step time typed in milliseconds (3.8 s). The message names the steps,
   // the step time and the save, and says what the step time would be in seconds.
-  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 3000}, "cluster": {"nodes": 16},
+  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 3000}, "cluster": {"nodes": 64},
     "throughput": {"step_time_s": 3800}, "checkpoint": {"every_steps": 500, "save_s": 30},
-    "failures": {"node_mtbf_h": 5000}, "prices": {"node_hour_usd": 1}})");
+    "failures": {"node_mtbf_h": 1000}, "prices": {"node_hour_usd": 1}})");
   run_options options;
   options.samples = 10;
   CHECK_THROWS_WITH(simulate(s, options), test::contains("(500 steps (checkpoint.every_steps) × 3.8e+03 s per step"));

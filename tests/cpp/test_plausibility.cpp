@@ -39,7 +39,7 @@ TEST_CASE("each unit slip is named with what was probably meant", "[plausibility
     "parallelism": {"global_batch": 64})")) ==
         "job.tokens: 40 tokens is far too few for a training job; did you mean 40e9 (40B) or 40e6 (40M)?");
   CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1}, "failures": {"node_mtbf_h": 22140000})")),
-             test::contains("22140000 h per node is over a century; if it is in seconds, that is 6.15e+03 h"));
+             test::contains("2.214e+07 h per node is over a century; if it is in seconds, that is 6.15e+03 h"));
   CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 64}, "failures": {"node_mtbf_h": 2})")),
              test::contains("if it is the job's MTBF, the per-node figure is nodes × that = 128 h"));
   CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1}, "quality": {"rerun_prob": 0.8})")),

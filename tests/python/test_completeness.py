@@ -163,7 +163,7 @@ def test_unit_slips_warn_with_what_was_probably_meant(tmp_path):
     with pytest.warns(tm.PlausibilityWarning, match="if it is in seconds, that is 6.15e.03 h"):
         scn = tm.Scenario.from_dict(d)
     assert scn.implausible() == [
-        "failures.node_mtbf_h: 22140000 h per node is over a century; if it is in seconds, that is 6.15e+03 h"
+        "failures.node_mtbf_h: 2.214e+07 h per node is over a century; if it is in seconds, that is 6.15e+03 h"
     ]
     d = json.loads(json.dumps(THREE_FIELDS))
     d["cluster"]["platform"] = "trn2"
