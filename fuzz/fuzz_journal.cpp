@@ -22,11 +22,13 @@ void require(bool ok, const char* what, const std::string& text) { fuzz::require
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const scenario base = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
+  static const scenario base =
+      scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const journal j = journal::from_text(text, journals);
-    require(journal::from_json(j.to_json(), journals).to_json() == j.to_json(), "save and reload changed the journal", text);
+    require(journal::from_json(j.to_json(), journals).to_json() == j.to_json(), "save and reload changed the journal",
+            text);
     const auto result = calibrate::calibrate({j}, base);
     require(scenario::from_json(result.calibrated.to_json()).to_json() == result.calibrated.to_json(),
             "the calibrated scenario does not load again", text);

@@ -48,7 +48,8 @@ void check_invariants(const run_result& r, const std::string& text) {
       sum += v(i, m);
     }
     require(std::abs(sum - wall) <= 1e-9 * wall + 1e-12, "the phases do not sum to wall_h", text);
-    require(v(i, metric::billed_h) >= 0 && v(i, metric::billed_h) <= wall * (1 + 1e-12), "billed_h outside [0, wall_h]", text);
+    require(v(i, metric::billed_h) >= 0 && v(i, metric::billed_h) <= wall * (1 + 1e-12), "billed_h outside [0, wall_h]",
+            text);
     require(v(i, metric::failures) >= 0 && v(i, metric::recompiles) >= 0, "a negative count", text);
     require(v(i, metric::goodput) >= 0 && v(i, metric::goodput) <= 1 + 1e-12, "goodput outside [0, 1]", text);
   }

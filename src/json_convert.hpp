@@ -20,8 +20,9 @@ inline std::string utf8_text(py::handle obj, const std::string& path) {
   const char* data = PyUnicode_AsUTF8AndSize(obj.ptr(), &size);
   if (data == nullptr) {
     PyErr_Clear();
-    fail(path.empty() ? "value" : path, "is not valid Unicode text (it holds a lone surrogate, as undecodable bytes do), got " +
-                                            shorten(py::repr(obj).cast<std::string>()));
+    fail(path.empty() ? "value" : path,
+         "is not valid Unicode text (it holds a lone surrogate, as undecodable bytes do), got " +
+             shorten(py::repr(obj).cast<std::string>()));
   }
   return std::string(data, static_cast<std::size_t>(size));
 }
@@ -41,7 +42,8 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth
   if (PyFloat_Check(obj.ptr())) return obj.cast<double>();
   if (PyUnicode_Check(obj.ptr())) return utf8_text(obj, path);
   const bool structured = PyDict_Check(obj.ptr()) || PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr());
-  if (structured && depth >= trnmodel::detail::max_json_depth) trnmodel::detail::fail_too_deep(path.empty() ? "value" : path);
+  if (structured && depth >= trnmodel::detail::max_json_depth)
+    trnmodel::detail::fail_too_deep(path.empty() ? "value" : path);
   if (PyDict_Check(obj.ptr())) {
     trnmodel::json out = trnmodel::json::object();
     for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
@@ -62,8 +64,7 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth
   // NumPy scalars and arrays, and anything else that behaves like a number or a sequence.
   if (py::hasattr(obj, "tolist")) return to_json(obj.attr("tolist")(), path, depth);
   if (py::hasattr(obj, "__float__")) return obj.cast<double>();
-  fail(path.empty() ? "value" : path,
-       "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());
+  fail(path.empty() ? "value" : path, "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());
 }
 
 inline py::object from_json(const trnmodel::json& j) {

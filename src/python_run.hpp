@@ -18,8 +18,7 @@ namespace py = pybind11;
 
 // Calls body(options) with the GIL released, options' hooks polling Ctrl-C and reporting
 // progress to `progress` (a callable(done, total) or None).
-template <class Body>
-auto with_python_hooks(run_options options, const py::object& progress, const Body& body) {
+template <class Body> auto with_python_hooks(run_options options, const py::object& progress, const Body& body) {
   bool interrupted = false;
   options.cancelled = [&] {
     py::gil_scoped_acquire gil;
@@ -44,9 +43,8 @@ auto with_python_hooks(run_options options, const py::object& progress, const Bo
   }
 }
 
-template <class Model>
-run_result run_from_python(const Model& model, std::vector<std::string> outputs, run_options options,
-                           const py::object& progress) {
+template <class Model> run_result run_from_python(const Model& model, std::vector<std::string> outputs,
+                                                  run_options options, const py::object& progress) {
   return with_python_hooks(std::move(options), progress,
                            [&](const run_options& o) { return run(model, std::move(outputs), o); });
 }

@@ -74,17 +74,20 @@ void register_calibrate(py::module_& m) {
   register_calibration_types(m);
   py::class_<journal>(m, "Journal")
       .def_static(
-          "from_text", [](const std::string& text, const std::string& directory) { return journal::from_text(text, directory); },
+          "from_text",
+          [](const std::string& text, const std::string& directory) { return journal::from_text(text, directory); },
           py::arg("text"), py::arg("directory"))
       .def_static(
-          "from_obj", [](py::handle obj, const std::string& directory) { return journal::from_json(to_json(obj, ""), directory); },
+          "from_obj",
+          [](py::handle obj, const std::string& directory) { return journal::from_json(to_json(obj, ""), directory); },
           py::arg("obj"), py::arg("directory"))
       .def_readonly("experiment_id", &journal::experiment_id)
       .def_readonly("warnings", &journal::warnings)
       .def_readonly("steps_per_value", &journal::steps_per_value)
       .def_property_readonly("duration_s", &journal::duration_s)
-      .def_property_readonly("step_times_s",
-                             [](const journal& j) { return py::array_t<double>(j.step_times_s.size(), j.step_times_s.data()); })
+      .def_property_readonly(
+          "step_times_s",
+          [](const journal& j) { return py::array_t<double>(j.step_times_s.size(), j.step_times_s.data()); })
       .def_property_readonly("node_failures", &journal::node_failures)
       .def("to_obj", [](const journal& j) { return from_json(j.to_json()); })
       .def("analysis", [](const journal& j) { return calibrate::analyze_steps(j); });

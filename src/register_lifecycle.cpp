@@ -18,9 +18,9 @@ namespace {
 // What a scenario's model needs and draws, read before a run.
 struct lifecycle_info {
   std::vector<std::string> unknown_inputs, unknown_reasons, unknown_metrics, uncertain_inputs;
-  std::string mode;                    // the throughput mode
+  std::string mode;  // the throughput mode
   std::optional<std::string> profile;  // the hardware profile's name, when one was resolved
-  double extrapolation_log_spread;     // extrapolated mode: fitted sigma of the log error; else 0
+  double extrapolation_log_spread;  // extrapolated mode: fitted sigma of the log error; else 0
 };
 }  // namespace
 
@@ -43,8 +43,11 @@ void register_lifecycle(py::module_& m) {
       "lifecycle_info",
       [](const scenario& s) {
         const lifecycle_model model(s);
-        return lifecycle_info{model.unknown_inputs(), model.unknown_reasons(), model.unknown_metrics(),
-                              model.uncertain_inputs(), s.mode(),
+        return lifecycle_info{model.unknown_inputs(),
+                              model.unknown_reasons(),
+                              model.unknown_metrics(),
+                              model.uncertain_inputs(),
+                              s.mode(),
                               s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt,
                               model.extrapolation_log_spread()};
       },
@@ -68,8 +71,8 @@ void register_lifecycle(py::module_& m) {
   py::module_ theory = m.def_submodule("theory", "Closed forms of checkpoint/restart theory.");
   theory.def("young_interval_s", &theory::young_interval_s, py::arg("checkpoint_s"), py::arg("mtbf_s"));
   theory.def("daly_interval_s", &theory::daly_interval_s, py::arg("checkpoint_s"), py::arg("mtbf_s"));
-  theory.def("expected_segment_time_s", &theory::expected_segment_time_s, py::arg("segment_s"),
-             py::arg("recovery_s"), py::arg("mtbf_s"), py::arg("recovery_can_fail"));
+  theory.def("expected_segment_time_s", &theory::expected_segment_time_s, py::arg("segment_s"), py::arg("recovery_s"),
+             py::arg("mtbf_s"), py::arg("recovery_can_fail"));
   theory.def("daly_wall_time_s", &theory::daly_wall_time_s, py::arg("solve_s"), py::arg("interval_s"),
              py::arg("checkpoint_s"), py::arg("recovery_s"), py::arg("mtbf_s"), py::arg("recovery_can_fail") = true);
   theory.def("expected_failures_per_segment", &theory::expected_failures_per_segment, py::arg("segment_s"),

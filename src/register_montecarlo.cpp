@@ -42,8 +42,8 @@ struct summary_table {
 };
 
 run_result run_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
-                               std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed,
-                               int threads, bool keep_samples, Eigen::Index block_size, py::object progress) {
+                               std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed, int threads,
+                               bool keep_samples, Eigen::Index block_size, py::object progress) {
   std::vector<named_quantity> inputs;
   for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
   const input_set set(std::move(inputs));
@@ -58,12 +58,12 @@ run_result run_python_function(py::function f, std::vector<std::string> names, s
       py::gil_scoped_release no_gil;
       set.draw(block, Eigen::Map<Eigen::ArrayXXd>(x.mutable_data(), block.size, n_inputs));
     }
-    const auto y = checked_block_outputs(f(x), static_cast<py::ssize_t>(block.size), static_cast<py::ssize_t>(n_outputs));
+    const auto y =
+        checked_block_outputs(f(x), static_cast<py::ssize_t>(block.size), static_cast<py::ssize_t>(n_outputs));
     const bool one_output = y.ndim() == 1;
     const auto r = y.unchecked();
     for (Eigen::Index k = 0; k < n_outputs; ++k)
-      for (Eigen::Index i = 0; i < block.size; ++i)
-        out(i, k) = one_output ? r(i) : r(i, k);
+      for (Eigen::Index i = 0; i < block.size; ++i) out(i, k) = one_output ? r(i) : r(i, k);
   };
 
   run_options options;
@@ -112,8 +112,8 @@ void register_montecarlo(py::module_& m) {
           [](const run_result& r, const std::string& name) {
             const moments& m = r.stats(r.index(name));
             const double nan = std::nan("");
-            return output_moments{m.count, m.nan_count, m.count ? m.mean : nan, m.sd(), m.count ? m.min : nan,
-                                  m.count ? m.max : nan};
+            return output_moments{m.count, m.nan_count,           m.count ? m.mean : nan,
+                                  m.sd(),  m.count ? m.min : nan, m.count ? m.max : nan};
           },
           py::arg("name"))
       .def(

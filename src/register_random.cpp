@@ -12,11 +12,13 @@ namespace trnmodel::python {
 void register_random(py::module_& m) {
   m.def("philox4x32_10", &philox4x32_10, py::arg("counter"), py::arg("key"),
         "Philox4x32-10 of a 4-word counter under a 2-word key (Random123).");
-  m.def("stream_id", [](const std::string& name) { return stream_id(name); }, py::arg("name"),
-        "The random stream id of a name (32-bit FNV-1a).");
+  m.def(
+      "stream_id", [](const std::string& name) { return stream_id(name); }, py::arg("name"),
+      "The random stream id of a name (32-bit FNV-1a).");
   m.def(
       "uniforms",
-      [](std::uint64_t seed, std::uint64_t first_sample, std::uint64_t count, std::uint32_t stream, std::uint32_t draw) {
+      [](std::uint64_t seed, std::uint64_t first_sample, std::uint64_t count, std::uint32_t stream,
+         std::uint32_t draw) {
         py::array_t<double> out(static_cast<py::ssize_t>(count));
         double* data = out.mutable_data();
         {

@@ -31,23 +31,31 @@ void register_scenario(py::module_& m) {
   py::class_<scenario>(m, "Scenario")
       .def_static(
           "from_text",
-          [](const std::string& text, const py::dict& profiles) { return scenario::from_text(text, library_of(profiles)); },
+          [](const std::string& text, const py::dict& profiles) {
+            return scenario::from_text(text, library_of(profiles));
+          },
           py::arg("text"), py::arg("profiles") = py::dict())
       .def_static(
           "from_obj",
-          [](py::handle obj, const py::dict& profiles) { return scenario::from_json(to_json(obj, ""), library_of(profiles)); },
+          [](py::handle obj, const py::dict& profiles) {
+            return scenario::from_json(to_json(obj, ""), library_of(profiles));
+          },
           py::arg("obj"), py::arg("profiles") = py::dict())
       .def_property_readonly("mode", &scenario::mode)
-      .def_property_readonly("profile_shape", [](const scenario& s) -> py::object {
-        if (const auto* p = s.profile()) return py::make_tuple(p->chips_per_node, p->nodes_per_domain);
-        return py::none();
-      })
-      .def_property_readonly("profile_name", [](const scenario& s) -> py::object {
-        if (const auto* p = s.profile()) return py::str(p->name);
-        return py::none();
-      })
+      .def_property_readonly("profile_shape",
+                             [](const scenario& s) -> py::object {
+                               if (const auto* p = s.profile())
+                                 return py::make_tuple(p->chips_per_node, p->nodes_per_domain);
+                               return py::none();
+                             })
+      .def_property_readonly("profile_name",
+                             [](const scenario& s) -> py::object {
+                               if (const auto* p = s.profile()) return py::str(p->name);
+                               return py::none();
+                             })
       .def("to_obj", [](const scenario& s) { return from_json(s.to_json()); })
-      .def("to_text", [](const scenario& s, int indent) { return s.to_json().dump(indent); }, py::arg("indent") = 2)
+      .def(
+          "to_text", [](const scenario& s, int indent) { return s.to_json().dump(indent); }, py::arg("indent") = 2)
       .def(
           "updated",
           [](const scenario& s, const py::dict& changes) {
@@ -66,7 +74,8 @@ void register_scenario(py::module_& m) {
             return py::none();
           },
           py::arg("path"))
-      .def("has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
+      .def(
+          "has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
       .def_property_readonly("name", &scenario::name);
 
   py::class_<field_spec>(m, "ScenarioField")

@@ -43,9 +43,9 @@ struct rank_correlation_table {
 };
 
 // Runs body(sobol_options) without the GIL, Ctrl-C and progress hooked in.
-template <class Body>
-sobol_result run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
-                   Eigen::Index base_block, const py::object& progress, const Body& body) {
+template <class Body> sobol_result run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads,
+                                             double confidence, Eigen::Index base_block, const py::object& progress,
+                                             const Body& body) {
   run_options run = make_run(base_samples, seed, threads);
   run.block_size = base_block;
   return with_python_hooks(run, progress, [&](const run_options& hooked) {
@@ -56,8 +56,9 @@ sobol_result run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threa
   });
 }
 
-sobol_result sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
-                            int threads, double confidence, Eigen::Index block_size, const py::object& progress) {
+sobol_result sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples,
+                            std::uint64_t seed, int threads, double confidence, Eigen::Index block_size,
+                            const py::object& progress) {
   const metric::id m = metric_named(output);
   return run_sobol(base_samples, seed, threads, confidence, block_size, progress,
                    [&](const sobol_options& options) { return sobol(s, m, options); });
@@ -188,7 +189,8 @@ void register_sensitivity(py::module_& m) {
           py::gil_scoped_release release;
           model.to_values(u);
           Eigen::ArrayXXd metrics(u.rows(), static_cast<Eigen::Index>(metric::count));
-          model.evaluate(seed, u, [&](Eigen::Index r) { return chance(r); }, metrics);
+          model.evaluate(
+              seed, u, [&](Eigen::Index r) { return chance(r); }, metrics);
           y = metrics.col(static_cast<Eigen::Index>(id));
         }
         return y;

@@ -25,25 +25,27 @@ training_kind kind_of(bool lora, double lora_rank, const std::string& recompute)
 void register_throughput(py::module_& m) {
   namespace c = collectives;
   py::module_ col = m.def_submodule("collectives", "α–β cost of collectives (seconds).");
-  col.def("ring_all_reduce_s", py::overload_cast<double, double, double, double>(&c::ring_all_reduce_s), py::arg("ranks"),
-          py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
-  col.def("halving_doubling_all_reduce_s", py::overload_cast<double, double, double, double>(&c::halving_doubling_all_reduce_s),
+  col.def("ring_all_reduce_s", py::overload_cast<double, double, double, double>(&c::ring_all_reduce_s),
           py::arg("ranks"), py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("halving_doubling_all_reduce_s",
+          py::overload_cast<double, double, double, double>(&c::halving_doubling_all_reduce_s), py::arg("ranks"),
+          py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
   col.def("ring_reduce_scatter_s", py::overload_cast<double, double, double, double>(&c::ring_reduce_scatter_s),
           py::arg("ranks"), py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
-  col.def("ring_all_gather_s", py::overload_cast<double, double, double, double>(&c::ring_all_gather_s), py::arg("ranks"),
-          py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
+  col.def("ring_all_gather_s", py::overload_cast<double, double, double, double>(&c::ring_all_gather_s),
+          py::arg("ranks"), py::arg("bytes"), py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
   col.def("point_to_point_s", py::overload_cast<double, double, double>(&c::point_to_point_s), py::arg("bytes"),
           py::arg("latency_s"), py::arg("bandwidth_bytes_per_s"));
   col.def("hierarchical_all_reduce_s",
           py::overload_cast<double, double, double, double, double, double, double>(&c::hierarchical_all_reduce_s),
           py::arg("nodes"), py::arg("local_ranks"), py::arg("bytes"), py::arg("intra_latency_s"),
           py::arg("intra_bandwidth_bytes_per_s"), py::arg("inter_latency_s"), py::arg("inter_bandwidth_bytes_per_s"));
-  col.def("all_reduce_busbw_bytes_per_s",
-          [](double ranks, double bytes, double time_s) {
-            return c::busbw_bytes_per_s(c::collective_kind::all_reduce, ranks, bytes, time_s);
-          },
-          py::arg("ranks"), py::arg("bytes"), py::arg("time_s"));
+  col.def(
+      "all_reduce_busbw_bytes_per_s",
+      [](double ranks, double bytes, double time_s) {
+        return c::busbw_bytes_per_s(c::collective_kind::all_reduce, ranks, bytes, time_s);
+      },
+      py::arg("ranks"), py::arg("bytes"), py::arg("time_s"));
 
   m.def(
       "flops_per_token",
@@ -68,15 +70,34 @@ void register_throughput(py::module_& m) {
          double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap,
          double hbm_tb_s, double elementwise_traffic) {
         step_time_arguments a;
-        a.parameters = parameters; a.layers = layers; a.hidden_size = hidden_size; a.heads = heads;
-        a.sequence_length = sequence_length; a.ffn_size = ffn_size; a.lora = lora; a.lora_rank = lora_rank;
+        a.parameters = parameters;
+        a.layers = layers;
+        a.hidden_size = hidden_size;
+        a.heads = heads;
+        a.sequence_length = sequence_length;
+        a.ffn_size = ffn_size;
+        a.lora = lora;
+        a.lora_rank = lora_rank;
         a.recompute = recompute;
-        a.tp = tp; a.pp = pp; a.dp = dp; a.micro_batch = micro_batch; a.global_batch = global_batch;
-        a.virtual_stages = virtual_stages; a.zero_stage = zero_stage;
-        a.peak_tflops = peak_tflops; a.hbm_tb_s = hbm_tb_s; a.chips_per_domain = chips_per_domain;
-        a.intra_gb_s = intra_gb_s; a.intra_latency_us = intra_latency_us; a.intra_efficiency = intra_efficiency;
-        a.inter_gb_s = inter_gb_s; a.inter_latency_us = inter_latency_us; a.inter_efficiency = inter_efficiency;
-        a.compute_efficiency = compute_efficiency; a.dp_overlap = dp_overlap; a.elementwise_traffic = elementwise_traffic;
+        a.tp = tp;
+        a.pp = pp;
+        a.dp = dp;
+        a.micro_batch = micro_batch;
+        a.global_batch = global_batch;
+        a.virtual_stages = virtual_stages;
+        a.zero_stage = zero_stage;
+        a.peak_tflops = peak_tflops;
+        a.hbm_tb_s = hbm_tb_s;
+        a.chips_per_domain = chips_per_domain;
+        a.intra_gb_s = intra_gb_s;
+        a.intra_latency_us = intra_latency_us;
+        a.intra_efficiency = intra_efficiency;
+        a.inter_gb_s = inter_gb_s;
+        a.inter_latency_us = inter_latency_us;
+        a.inter_efficiency = inter_efficiency;
+        a.compute_efficiency = compute_efficiency;
+        a.dp_overlap = dp_overlap;
+        a.elementwise_traffic = elementwise_traffic;
         const step_time_inputs in = check_step_time_arguments(a);
         const step_parts parts = in.step_time();
         py::dict d;

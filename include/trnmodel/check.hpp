@@ -71,7 +71,8 @@ namespace detail {
 // that.
 inline long long whole_number(const std::string& path, double x, double lo, double hi) {
   check_finite(path, x);
-  if (x != std::floor(x) || std::fabs(x) > 9007199254740992.0) fail(path, "must be a whole number, got " + format_number(x));
+  if (x != std::floor(x) || std::fabs(x) > 9007199254740992.0)
+    fail(path, "must be a whole number, got " + format_number(x));
   if (x >= lo && x <= hi) return static_cast<long long>(x);
   if (lo == 0 && hi == 3) fail(path, "must be 0, 1, 2 or 3, got " + format_number(x));
   if (hi >= 9007199254740992.0) fail(path, "must be ≥ " + format_number(lo) + ", got " + format_number(x));

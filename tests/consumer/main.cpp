@@ -53,8 +53,8 @@ int main() {
     const double wall = run.values()(i, static_cast<Eigen::Index>(metric::wall_h));
     worst = std::max(worst, std::abs(phases - wall) / wall);
   }
-  check(worst < 1e-12, "the phases of every simulated sample add up to wall_h (worst relative gap " +
-                           std::to_string(worst) + ")");
+  check(worst < 1e-12,
+        "the phases of every simulated sample add up to wall_h (worst relative gap " + std::to_string(worst) + ")");
 
   std::vector<calibrate::journal> journals;
   for (int k = 1; k <= 3; ++k)

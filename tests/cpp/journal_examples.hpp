@@ -41,7 +41,9 @@ inline std::string journal_error(const json& doc, const std::filesystem::path& d
   return "no error";
 }
 
-inline std::vector<std::string> journal_warnings(const json& doc) { return journal::from_json(doc, journal_dir).warnings; }
+inline std::vector<std::string> journal_warnings(const json& doc) {
+  return journal::from_json(doc, journal_dir).warnings;
+}
 
 inline bool any_contains(const std::vector<std::string>& messages, const std::string& text) {
   for (const auto& m : messages)

@@ -12,7 +12,8 @@ using namespace trnmodel;
 
 TEST_CASE("merged moments equal moments of the whole", "[accumulators]") {
   std::vector<double> x;
-  for (int i = 0; i < 10'001; ++i) x.push_back(1e6 + std::exp(3 * uniform(1, i, 0)));  // large offset: cancellation test
+  for (int i = 0; i < 10'001; ++i)
+    x.push_back(1e6 + std::exp(3 * uniform(1, i, 0)));  // large offset: cancellation test
   moments whole;
   whole.add(x.data(), x.size());
   moments merged;

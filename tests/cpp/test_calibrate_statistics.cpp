@@ -38,8 +38,7 @@ std::vector<double> warmup_series(std::uint64_t seed, std::size_t warmup, std::s
   const double innovation_sd = sd * std::sqrt(1 - phi * phi);
   double e = sd * z(rng);  // start the AR(1) noise in its stationary distribution
   for (std::size_t t = 0; t < warmup + steady; ++t) {
-    const double bias =
-        t < warmup ? excess * static_cast<double>(warmup - t) / static_cast<double>(warmup) : 0.0;
+    const double bias = t < warmup ? excess * static_cast<double>(warmup - t) / static_cast<double>(warmup) : 0.0;
     x.push_back(mean + bias + e);
     e = phi * e + innovation_sd * z(rng);
   }
@@ -66,9 +65,9 @@ std::vector<double> gamma_samples(std::uint64_t seed, std::size_t n, double shap
 
 // The expression throws trnmodel::input_error and its message contains the text.
 #define CHECK_INPUT_ERROR(expr, matcher) \
-  do {                                    \
-    CHECK_THROWS_AS(expr, input_error);   \
-    CHECK_THROWS_WITH(expr, matcher);     \
+  do {                                   \
+    CHECK_THROWS_AS(expr, input_error);  \
+    CHECK_THROWS_WITH(expr, matcher);    \
   } while (false)
 
 // ---- MSER-5 ------------------------------------------------------------------------------
@@ -229,7 +228,9 @@ TEST_CASE("lognormal MLE recovers known parameters", "[calibrate][fit]") {
   // n = 5000; tolerance 3 standard errors from the Fisher information: σ/√n for μ,
   // σ/√(2n) for σ.
   const std::size_t n = 5000;
-  struct param { double mu, sigma; };
+  struct param {
+    double mu, sigma;
+  };
   std::uint64_t seed = 11;
   for (param p : {param{std::log(2.5), 0.1}, param{0.0, 1.0}, param{-3.0, 0.5}, param{5.0, 2.0}}) {
     const auto x = lognormal_samples(seed++, n, p.mu, p.sigma);
@@ -251,7 +252,9 @@ TEST_CASE("gamma MLE recovers known parameters", "[calibrate][fit]") {
   // n = 5000; tolerance 3 standard errors from the inverse Fisher information of (k, θ):
   // Var k̂ = k / (n (k ψ′(k) − 1)), Var θ̂ = θ² ψ′(k) / (n (k ψ′(k) − 1)).
   const double n = 5000;
-  struct param { double shape, scale; };
+  struct param {
+    double shape, scale;
+  };
   std::uint64_t seed = 21;
   for (param p : {param{0.5, 2.0}, param{1.0, 3.0}, param{4.0, 0.75}, param{30.0, 0.05}, param{400.0, 0.0025}}) {
     const auto x = gamma_samples(seed++, 5000, p.shape, p.scale);
@@ -260,8 +263,8 @@ TEST_CASE("gamma MLE recovers known parameters", "[calibrate][fit]") {
     const double det = k * boost::math::trigamma(k) - 1;
     const double se_shape = std::sqrt(k / (n * det));
     const double se_scale = std::sqrt(p.scale * p.scale * boost::math::trigamma(k) / (n * det));
-    INFO("shape=" << p.shape << " scale=" << p.scale << " fit " << f.shape << ", " << f.scale << " in "
-                  << f.iterations << " iterations");
+    INFO("shape=" << p.shape << " scale=" << p.scale << " fit " << f.shape << ", " << f.scale << " in " << f.iterations
+                  << " iterations");
     CHECK(std::abs(f.shape - p.shape) < 3 * se_shape);
     CHECK(std::abs(f.scale - p.scale) < 3 * se_scale);
     CHECK(f.iterations < 20);
@@ -269,7 +272,10 @@ TEST_CASE("gamma MLE recovers known parameters", "[calibrate][fit]") {
     // The estimate solves the likelihood equation ln k − ψ(k) = ln x̄ − mean(ln x) and keeps
     // the sample mean (k θ = x̄).
     double mean = 0, mean_log = 0;
-    for (double v : x) { mean += v / n; mean_log += std::log(v) / n; }
+    for (double v : x) {
+      mean += v / n;
+      mean_log += std::log(v) / n;
+    }
     CHECK_THAT(std::log(f.shape) - boost::math::digamma(f.shape), WithinRel(std::log(mean) - mean_log, 1e-9));
     CHECK_THAT(f.shape * f.scale, WithinRel(mean, 1e-13));
 
@@ -283,7 +289,10 @@ TEST_CASE("gamma MLE recovers known parameters", "[calibrate][fit]") {
     for (double factor : {0.99, 1.01}) {
       double ll_k = 0, ll_t = 0;
       const boost::math::gamma_distribution<double> dk(f.shape * factor, f.scale), dt(f.shape, f.scale * factor);
-      for (double v : x) { ll_k += std::log(boost::math::pdf(dk, v)); ll_t += std::log(boost::math::pdf(dt, v)); }
+      for (double v : x) {
+        ll_k += std::log(boost::math::pdf(dk, v));
+        ll_t += std::log(boost::math::pdf(dt, v));
+      }
       CHECK(ll_k < f.log_likelihood);
       CHECK(ll_t < f.log_likelihood);
     }
@@ -341,7 +350,7 @@ TEST_CASE("goodness of fit: Kolmogorov-Smirnov distance and asymptotic p-value",
   CHECK_THAT(good.ks_p_value_asymptotic, WithinRel(ks_p_value_asymptotic(good.ks_d, 2000), 1e-15));
 
   // A bimodal mixture fits neither family: the p-value is tiny.
-  auto mix = gamma_samples(42, 1000, 50.0, 0.02);    // around 1
+  auto mix = gamma_samples(42, 1000, 50.0, 0.02);  // around 1
   const auto far = gamma_samples(43, 1000, 50.0, 0.1);  // around 5
   mix.insert(mix.end(), far.begin(), far.end());
   const auto bad = best_fit(mix);
@@ -371,8 +380,9 @@ TEST_CASE("run-to-run spread: empirical for few runs, fitted for many", "[calibr
   CHECK(std::string(a.input.family()) == "empirical");
   CHECK(a.input.prov().source == "measured");
   CHECK_THAT(a.mean, WithinRel(1.008, 1e-14));
-  CHECK_THAT(a.sd, WithinRel(std::sqrt((0.012 * 0.012 + 0.028 * 0.028 + 0.042 * 0.042 + 0.008 * 0.008 +
-                                        0.018 * 0.018) / 4), 1e-12));
+  CHECK_THAT(
+      a.sd,
+      WithinRel(std::sqrt((0.012 * 0.012 + 0.028 * 0.028 + 0.042 * 0.042 + 0.008 * 0.008 + 0.018 * 0.018) / 4), 1e-12));
   CHECK(a.input.ppf(0.0) == 0.98);
   CHECK(a.input.ppf(1.0) == 1.05);
 
@@ -463,14 +473,14 @@ TEST_CASE("calibration statistics reject bad input with clear messages", "[calib
 
   CHECK_INPUT_ERROR(batch_means(empty), contains("series: must hold at least one value"));
   CHECK_INPUT_ERROR(batch_means(std::vector<double>(10, 1.0)),
-                       contains("series: must hold at least one value per batch (batches = 20), got 10 values"));
+                    contains("series: must hold at least one value per batch (batches = 20), got 10 values"));
   CHECK_INPUT_ERROR(batch_means(std::vector<double>(10, 1.0), 1), contains("batches: must be ≥ 2, got 1"));
   CHECK_INPUT_ERROR(batch_means(std::vector<double>(40, 1.0), 20, 1.0),
-                       contains("confidence: must be in (0, 1), got 1"));
+                    contains("confidence: must be in (0, 1), got 1"));
   CHECK_INPUT_ERROR(batch_means(std::vector<double>(40, 1.0), 20, nan),
-                       contains("confidence: must be a finite number, got nan"));
+                    contains("confidence: must be a finite number, got nan"));
   CHECK_INPUT_ERROR(batch_means({1.0, 2.0, std::numeric_limits<double>::infinity()}, 2),
-                       contains("series[2]: must be a finite number, got inf"));
+                    contains("series[2]: must be a finite number, got inf"));
 
   CHECK_INPUT_ERROR(fit_lognormal(empty), contains("samples: must hold at least one value, got none"));
   CHECK_INPUT_ERROR(fit_lognormal({1.0, 0.0, 2.0}), contains("samples[1]: must be > 0, got 0"));
@@ -478,19 +488,19 @@ TEST_CASE("calibration statistics reject bad input with clear messages", "[calib
   CHECK_INPUT_ERROR(fit_gamma({1.0, nan}), contains("samples[1]: must be a finite number, got nan"));
   CHECK_INPUT_ERROR(fit_gamma({2.0}), contains("samples: a gamma fit needs at least 2 values, got 1"));
   CHECK_INPUT_ERROR(fit_lognormal({2.0, 2.0, 2.0}),
-                       contains("samples: a lognormal fit needs values that are not all equal, got 3 copies of 2"));
+                    contains("samples: a lognormal fit needs values that are not all equal, got 3 copies of 2"));
   CHECK_INPUT_ERROR(fit_gamma({1.0, 1.0 + 1e-12}), contains("samples: a gamma fit needs a coefficient of variation"));
   CHECK_INPUT_ERROR(best_fit({1.0, -1.0}, "throughput.step_time_s"),
-                       contains("throughput.step_time_s[1]: must be > 0, got -1"));
+                    contains("throughput.step_time_s[1]: must be > 0, got -1"));
   CHECK_INPUT_ERROR(run_to_run_spread({1.0, 0.0}), contains("runs[1]: must be > 0, got 0"));
 
   CHECK_INPUT_ERROR(failure_rate_posterior(-1, 100), contains("failures: must be ≥ 0, got -1"));
   CHECK_INPUT_ERROR(failure_rate_posterior(0, -5), contains("exposure_node_h: must be ≥ 0, got -5"));
   CHECK_INPUT_ERROR(failure_rate_posterior(0, nan), contains("exposure_node_h: must be a finite number"));
-  CHECK_INPUT_ERROR(failure_rate_posterior(1, 0.0),
-                       contains("exposure_node_h: must be > 0 when prior_rate_node_h is 0 (the posterior would be improper), got 0"));
+  CHECK_INPUT_ERROR(
+      failure_rate_posterior(1, 0.0),
+      contains("exposure_node_h: must be > 0 when prior_rate_node_h is 0 (the posterior would be improper), got 0"));
   CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.0), contains("confidence: must be in (0, 1), got 0"));
   CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.9, 0.0), contains("prior_shape: must be > 0, got 0"));
-  CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.9, 0.5, -1),
-                       contains("prior_rate_node_h: must be ≥ 0, got -1"));
+  CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.9, 0.5, -1), contains("prior_rate_node_h: must be ≥ 0, got -1"));
 }

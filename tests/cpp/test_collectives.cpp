@@ -14,7 +14,7 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 // Both the type and the message: every rejection must name the argument.
-#define CHECK_INPUT_ERROR(expr, text)             \
+#define CHECK_INPUT_ERROR(expr, text)              \
   do {                                             \
     CHECK_THROWS_AS(expr, input_error);            \
     CHECK_THROWS_WITH(expr, test::contains(text)); \
@@ -42,8 +42,7 @@ TEST_CASE("closed forms at p = 8, n = 1 GiB, α = 5 µs, B = 300 GB/s", "[collec
   CHECK_THAT(point_to_point_s(n, a, B), WithinRel(0.0035841394133333333, 1e-14));
   // 4 nodes × 8 local; intra (5 µs, 300 GB/s), inter (20 µs, 50 GB/s):
   // 14·5µs + 1.75 n/300e9 + 6·20µs + 1.5 (n/8)/50e9
-  CHECK_THAT(hierarchical_all_reduce_s(4, 8, n, a, B, 20 * us, 50e9),
-             WithinRel(0.010480025813333333, 1e-14));
+  CHECK_THAT(hierarchical_all_reduce_s(4, 8, n, a, B, 20 * us, 50e9), WithinRel(0.010480025813333333, 1e-14));
 }
 
 TEST_CASE("link_level: bandwidth × efficiency, same formulas", "[collectives]") {
@@ -53,8 +52,7 @@ TEST_CASE("link_level: bandwidth × efficiency, same formulas", "[collectives]")
   CHECK(ring_all_reduce_s(8, n, half) == ring_all_reduce_s(8, n, 5 * us, 150e9));
   CHECK(ring_reduce_scatter_s(8, n, half) == ring_reduce_scatter_s(8, n, 5 * us, 150e9));
   CHECK(ring_all_gather_s(8, n, half) == ring_all_gather_s(8, n, 5 * us, 150e9));
-  CHECK(halving_doubling_all_reduce_s(8, n, half) ==
-        halving_doubling_all_reduce_s(8, n, 5 * us, 150e9));
+  CHECK(halving_doubling_all_reduce_s(8, n, half) == halving_doubling_all_reduce_s(8, n, 5 * us, 150e9));
   CHECK(point_to_point_s(n, half) == point_to_point_s(n, 5 * us, 150e9));
   const link_level inter{20 * us, 50e9, 0.8};
   CHECK(hierarchical_all_reduce_s(4, 8, n, half, inter) ==
@@ -75,11 +73,9 @@ TEST_CASE("busbw of the ring all-reduce model is B when α = 0, for every p", "[
       // algbw falls with p towards B/2, which is why busbw is the comparable number
       CHECK_THAT(algbw_bytes_per_s(n, t), WithinRel(B * p / (2 * (p - 1)), 1e-14));
       // the same holds for each half of the ring with its own factor (p−1)/p
-      CHECK_THAT(busbw_bytes_per_s(collective_kind::reduce_scatter, p, n,
-                                   ring_reduce_scatter_s(p, n, 0.0, B)),
+      CHECK_THAT(busbw_bytes_per_s(collective_kind::reduce_scatter, p, n, ring_reduce_scatter_s(p, n, 0.0, B)),
                  WithinRel(B, 1e-14));
-      CHECK_THAT(busbw_bytes_per_s(collective_kind::all_gather, p, n,
-                                   ring_all_gather_s(p, n, 0.0, B)),
+      CHECK_THAT(busbw_bytes_per_s(collective_kind::all_gather, p, n, ring_all_gather_s(p, n, 0.0, B)),
                  WithinRel(B, 1e-14));
       // and the inverse returns the modelled time
       CHECK_THAT(all_reduce_time_from_busbw_s(p, n, B), WithinRel(t, 1e-14));
@@ -118,8 +114,7 @@ TEST_CASE("NCCL issue 527: 8 × A100, 1 GiB all-reduce at busbw 230.8 GB/s", "[c
   CHECK(ring_all_reduce_s(8, GiB, 10 * us, 300e9) < 0.8 * t);
 }
 
-TEST_CASE("hierarchical all-reduce reduces to the flat ring in the degenerate cases",
-          "[collectives]") {
+TEST_CASE("hierarchical all-reduce reduces to the flat ring in the degenerate cases", "[collectives]") {
   const double n = 3 * GiB + 12345;
   const double ai = 3 * us, Bi = 300e9, ae = 25 * us, Be = 25e9;
   for (double L : {1.0, 2.0, 8.0, 16.0}) {

@@ -29,8 +29,8 @@ TEST_CASE("a three-field scenario leaves every phase but the steps not described
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "prices": {"node_hour_usd": 30}})");
   const auto all = completeness(s);
   CHECK(not_described(all) == std::vector<std::string>{"queue", "set-up", "compile", "data load and warm-up",
-                                                        "checkpoints", "failures", "evaluation", "quality gate",
-                                                        "storage", "transfer", "logs", "porting"});
+                                                       "checkpoints", "failures", "evaluation", "quality gate",
+                                                       "storage", "transfer", "logs", "porting"});
   CHECK(phase(all, "compute price").status == phase_status::described);
   CHECK(phase(all, "compile").inputs == std::vector<std::string>{"compile.initial_s"});  // no failures: no recompiles
   CHECK(phase(all, "queue").absent_means == "counted as 0");
@@ -80,7 +80,8 @@ TEST_CASE("the platform expectations name what is missing", "[completeness]") {
 }
 
 TEST_CASE("the bundled examples describe every phase", "[completeness]") {
-  for (const char* name : {"llama3-8b-lora-trn2", "llama3-8b-lora-p5", "llama3-70b-full-trn2x16", "llama3-70b-full-p5x16"}) {
+  for (const char* name :
+       {"llama3-8b-lora-trn2", "llama3-8b-lora-p5", "llama3-70b-full-trn2x16", "llama3-70b-full-p5x16"}) {
     INFO(name);
     // The examples that derive their step time need the profiles, which this test does not
     // load; the completeness of the lifecycle does not depend on them.

@@ -19,7 +19,8 @@ namespace {
 // Gamma and beta inputs build their quantile tables lazily on first use: shared by every copy
 // of the scenario, so concurrent first uses race unless the build is guarded.
 scenario shared_scenario() {
-  return scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 20000}, "cluster": {"nodes": 8},
+  return scenario::from_text(
+      R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 20000}, "cluster": {"nodes": 8},
     "throughput": {"step_time_s": {"dist": "gamma", "shape": 9, "scale": 0.2}, "data_stall_fraction": {"dist": "beta", "a": 2, "b": 30, "hi": 0.5}},
     "checkpoint": {"every_steps": 500, "save_s": {"dist": "pert", "lo": 5, "mode": 15, "hi": 60}},
     "compile": {"initial_s": 1800, "recompile_s": 1800, "cache_load_s": 120, "cache_hit_prob": 0.8},

@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <iomanip>
 #include <cmath>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -23,8 +23,7 @@ std::vector<double> draw(const quantity& q, std::size_t n, std::uint64_t seed = 
 }
 
 // sqrt(n) * D of the one-sample Kolmogorov-Smirnov test against `cdf`.
-template <class Cdf>
-double ks_statistic(std::vector<double> x, const Cdf& cdf) {
+template <class Cdf> double ks_statistic(std::vector<double> x, const Cdf& cdf) {
   std::sort(x.begin(), x.end());
   const double n = static_cast<double>(x.size());
   double d = 0;
@@ -72,10 +71,12 @@ TEST_CASE("table quantiles (gamma, beta) pass KS against Boost.Math's own CDF", 
   // Independent of our cdf(): Boost's distributions.
   const auto g = make_gamma(2.5, 3);
   boost::math::gamma_distribution<> boost_gamma(2.5, 3);
-  CHECK(ks_statistic(draw(g, 50'000, 9), [&](double x) { return boost::math::cdf(boost_gamma, x); }) < ks_critical_0_001);
+  CHECK(ks_statistic(draw(g, 50'000, 9), [&](double x) { return boost::math::cdf(boost_gamma, x); }) <
+        ks_critical_0_001);
   const auto b = make_beta(0.7, 3);
   boost::math::beta_distribution<> boost_beta(0.7, 3);
-  CHECK(ks_statistic(draw(b, 50'000, 9), [&](double x) { return boost::math::cdf(boost_beta, x); }) < ks_critical_0_001);
+  CHECK(ks_statistic(draw(b, 50'000, 9), [&](double x) { return boost::math::cdf(boost_beta, x); }) <
+        ks_critical_0_001);
 }
 
 TEST_CASE("discrete and degenerate families", "[dist]") {
@@ -167,7 +168,8 @@ TEST_CASE("gamma and beta table quantiles agree with Boost.Math to 1e-10", "[dis
       REQUIRE(error < 1e-10);
     }
   }
-  for (const auto& [a, b] : std::vector<std::pair<double, double>>{{0.5, 0.5}, {2, 5}, {1, 1}, {0.2, 3}, {30, 40}, {5, 0.3}}) {
+  for (const auto& [a, b] :
+       std::vector<std::pair<double, double>>{{0.5, 0.5}, {2, 5}, {1, 1}, {0.2, 3}, {30, 40}, {5, 0.3}}) {
     const auto q = make_beta(a, b);
     boost::math::beta_distribution<> reference(a, b);
     for (const double u : us) {
@@ -223,7 +225,10 @@ TEST_CASE("invalid parameters are rejected with the rule and the value", "[dist]
   CHECK_THAT(message([] { make_beta(1, 1, 2, 2); }), test::contains("beta needs lo < hi"));
   CHECK_THAT(message([] { make_bernoulli(1.5); }), test::contains("bernoulli.p: must be in [0, 1], got 1.5"));
   CHECK_THAT(message([] { make_empirical({}); }), test::contains("empirical.samples: must hold at least one value"));
-  CHECK_THAT(message([] { make_empirical({1, NAN}); }), test::contains("empirical.samples[1]: must be a finite number, got nan"));
+  CHECK_THAT(message([] {
+               make_empirical({1, NAN});
+             }),
+             test::contains("empirical.samples[1]: must be a finite number, got nan"));
   CHECK_THAT(message([] { make_fixed(INFINITY); }), test::contains("fixed: must be a finite number, got inf"));
   CHECK_THAT(message([] { make_unknown(""); }), test::contains("unknown needs a reason"));
   CHECK_THROWS_AS(make_unknown("not measured yet").ppf(0.5), unknown_input_error);
@@ -232,7 +237,8 @@ TEST_CASE("invalid parameters are rejected with the rule and the value", "[dist]
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
 namespace {
-const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+const std::string edge_head =
+    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace
 
 TEST_CASE("truncated normal keeps its upper tail accurate with only a lower bound", "[edge]") {
@@ -248,7 +254,8 @@ TEST_CASE("truncated normal keeps its upper tail accurate with only a lower boun
 TEST_CASE("gamma and beta shapes outside what double precision can follow are refused", "[edge][adversarial]") {
   // Found by fuzz_quantity: gamma shape 8e55 gave a decreasing ppf; shapes below 1e-3 threw
   // std::domain_error from the table; beta(1e20, 1e20) never finished.
-  CHECK_THROWS_WITH(make_gamma(8.4e55, 2, "x"), test::contains("x.shape: must be in [0.01, 1e10]") && test::contains("got 8.4e+55"));
+  CHECK_THROWS_WITH(make_gamma(8.4e55, 2, "x"),
+                    test::contains("x.shape: must be in [0.01, 1e10]") && test::contains("got 8.4e+55"));
   CHECK_THROWS_WITH(make_gamma(1e-5, 2, "x"), test::contains("x.shape: must be in [0.01, 1e10]"));
   CHECK_THROWS_WITH(make_beta(1e20, 1e20, 0, 1, "x"), test::contains("x.a: must be in [0.01, 1e10]"));
   CHECK_THROWS_WITH(make_beta(2, 1e-4, 0, 1, "x"), test::contains("x.b: must be in [0.01, 1e10]"));
@@ -257,8 +264,8 @@ TEST_CASE("gamma and beta shapes outside what double precision can follow are re
   for (int i = 1; i < 1000; ++i) u.push_back(i / 1000.0);
   for (int k = 1; k <= 53; ++k) u.push_back(1 - std::ldexp(1.0, -k));
   std::sort(u.begin(), u.end());
-  for (const auto& q : {make_gamma(0.01, 1), make_gamma(1e10, 1), make_beta(0.01, 0.01), make_beta(0.01, 1e10), make_beta(1e10, 1e10),
-                        make_beta(1e10, 0.01)}) {
+  for (const auto& q : {make_gamma(0.01, 1), make_gamma(1e10, 1), make_beta(0.01, 0.01), make_beta(0.01, 1e10),
+                        make_beta(1e10, 1e10), make_beta(1e10, 0.01)}) {
     std::vector<double> x(u.size());
     q.ppf(u.data(), x.data(), u.size());
     const auto [lo, hi] = q.support();
@@ -271,13 +278,18 @@ TEST_CASE("gamma and beta shapes outside what double precision can follow are re
 TEST_CASE("messages are cut at a character boundary; triangular draws stay in the support", "[edge][adversarial]") {
   // Found by the property tests: a message cut inside "é" was not UTF-8, and Python failed to
   // decode it (UnicodeDecodeError instead of ScenarioError).
-  CHECK(shorten("a\xc3\xa9" "a\xc3\xa9" "a\xc3\xa9", 6) == "a\xc3\xa9...");
+  CHECK(shorten("a\xc3\xa9"
+                "a\xc3\xa9"
+                "a\xc3\xa9",
+                6) == "a\xc3\xa9...");
   CHECK(shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
   CHECK(shorten("short", 6) == "short");
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" + std::string(100, 'x') + "\"]}"),
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" +
+                                  std::string(100, 'x') + "\"]}"),
              test::contains("name: must be a string, got [\"xxx") && test::contains("x..."));
   // A NUL in a key would end what() there: control characters are written out.
-  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "a\u0000b\n": 1})"), test::contains("a\\u0000b\\u000a: unknown key"));
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "a\u0000b\n": 1})"),
+             test::contains("a\\u0000b\\u000a: unknown key"));
   // hi − √((1 − u)·…) rounds to 0 below lo = 9e-275 for u = 2^-60.
   const auto q = make_triangular(8.952378074998726e-275, 8.952378074998726e-275, 1);
   CHECK(q.ppf(std::ldexp(1.0, -60)) == 8.952378074998726e-275);

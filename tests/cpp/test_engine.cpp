@@ -1,6 +1,6 @@
-#include <limits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "catch.hpp"
@@ -122,7 +122,8 @@ TEST_CASE("progress, cancellation and bad options", "[engine]") {
   bad.samples = 10;
   bad.threads = -1;
   CHECK_THROWS_WITH(monte_carlo(inputs, f, {"t"}, bad), test::contains("threads: must be ≥ 0"));
-  CHECK_THROWS_AS(input_set({{"a", make_unknown("no trial yet")}, {"b", make_unknown("no quote")}}), unknown_input_error);
+  CHECK_THROWS_AS(input_set({{"a", make_unknown("no trial yet")}, {"b", make_unknown("no quote")}}),
+                  unknown_input_error);
   CHECK_THROWS_WITH(input_set({{"a", 1.0}, {"a", 2.0}}), test::contains("a: input named twice"));
 }
 
@@ -130,7 +131,8 @@ TEST_CASE("progress, cancellation and bad options", "[engine]") {
 
 TEST_CASE("infinite outputs keep their place in the order", "[edge]") {
   log_histogram h(1e-3);
-  for (const double x : {1.0, 2.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 3.0})
+  for (const double x :
+       {1.0, 2.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 3.0})
     h.add(x);
   CHECK(h.count() == 5);
   CHECK(h.at_rank(0) == -std::numeric_limits<double>::infinity());

@@ -30,7 +30,8 @@ scenario extrapolated(const std::string& reference) {
               "vocab_size": 128256, "sequence_length": 8192},
     "throughput": {"mode": "extrapolated", "compute_efficiency": 0.45},
     "parallelism": {"tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256},
-    "reference": {"step_time_s": 300, "sequence_length": 8192, "global_batch": 256, )" + reference + R"(},
+    "reference": {"step_time_s": 300, "sequence_length": 8192, "global_batch": 256, )" +
+                                 reference + R"(},
     "prices": {"node_hour_usd": 35.76}})",
                              trn2_profile());
 }

@@ -78,7 +78,8 @@ TEST_CASE("unknown paths are input errors naming the path, never out_of_range", 
 
 TEST_CASE("one whole-number rule for integer fields", "[fields]") {
   CHECK(detail::whole_number("x", 3, 0, 3) == 3);
-  CHECK(message_of([] { detail::whole_number("x", 2.5, 1, max_whole_number); }) == "x: must be a whole number, got 2.5");
+  CHECK(message_of([] { detail::whole_number("x", 2.5, 1, max_whole_number); }) ==
+        "x: must be a whole number, got 2.5");
   CHECK(message_of([] { detail::whole_number("x", 0, 1, max_whole_number); }) == "x: must be ≥ 1, got 0");
   CHECK(message_of([] { detail::whole_number("x", 4, 0, 3); }) == "x: must be 0, 1, 2 or 3, got 4");
   CHECK(message_of([] { detail::whole_number("x", 2 * max_whole_number, 1, max_whole_number); }) ==

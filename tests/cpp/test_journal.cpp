@@ -12,8 +12,8 @@ TEST_CASE("RFC 3339 timestamps are instants; dates are real calendar days", "[jo
   CHECK(*detail::parse_timestamp("2024-02-29T23:59:59Z") == 1709251199.0);
   CHECK(*detail::parse_timestamp("1969-12-31T00:00:00Z") == -86400.0);
   CHECK(*detail::parse_timestamp("2026-11-17T08:12:04.25Z") == 1794903124.25);
-  CHECK_FALSE(detail::parse_timestamp("2026-11-17T08:12:04"));     // no zone: instant unknown
-  CHECK_FALSE(detail::parse_timestamp("2026-02-29T00:00:00Z"));    // not a leap year
+  CHECK_FALSE(detail::parse_timestamp("2026-11-17T08:12:04"));  // no zone: instant unknown
+  CHECK_FALSE(detail::parse_timestamp("2026-02-29T00:00:00Z"));  // not a leap year
   CHECK_FALSE(detail::parse_timestamp("2026-11-17T24:00:00Z"));
   CHECK_FALSE(detail::parse_timestamp("2026-11-17"));
   CHECK(detail::is_iso_date("2000-02-29"));
@@ -51,7 +51,8 @@ TEST_CASE("bad journals are refused with the field, the value and the rule", "[j
        "training.steps_completed: must be ≤ training.effective_steps_planned (600), got 700"},
       {"timestamp without zone", [](json& d) { d["started_at"] = "2026-11-17T08:12:04"; },
        "started_at: must be an RFC 3339 timestamp with a time zone"},
-      {"end before start", [](json& d) { d["ended_at"] = "2026-11-17T08:00:00Z"; }, "ended_at: must be later than started_at"},
+      {"end before start", [](json& d) { d["ended_at"] = "2026-11-17T08:00:00Z"; },
+       "ended_at: must be later than started_at"},
       {"non-monotone checkpoints", [](json& d) { std::swap(d["checkpoints"][0]["at"], d["checkpoints"][1]["at"]); },
        "checkpoints[1].at: must be later than the previous entry's at"},
       {"event outside the run", [](json& d) { d["evaluations"][0]["at"] = "2026-11-18T00:00:00Z"; },
@@ -60,15 +61,21 @@ TEST_CASE("bad journals are refused with the field, the value and the rule", "[j
        "utilisation.data_wait_fraction: must be in [0, 1], got 1.5"},
       {"step time 0", [](json& d) { d["step_times"]["values"][3] = 0; },
        "step_times.values[3]: a step time must be > 0, got 0"},
-      {"lora without rank", [](json& d) { d["training"].erase("lora_rank"); }, "training.lora_rank: required key is missing"},
-      {"both SDKs", [](json& d) { d["versions"]["cuda"] = "12.8"; }, "versions: must name exactly one of neuron_sdk and cuda, got both"},
+      {"lora without rank", [](json& d) { d["training"].erase("lora_rank"); },
+       "training.lora_rank: required key is missing"},
+      {"both SDKs", [](json& d) { d["versions"]["cuda"] = "12.8"; },
+       "versions: must name exactly one of neuron_sdk and cuda, got both"},
       {"batch arithmetic", [](json& d) { d["training"]["global_batch"] = 32; },
        "training.global_batch: must equal micro_batch × dp × gradient_accumulation (64), got 32"},
-      {"bad checksum", [](json& d) { d["checkpoints"][0]["checksum"] = "f5b31cee"; }, "checkpoints[0].checksum: must be algorithm:digest"},
+      {"bad checksum", [](json& d) { d["checkpoints"][0]["checksum"] = "f5b31cee"; },
+       "checkpoints[0].checksum: must be algorithm:digest"},
       {"wrong type", [](json& d) { d["instance"]["nodes"] = "one"; }, "instance.nodes: must be a number, got \"one\""},
-      {"fractional count", [](json& d) { d["instance"]["nodes"] = 1.5; }, "instance.nodes: must be an integer, got 1.5"},
-      {"enum", [](json& d) { d["training"]["precision"] = "bf61"; }, "training.precision: must be one of bf16, fp8, fp32, got \"bf61\" (did you mean bf16?)"},
-      {"misspelt required key", [](json& d) {
+      {"fractional count", [](json& d) { d["instance"]["nodes"] = 1.5; },
+       "instance.nodes: must be an integer, got 1.5"},
+      {"enum", [](json& d) { d["training"]["precision"] = "bf61"; },
+       "training.precision: must be one of bf16, fp8, fp32, got \"bf61\" (did you mean bf16?)"},
+      {"misspelt required key",
+       [](json& d) {
          d["phases"]["compile_cache_hits"] = d["phases"]["compile_cache_hit"];
          d["phases"].erase("compile_cache_hit");
        },

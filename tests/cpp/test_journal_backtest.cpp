@@ -33,7 +33,8 @@ TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]")
   }
   CHECK(r.row("failures").observed == 1);
   CHECK_THAT(r.row("checkpoint_h").observed, WithinRel((13.7 + 2.5 + 18.9 + 3.1 + 15.0 + 2.7) / 3600, 1e-12));
-  CHECK_THAT(r.row("compile_h").observed, WithinRel((133.2 + 94.0) / 3600, 1e-12));  // start + the recovery's cache load
+  CHECK_THAT(r.row("compile_h").observed,
+             WithinRel((133.2 + 94.0) / 3600, 1e-12));  // start + the recovery's cache load
   CHECK_THAT(r.row("eval_h").observed, WithinRel((59.1 + 61.9 + 60.4 + 336.0) / 3600, 1e-12));
   options.samples = 10;
   CHECK_THROWS_WITH(backtest(base, j, options), test::contains("samples: must be ≥ 1000 for a backtest, got 10"));
@@ -41,8 +42,9 @@ TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]")
   doc["instance"]["nodes"] = 2;
   doc["instance"].erase("ranks_per_node");
   doc["billed"]["node_hours"] = 2 * 1.4464;
-  CHECK_THROWS_WITH(trial_scenario(base, journal::from_json(doc, journal_dir)),
-                    test::contains("instance.nodes: llama3-8b-lora-trn2-trial-002 ran on 2 node(s), the scenario on 1"));
+  CHECK_THROWS_WITH(
+      trial_scenario(base, journal::from_json(doc, journal_dir)),
+      test::contains("instance.nodes: llama3-8b-lora-trn2-trial-002 ran on 2 node(s), the scenario on 1"));
 }
 
 TEST_CASE("PIT uniformity test", "[journal][backtest]") {

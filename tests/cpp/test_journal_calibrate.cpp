@@ -40,7 +40,8 @@ TEST_CASE("calibration of the example scenario from the three journals", "[journ
   // Failure rate: the base MTBF lognormal(p50 6150, p90 10250) moment-matched on λ = 1/MTBF
   // in closed form (λ is lognormal with σ = ln(10250/6150)/z₀.₉), against the quadrature.
   const double sigma = std::log(10250.0 / 6150.0) / 1.2815515655446004;
-  const double mean_rate = std::exp(sigma * sigma / 2) / 6150, var_rate = mean_rate * mean_rate * std::expm1(sigma * sigma);
+  const double mean_rate = std::exp(sigma * sigma / 2) / 6150,
+               var_rate = mean_rate * mean_rate * std::expm1(sigma * sigma);
   const double a0 = mean_rate * mean_rate / var_rate, b0 = mean_rate / var_rate;
   CHECK_THAT(a0, WithinAbs(5.81, 0.005));
   const double exposure = 1.4539 + 1.4464 + 1.0494;
@@ -93,7 +94,8 @@ TEST_CASE("pooling rules: one configuration, each run once", "[journal][calibrat
   doc["training"]["dp"] = 8;
   doc["training"]["gradient_accumulation"] = 8;  // the same global batch, 64
   const journal other = journal::from_json(doc, journal_dir);
-  CHECK_THROWS_WITH(calibrate::calibrate({example(1), other}, base),
-                    test::contains("training.tp: llama3-8b-lora-trn2-trial-003 has 8, llama3-8b-lora-trn2-trial-001 has 4"));
+  CHECK_THROWS_WITH(
+      calibrate::calibrate({example(1), other}, base),
+      test::contains("training.tp: llama3-8b-lora-trn2-trial-003 has 8, llama3-8b-lora-trn2-trial-001 has 4"));
   CHECK_THROWS_WITH(calibrate::calibrate({}, base), test::contains("journals: must hold at least one journal"));
 }

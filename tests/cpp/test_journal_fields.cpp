@@ -31,7 +31,8 @@ json& parent_of(json& doc, const std::string& object) {
 // The message path of a field in an example: "checkpoints[0].step".
 std::string message_path(const journal_field& f) {
   std::string object = f.object;
-  for (std::size_t at = object.find("[]"); at != std::string::npos; at = object.find("[]")) object.replace(at, 2, "[0]");
+  for (std::size_t at = object.find("[]"); at != std::string::npos; at = object.find("[]"))
+    object.replace(at, 2, "[0]");
   return object.empty() ? f.key : object + "." + f.key;
 }
 
@@ -41,9 +42,8 @@ json example_for(const journal_field& f) { return example_json(f.object.rfind("i
 // The keys of step_times that describe a file are checked by the file tests (test_journal_files.cpp):
 // an example with inline values refuses them before reading them.
 bool describes_a_file(const journal_field& f) {
-  return f.object == "step_times" &&
-         (f.key == "file" || f.key == "column" || f.key == "step_column" || f.key == "count" || f.key == "sha256" ||
-          f.key == "values");
+  return f.object == "step_times" && (f.key == "file" || f.key == "column" || f.key == "step_column" ||
+                                      f.key == "count" || f.key == "sha256" || f.key == "values");
 }
 
 }  // namespace
@@ -53,8 +53,8 @@ TEST_CASE("every field of the table is read and type-checked by the loader", "[j
     if (describes_a_file(f)) continue;
     INFO(f.path());
     json doc = example_for(f);
-    const bool array_kind = f.value == journal_value::list || f.value == journal_value::text_list ||
-                            f.value == journal_value::number_list;
+    const bool array_kind =
+        f.value == journal_value::list || f.value == journal_value::text_list || f.value == journal_value::number_list;
     parent_of(doc, f.object)[f.key] = array_kind ? json(5) : json::array();
     CHECK_THAT(journal_error(doc), test::contains(message_path(f) + ": must be "));
   }
@@ -98,7 +98,9 @@ TEST_CASE("the table's choices, minimums and number rules are the loader's", "[j
     } else if (f.value == journal_value::number && f.rule != detail::number_rule::any) {
       const bool unit = f.rule == detail::number_rule::unit_interval;
       parent[f.key] = unit ? 1.5 : f.rule == detail::number_rule::positive ? 0.0 : -1.0;
-      const std::string rule = unit ? "must be in [0, 1]" : f.rule == detail::number_rule::positive ? "must be > 0" : "must be ≥ 0";
+      const std::string rule = unit                                      ? "must be in [0, 1]"
+                               : f.rule == detail::number_rule::positive ? "must be > 0"
+                                                                         : "must be ≥ 0";
       CHECK_THAT(journal_error(doc), test::contains(message_path(f) + ": " + rule));
     }
   }

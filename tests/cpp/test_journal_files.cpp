@@ -14,7 +14,8 @@ TEST_CASE("SHA-256 known answers (FIPS 180-4 examples)", "[journal][sha256]") {
   // 448 bits: the padding needs a second block.
   CHECK(detail::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  CHECK(detail::sha256_hex(std::string(1000, 'a')) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+  CHECK(detail::sha256_hex(std::string(1000, 'a')) ==
+        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
 TEST_CASE("step-time files: CSV, .npy, SHA-256 and where they may lie", "[journal][files]") {
@@ -24,8 +25,10 @@ TEST_CASE("step-time files: CSV, .npy, SHA-256 and where they may lie", "[journa
   dir.write("steps.csv", csv);
   std::filesystem::copy_file(journal_dir / "llama3-8b-lora-trn2-trial-001.json", dir.path / "j.json");
 
-  const journal loaded = journal::from_json(with_file({{"file", "steps.csv"}, {"column", "step_time_s"},
-                                                       {"step_column", "step"}, {"sha256", detail::sha256_hex(csv)},
+  const journal loaded = journal::from_json(with_file({{"file", "steps.csv"},
+                                                       {"column", "step_time_s"},
+                                                       {"step_column", "step"},
+                                                       {"sha256", detail::sha256_hex(csv)},
                                                        {"count", 600}}),
                                             dir.path);
   CHECK(loaded.step_times_s == values);
@@ -35,8 +38,10 @@ TEST_CASE("step-time files: CSV, .npy, SHA-256 and where they may lie", "[journa
              test::contains("has no column \"t\" (its columns: step, step_time_s)"));
   CHECK_THAT(journal_error(with_file({{"file", "steps.csv"}}), dir.path),
              test::contains("step_times.column: required key is missing"));
-  CHECK_THAT(journal_error(with_file({{"file", "steps.csv"}, {"column", "step_time_s"}, {"sha256", std::string(64, '0')}}), dir.path),
-             test::contains("step_times.sha256: the file's SHA-256 is " + detail::sha256_hex(csv)));
+  CHECK_THAT(
+      journal_error(with_file({{"file", "steps.csv"}, {"column", "step_time_s"}, {"sha256", std::string(64, '0')}}),
+                    dir.path),
+      test::contains("step_times.sha256: the file's SHA-256 is " + detail::sha256_hex(csv)));
   CHECK_THAT(journal_error(with_file({{"file", "steps.csv"}, {"column", "step_time_s"}, {"count", 601}}), dir.path),
              test::contains("step_times.count: the file holds 600 values, the journal says 601"));
   CHECK_THAT(journal_error(with_file({{"file", "../steps.csv"}, {"column", "step_time_s"}}), dir.path),
@@ -92,33 +97,43 @@ TEST_CASE("a .npy shape whose byte count wraps around is refused", "[edge][adver
   };
   CHECK(detail::read_npy_vector(npy("1"), "f.npy") == std::vector<double>{0.0});
   // 2^61 + 1 values of 8 bytes "need" 8 bytes once the product wraps around 2^64.
-  CHECK_THROWS_WITH(detail::read_npy_vector(npy("2305843009213693953"), "f.npy"),
-                    test::contains("f.npy: the .npy file holds 8 data bytes, expected more than 10^18 for 2305843009213693953 values"));
-  CHECK_THROWS_WITH(detail::read_npy_vector(npy("123456789012345678901234567890"), "f.npy"),
-                    test::contains("holds 8 data bytes, expected more than 10^18 for 123456789012345678901234567890 values"));
-  CHECK_THROWS_WITH(detail::read_npy_vector(npy("2"), "f.npy"), test::contains("holds 8 data bytes, expected 16 for 2 values"));
+  CHECK_THROWS_WITH(
+      detail::read_npy_vector(npy("2305843009213693953"), "f.npy"),
+      test::contains(
+          "f.npy: the .npy file holds 8 data bytes, expected more than 10^18 for 2305843009213693953 values"));
+  CHECK_THROWS_WITH(
+      detail::read_npy_vector(npy("123456789012345678901234567890"), "f.npy"),
+      test::contains("holds 8 data bytes, expected more than 10^18 for 123456789012345678901234567890 values"));
+  CHECK_THROWS_WITH(detail::read_npy_vector(npy("2"), "f.npy"),
+                    test::contains("holds 8 data bytes, expected 16 for 2 values"));
   // A header of a million digits is refused before std::regex could recurse over it.
   std::string long_header = npy("1");
   long_header.insert(long_header.find("(1") + 1, 1'000'000, '0');
   long_header[8] = '\xff';
   long_header[9] = '\xff';
-  CHECK_THROWS_WITH(detail::read_npy_vector(long_header, "f.npy"), test::contains("f.npy: the .npy header is 65535 bytes"));
+  CHECK_THROWS_WITH(detail::read_npy_vector(long_header, "f.npy"),
+                    test::contains("f.npy: the .npy header is 65535 bytes"));
 }
 
 TEST_CASE("a megabyte checksum in a journal is checked without recursion", "[edge][adversarial]") {
   std::ifstream in(std::string(TRNMODEL_SOURCE_DIR) + "/examples/journals/llama3-8b-lora-trn2-trial-001.json");
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string original = text.str(), digest = "sha256:f5b31ceefe47a169205408a3f05effe5a695062475837e0e24ee25acbb142e00";
+  const std::string original = text.str(),
+                    digest = "sha256:f5b31ceefe47a169205408a3f05effe5a695062475837e0e24ee25acbb142e00";
   const auto with_checksum = [&](const std::string& checksum) {
     std::string changed = original;
     return changed.replace(changed.find(digest), digest.size(), checksum);
   };
   const std::string directory = std::string(TRNMODEL_SOURCE_DIR) + "/examples/journals";
-  CHECK(calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a')), directory).checkpoints[0].checksum.size() ==
-        1'000'007);
-  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a') + "!"), directory),
-                    test::contains("checkpoints[0].checksum: must be algorithm:digest"));
-  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("SHA256:ab"), directory), test::contains("must be algorithm:digest"));
-  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:"), directory), test::contains("must be algorithm:digest"));
+  CHECK(calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a')), directory)
+            .checkpoints[0]
+            .checksum.size() == 1'000'007);
+  CHECK_THROWS_WITH(
+      calibrate::journal::from_text(with_checksum("sha256:" + std::string(1'000'000, 'a') + "!"), directory),
+      test::contains("checkpoints[0].checksum: must be algorithm:digest"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("SHA256:ab"), directory),
+                    test::contains("must be algorithm:digest"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:"), directory),
+                    test::contains("must be algorithm:digest"));
 }

@@ -6,16 +6,20 @@ TEST_CASE("interruption rules", "[journal][errors]") {
   const json good = example_json(2);
   json doc = good;
   doc["interruptions"][0]["restored_from_step"] = 300;  // no checkpoint at step 300
-  CHECK_THAT(journal_error(doc), test::contains("interruptions[0].restored_from_step: names no checkpoint listed before the interruption, got 300"));
+  CHECK_THAT(journal_error(doc),
+             test::contains(
+                 "interruptions[0].restored_from_step: names no checkpoint listed before the interruption, got 300"));
   doc = good;
   doc["interruptions"][0]["redone_steps"] = 400;
   CHECK_THAT(journal_error(doc), test::contains("interruptions[0].redone_steps: must be ≤ its step (347), got 400"));
   doc = good;
   doc["interruptions"][0]["recovered"] = false;
-  CHECK_THAT(journal_error(doc), test::contains("interruptions[0].redone_steps: must be 0 for an unrecovered interruption"));
+  CHECK_THAT(journal_error(doc),
+             test::contains("interruptions[0].redone_steps: must be 0 for an unrecovered interruption"));
   doc = good;
   doc["interruptions"][0]["redone_steps"] = 140;
-  CHECK(any_contains(journal_warnings(doc), "interruptions[0].redone_steps: expected step − restored_from_step = 147, got 140"));
+  CHECK(any_contains(journal_warnings(doc),
+                     "interruptions[0].redone_steps: expected step − restored_from_step = 147, got 140"));
   doc = good;
   doc["interruptions"][0]["restart_s"] = 1000;
   CHECK(any_contains(journal_warnings(doc), "exceed recovery_s"));
@@ -26,7 +30,8 @@ TEST_CASE("usable but odd journals load with warnings", "[journal][warnings]") {
   doc["phases"]["training_s"] = 3550.7;  // 1000 s more than the listed steps, saves and evals
   auto w = journal_warnings(doc);
   CHECK(any_contains(w, "phases: the phases sum to"));
-  CHECK(any_contains(w, "phases.training_s: 3550.7 s, but the steps, saves, evaluations and recoveries listed account for"));
+  CHECK(any_contains(
+      w, "phases.training_s: 3550.7 s, but the steps, saves, evaluations and recoveries listed account for"));
   doc = example_json(1);
   doc.erase("utilisation");
   doc.erase("quality");

@@ -28,15 +28,20 @@ double col_se(const run_result& r, metric::id m) { return r.stats(m).sd() / std:
 
 // Daly's setting: one node, constant inputs, exponential failures; segments of one step of
 // tau seconds plus a save of delta seconds; recovery R = restart.
-scenario daly_scenario(double mtbf_h, double delta_s, double restart_s, double solve_h, double tau_s, bool interruptible) {
+scenario daly_scenario(double mtbf_h, double delta_s, double restart_s, double solve_h, double tau_s,
+                       bool interruptible) {
   const double steps = solve_h * 3600 / tau_s;
   return make(R"({"schema": "trnmodel.scenario/1",
-    "job": {"effective_steps": )" + format_number(steps) + R"(},
+    "job": {"effective_steps": )" +
+              format_number(steps) + R"(},
     "cluster": {"nodes": 1},
-    "throughput": {"step_time_s": )" + format_number(tau_s) + R"(},
-    "checkpoint": {"every_steps": 1, "save_s": )" + format_number(delta_s) + R"(},
-    "failures": {"node_mtbf_h": )" + format_number(mtbf_h) + R"(, "restart_s": )" + format_number(restart_s) +
-              R"(, "during_recovery": )" + (interruptible ? "true" : "false") + R"(},
+    "throughput": {"step_time_s": )" +
+              format_number(tau_s) + R"(},
+    "checkpoint": {"every_steps": 1, "save_s": )" +
+              format_number(delta_s) + R"(},
+    "failures": {"node_mtbf_h": )" +
+              format_number(mtbf_h) + R"(, "restart_s": )" + format_number(restart_s) + R"(, "during_recovery": )" +
+              (interruptible ? "true" : "false") + R"(},
     "prices": {"node_hour_usd": 1}})");
 }
 
@@ -53,20 +58,24 @@ TEST_CASE("Daly's Fig. 3 case: mean wall time matches the closed form", "[lifecy
 }
 
 TEST_CASE("other parameter sets, both recovery variants, match Daly", "[lifecycle][daly]") {
-  struct params { double mtbf_h, delta_s, restart_s, solve_h, tau_s; };
-  for (const params p : {params{5, 120, 900, 100, 3600}, params{2, 60, 300, 20, 1800}, params{50, 600, 1200, 300, 10800}}) {
+  struct params {
+    double mtbf_h, delta_s, restart_s, solve_h, tau_s;
+  };
+  for (const params p :
+       {params{5, 120, 900, 100, 3600}, params{2, 60, 300, 20, 1800}, params{50, 600, 1200, 300, 10800}}) {
     for (const bool interruptible : {true, false}) {
       const auto s = daly_scenario(p.mtbf_h, p.delta_s, p.restart_s, p.solve_h, p.tau_s, interruptible);
       const auto r = run_scenario(s, 30'000, 3);
       const double expected_h =
-          theory::daly_wall_time_s(p.solve_h * 3600, p.tau_s, p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible) / 3600;
+          theory::daly_wall_time_s(p.solve_h * 3600, p.tau_s, p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible) /
+          3600;
       INFO("M " << p.mtbf_h << " interruptible " << interruptible << ": MC " << col_mean(r, metric::wall_h) << " +- "
                 << col_se(r, metric::wall_h) << " vs " << expected_h);
       CHECK(std::abs(col_mean(r, metric::wall_h) - expected_h) < 4 * col_se(r, metric::wall_h));
       // Failures per segment: e^{lambda D} - 1, times e^{lambda R} when recoveries can fail.
       const double segments = p.solve_h * 3600 / p.tau_s;
-      const double expected_failures =
-          segments * theory::expected_failures_per_segment(p.tau_s + p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible);
+      const double expected_failures = segments * theory::expected_failures_per_segment(
+                                                      p.tau_s + p.delta_s, p.restart_s, p.mtbf_h * 3600, interruptible);
       CHECK(std::abs(col_mean(r, metric::failures) - expected_failures) < 4 * col_se(r, metric::failures));
     }
   }
@@ -94,7 +103,8 @@ TEST_CASE("lost time per failure and recompile counts match their expectations",
   // Compile time: planned recompiles + a hit or a miss per recovery.
   const double compile_h = (2 * 1800 + failures * (0.7 * 60 + 0.3 * 1800)) / 3600;
   CHECK(std::abs(col_mean(r, metric::compile_h) - compile_h) < 4 * col_se(r, metric::compile_h));
-  CHECK_THAT(col_mean(r, metric::recovery_h), Catch::Matchers::WithinRel(col_mean(r, metric::failures) * 300 / 3600, 1e-9));
+  CHECK_THAT(col_mean(r, metric::recovery_h),
+             Catch::Matchers::WithinRel(col_mean(r, metric::failures) * 300 / 3600, 1e-9));
 }
 
 TEST_CASE("phase times sum to wall_h for every sample", "[lifecycle][invariant]") {
@@ -123,8 +133,8 @@ TEST_CASE("phase times sum to wall_h for every sample", "[lifecycle][invariant]"
   }
   INFO("worst relative gap " << worst);
   CHECK(worst < 1e-12);
-  CHECK(r.stats(metric::failures).max > 0);     // the case exercises failures
-  CHECK(r.stats(metric::rerun_h).max > 0);      // and reruns
+  CHECK(r.stats(metric::failures).max > 0);  // the case exercises failures
+  CHECK(r.stats(metric::rerun_h).max > 0);  // and reruns
   CHECK(r.stats(metric::queue_h).mean > 0);
   CHECK(r.stats(metric::wall_h).nan_count == 0);
 }
@@ -162,10 +172,12 @@ TEST_CASE("without failures the lifecycle is exact", "[lifecycle]") {
   CHECK_THAT(row(metric::billed_h), Catch::Matchers::WithinRel(billed_h, 1e-14));
   CHECK_THAT(row(metric::node_h), Catch::Matchers::WithinRel(2 * billed_h, 1e-14));
   CHECK_THAT(row(metric::cost_compute_usd), Catch::Matchers::WithinRel(2 * billed_h * 30, 1e-14));
-  CHECK_THAT(row(metric::cost_storage_usd), Catch::Matchers::WithinRel((50 + 100 * 2) * 0.023 * wall_s / 3600 / 730, 1e-14));
+  CHECK_THAT(row(metric::cost_storage_usd),
+             Catch::Matchers::WithinRel((50 + 100 * 2) * 0.023 * wall_s / 3600 / 730, 1e-14));
   CHECK_THAT(row(metric::cost_transfer_usd), Catch::Matchers::WithinRel(0.9, 1e-14));
   CHECK_THAT(row(metric::cost_logs_usd), Catch::Matchers::WithinRel(0.1 * wall_s / 3600 * 0.5, 1e-14));
-  const double run_cost = row(metric::cost_compute_usd) + row(metric::cost_storage_usd) + 0.9 + row(metric::cost_logs_usd);
+  const double run_cost =
+      row(metric::cost_compute_usd) + row(metric::cost_storage_usd) + 0.9 + row(metric::cost_logs_usd);
   CHECK_THAT(row(metric::run_cost_usd), Catch::Matchers::WithinRel(run_cost, 1e-14));
   CHECK(row(metric::adaptation_usd) == 6000);
   CHECK_THAT(row(metric::total_cost_usd), Catch::Matchers::WithinRel(run_cost + 6000, 1e-14));
@@ -178,7 +190,8 @@ TEST_CASE("Weibull with shape 1 is the exponential case", "[lifecycle]") {
   const auto text = [](const char* distribution) {
     return std::string(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 200}, "cluster": {"nodes": 16},
       "throughput": {"step_time_s": 90}, "checkpoint": {"every_steps": 25, "save_s": 60},
-      "failures": {"node_mtbf_h": 50, "restart_s": 600, "distribution": ")") + distribution + R"(", "weibull_shape": 1},
+      "failures": {"node_mtbf_h": 50, "restart_s": 600, "distribution": ")") +
+           distribution + R"(", "weibull_shape": 1},
       "prices": {"node_hour_usd": 1}})";
   };
   const auto a = run_scenario(make(text("exponential")), 20'000, 2);
@@ -195,7 +208,8 @@ TEST_CASE("Weibull renewal: mean time between failures is 1/lambda for any shape
   for (const double shape : {0.6, 1.0, 2.5}) {
     const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 3.6}, "checkpoint": {"every_steps": 1},
-      "failures": {"node_mtbf_h": 0.05, "distribution": "weibull", "weibull_shape": )" + format_number(shape) + R"(},
+      "failures": {"node_mtbf_h": 0.05, "distribution": "weibull", "weibull_shape": )" +
+                        format_number(shape) + R"(},
       "prices": {"node_hour_usd": 1}})");
     const auto r = run_scenario(s, 4000, 9);
     // Exposed time = 1 h of steps + lost time; failures per exposed hour ~ 20 for long runs.
@@ -263,7 +277,8 @@ TEST_CASE("a cost beyond the largest double is refused, not reported as inf", "[
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
 namespace {
-const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+const std::string edge_head =
+    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace
 
 TEST_CASE("Weibull failures that leave no chance to finish are refused, not looped on", "[edge]") {
@@ -287,7 +302,8 @@ TEST_CASE("an unknown input the scenario never reads blocks nothing", "[edge]") 
 
 TEST_CASE("10^18 steps: the exact answer without failures, a refusal saying why with them", "[edge][adversarial]") {
   const auto started = std::chrono::steady_clock::now();
-  const std::string job = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e18}, "cluster": {"nodes": 1000},
+  const std::string job =
+      R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e18}, "cluster": {"nodes": 1000},
       "throughput": {"step_time_s": 2}, "checkpoint": {"every_steps": 3, "save_s": 1}, "prices": {"node_hour_usd": 1})";
   run_options options;
   options.samples = 1000;
@@ -296,20 +312,23 @@ TEST_CASE("10^18 steps: the exact answer without failures, a refusal saying why 
   CHECK_THAT(r.values()(0, metric::checkpoint_h), Catch::Matchers::WithinRel(std::ceil(1e18 / 3) / 3600, 1e-12));
   CHECK_THAT(r.values()(999, metric::wall_h), Catch::Matchers::WithinRel((2e18 + std::ceil(1e18 / 3)) / 3600, 1e-12));
   // Each 7 s segment is finishable against a failure every 3.6 s, but 3.3e17 of them are not.
-  CHECK_THROWS_WITH(simulate(scenario::from_text(job + R"(, "failures": {"node_mtbf_h": 1}})"), options),
-                    test::contains("failures.node_mtbf_h: with 1000 nodes and a node MTBF of 1 h, the job fails every 0.001 h; "
-                                   "its 3.33e+17 segments of 0.00194 h expect about 5.99 failures each, about 2e+18 in all, "
-                                   "more than the 1e+07 a sample may simulate") &&
-                        test::contains("check job.effective_steps and the failure inputs"));
+  CHECK_THROWS_WITH(
+      simulate(scenario::from_text(job + R"(, "failures": {"node_mtbf_h": 1}})"), options),
+      test::contains("failures.node_mtbf_h: with 1000 nodes and a node MTBF of 1 h, the job fails every 0.001 h; "
+                     "its 3.33e+17 segments of 0.00194 h expect about 5.99 failures each, about 2e+18 in all, "
+                     "more than the 1e+07 a sample may simulate") &&
+          test::contains("check job.effective_steps and the failure inputs"));
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(20));
 }
 
 TEST_CASE("a wall time beyond the largest double is refused, not reported as inf", "[edge][adversarial]") {
-  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e300}, "cluster": {"nodes": 1},
+  const auto s = scenario::from_text(
+      R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e300}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 1e10}, "prices": {"node_hour_usd": 1}})");
   run_options options;
   options.samples = 10;
-  CHECK_THROWS_WITH(simulate(s, options), test::contains("scenario: a sample's wall time is beyond the largest number"));
+  CHECK_THROWS_WITH(simulate(s, options),
+                    test::contains("scenario: a sample's wall time is beyond the largest number"));
 }
 
 TEST_CASE("a job that never finishes says what makes the segment long", "[lifecycle]") {
@@ -321,5 +340,6 @@ TEST_CASE("a job that never finishes says what makes the segment long", "[lifecy
   run_options options;
   options.samples = 10;
   CHECK_THROWS_WITH(simulate(s, options), test::contains("(500 steps (checkpoint.every_steps) × 3.8e+03 s per step"));
-  CHECK_THROWS_WITH(simulate(s, options), test::contains("a step time of 3800 s is long: if it is in milliseconds, it is 3.8 s"));
+  CHECK_THROWS_WITH(simulate(s, options),
+                    test::contains("a step time of 3800 s is long: if it is in milliseconds, it is 3.8 s"));
 }

@@ -84,8 +84,9 @@ TEST_CASE("cancellation stops the loop before the next wave", "[parallel]") {
   int polls = 0;
   std::atomic<int> blocks{0};
   hooks.cancelled = [&] { return ++polls > 2; };
-  CHECK_THROWS_AS(for_each_wave(grid, 0, grid.blocks(), hooks, [&](std::uint64_t, std::size_t) { ++blocks; },
-                                [](std::uint64_t, std::uint64_t) {}),
+  CHECK_THROWS_AS(for_each_wave(
+                      grid, 0, grid.blocks(), hooks, [&](std::uint64_t, std::size_t) { ++blocks; },
+                      [](std::uint64_t, std::uint64_t) {}),
                   cancelled_error);
   CHECK(polls == 3);
   CHECK(blocks == 2 * static_cast<int>(blocks_per_wave(2)));
@@ -96,8 +97,9 @@ TEST_CASE("per-thread state is combined once the loop is over", "[parallel]") {
   wave_hooks hooks;
   hooks.threads = 2;
   const block_grid grid{1000, 1};
-  for_each_wave(grid, 0, grid.blocks(), hooks, [&](std::uint64_t b, std::size_t) { sums.local() += b; },
-                [](std::uint64_t, std::uint64_t) {});
+  for_each_wave(
+      grid, 0, grid.blocks(), hooks, [&](std::uint64_t b, std::size_t) { sums.local() += b; },
+      [](std::uint64_t, std::uint64_t) {});
   std::uint64_t total = 0;
   sums.combine_each([&](std::uint64_t s) { total += s; });
   CHECK(total == 999 * 1000 / 2);

@@ -26,8 +26,8 @@ void test_function(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) {
   y.col(0) = 1e6 + x.col(0) * x.col(1).exp();
   y.col(1) = (x.col(1) < 0).select(0.0, x.col(1) - x.col(2));
   for (Eigen::Index i = 0; i < x.rows(); ++i)
-    y(i, 2) = x(i, 1) > 1.9 ? std::numeric_limits<double>::quiet_NaN()
-                            : (x(i, 1) < -0.99 ? -INFINITY : std::log(x(i, 0)));
+    y(i, 2) =
+        x(i, 1) > 1.9 ? std::numeric_limits<double>::quiet_NaN() : (x(i, 1) < -0.99 ? -INFINITY : std::log(x(i, 0)));
 }
 
 const std::vector<std::string> names{"y", "z", "w"};
@@ -67,9 +67,9 @@ void check_same(const run_result& a, const run_result& b) {
   }
   const auto sa = a.summary(), sb = b.summary();
   for (std::size_t k = 0; k < sa.size(); ++k)
-    for (const auto field : {&summary_row::mean, &summary_row::sd, &summary_row::p10, &summary_row::p50,
-                             &summary_row::p80, &summary_row::p90, &summary_row::p99, &summary_row::min,
-                             &summary_row::max})
+    for (const auto field :
+         {&summary_row::mean, &summary_row::sd, &summary_row::p10, &summary_row::p50, &summary_row::p80,
+          &summary_row::p90, &summary_row::p99, &summary_row::min, &summary_row::max})
       CHECK(same_bits(sa[k].*field, sb[k].*field));
   CHECK(a.kept() == b.kept());
   if (a.kept()) CHECK((a.values() == b.values() || (a.values().isNaN() && b.values().isNaN())).all());

@@ -26,7 +26,8 @@ const profile_library trn2_only = [] {
 
 TEST_CASE("a realistic scenario raises no plausibility warning", "[plausibility]") {
   CHECK(implausible_values(with(R"("job": {"effective_steps": 3000}, "cluster": {"nodes": 4},
-    "failures": {"node_mtbf_h": 6150}, "quality": {"rerun_prob": 0.1})")).empty());
+    "failures": {"node_mtbf_h": 6150}, "quality": {"rerun_prob": 0.1})"))
+            .empty());
 }
 
 TEST_CASE("each unit slip is named with what was probably meant", "[plausibility]") {
@@ -38,14 +39,16 @@ TEST_CASE("each unit slip is named with what was probably meant", "[plausibility
   CHECK(one(with(R"("job": {"tokens": 40}, "cluster": {"nodes": 1}, "model": {"sequence_length": 4096},
     "parallelism": {"global_batch": 64})")) ==
         "job.tokens: 40 tokens is far too few for a training job; did you mean 40e9 (40B) or 40e6 (40M)?");
-  CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1}, "failures": {"node_mtbf_h": 22140000})")),
-             test::contains("2.214e+07 h per node is over a century; if it is in seconds, that is 6.15e+03 h"));
+  CHECK_THAT(
+      one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1}, "failures": {"node_mtbf_h": 22140000})")),
+      test::contains("2.214e+07 h per node is over a century; if it is in seconds, that is 6.15e+03 h"));
   CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 64}, "failures": {"node_mtbf_h": 2})")),
              test::contains("if it is the job's MTBF, the per-node figure is nodes × that = 128 h"));
   CHECK_THAT(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1}, "quality": {"rerun_prob": 0.8})")),
              test::contains("quality.rerun_prob: a mean of 0.8 makes a failed quality gate more likely than not"));
   CHECK(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1, "platform": "trn2.48xlarge"},
-    "prices": {"node_hour_usd": 2.2})", trn2_only)) ==
+    "prices": {"node_hour_usd": 2.2})",
+                 trn2_only)) ==
         "prices.node_hour_usd: 2.2 USD per node-hour is far below the trn2.48xlarge list price of 35.8; if it is per "
         "chip, the node of 16 chips costs 35.2");
   CHECK(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1, "platform": "trn2"})", trn2_only)) ==

@@ -53,23 +53,29 @@ TEST_CASE("every distribution survives a JSON round trip", "[json]") {
 TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule", "[json]") {
   CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "p90": 2})"), "throughput.step_time_s"),
              test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "mu": 2})")), test::contains("either mu and sigma or p50 and p90"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3})")), test::contains("lognormal needs both p50 and p90"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "mu": 2})")),
+             test::contains("either mu and sigma or p50 and p90"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3})")),
+             test::contains("lognormal needs both p50 and p90"));
   CHECK_THAT(error_of(json::parse(R"({"dist": "unifrom", "lo": 1, "hi": 2})")),
              test::contains("x.dist: unknown distribution \"unifrom\" (did you mean uniform?)"));
   CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1, "hgh": 2})")),
              test::contains("x.hgh: unknown key for a uniform distribution (did you mean hi?)"));
   CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1})")), test::contains("uniform needs \"hi\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": "1", "hi": 2})")), test::contains("x.lo: must be a number, got \"1\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": true, "hi": 2})")), test::contains("x.lo: must be a number, got true"));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": "1", "hi": 2})")),
+             test::contains("x.lo: must be a number, got \"1\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": true, "hi": 2})")),
+             test::contains("x.lo: must be a number, got true"));
   CHECK_THAT(error_of(json::parse(R"({"lo": 1, "hi": 2})")), test::contains("needs \"dist\""));
   CHECK_THAT(error_of(json::parse(R"("3")")), test::contains("x: must be a number, a distribution object"));
   CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "source": "guess"})")),
              test::contains("x.source: must be one of measured, vendor, quote, assumption, model, got \"guess\""));
   CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "date": "30/11/2026"})")),
              test::contains("x.date: must be an ISO date YYYY-MM-DD, got \"30/11/2026\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")), test::contains("x.samples[1]: must be a number"));
-  CHECK_THAT(error_of(json::parse(R"({"unknown": "why", "lo": 1})")), test::contains("x.lo: unknown key next to \"unknown\""));
+  CHECK_THAT(error_of(json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")),
+             test::contains("x.samples[1]: must be a number"));
+  CHECK_THAT(error_of(json::parse(R"({"unknown": "why", "lo": 1})")),
+             test::contains("x.lo: unknown key next to \"unknown\""));
   // NaN and infinity cannot be written in JSON text, but can arrive from a dict.
   CHECK_THAT(error_of(json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
   json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
@@ -79,13 +85,21 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
 namespace {
-const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+const std::string edge_head =
+    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace
 
 TEST_CASE("quote dates must be real calendar days; JSON numbers beyond double range are refused", "[edge]") {
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2026-02-30"}}})"),
-             test::contains("prices.node_hour_usd.date: must be an ISO date YYYY-MM-DD, got \"2026-02-30\""));
-  CHECK(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2028-02-29"}}})") ==
-        "no error");
-  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e400}})"), test::contains("scenario: JSON"));
+  CHECK_THAT(
+      test::scenario_error(
+          edge_head +
+          R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2026-02-30"}}})"),
+      test::contains("prices.node_hour_usd.date: must be an ISO date YYYY-MM-DD, got \"2026-02-30\""));
+  CHECK(
+      test::scenario_error(
+          edge_head +
+          R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2028-02-29"}}})") ==
+      "no error");
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e400}})"),
+             test::contains("scenario: JSON"));
 }

@@ -1,8 +1,8 @@
 #include <string>
 
 #include "catch.hpp"
-#include "trnmodel/calibrate/journal.hpp"
 #include "scenario_errors.hpp"
+#include "trnmodel/calibrate/journal.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
 using namespace trnmodel;
@@ -15,7 +15,8 @@ std::string error_of(const std::string& text) { return test::scenario_error(text
 
 std::string with(const std::string& section_json) {
   return R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 2},
-    "throughput": {"step_time_s": 1.5}, )" + section_json + "}";
+    "throughput": {"step_time_s": 1.5}, )" +
+         section_json + "}";
 }
 }  // namespace
 
@@ -39,53 +40,80 @@ TEST_CASE("a minimal scenario takes the documented defaults", "[scenario]") {
 
 TEST_CASE("updated changes dotted paths and validates again", "[scenario]") {
   const auto s = scenario::from_text(minimal);
-  const auto t = s.updated({{"checkpoint.every_steps", 500}, {"failures.node_mtbf_h", json::parse(R"({"dist": "uniform", "lo": 100, "hi": 200})")}});
+  const auto t = s.updated({{"checkpoint.every_steps", 500},
+                            {"failures.node_mtbf_h", json::parse(R"({"dist": "uniform", "lo": 100, "hi": 200})")}});
   CHECK(t.q("checkpoint.every_steps").ppf(0.5) == 500);
   CHECK(t.q("failures.node_mtbf_h").family() == std::string("uniform"));
   CHECK(s.q("checkpoint.every_steps").ppf(0.5) == 0);  // the original is unchanged
-  CHECK(t.updated({{"checkpoint.every_steps", nullptr}}).to_json() == t.updated({{"checkpoint.every_steps", nullptr}}).to_json());
+  CHECK(t.updated({{"checkpoint.every_steps", nullptr}}).to_json() ==
+        t.updated({{"checkpoint.every_steps", nullptr}}).to_json());
   CHECK_FALSE(t.updated({{"checkpoint.every_steps", nullptr}}).has("checkpoint.every_steps"));
-  CHECK_THROWS_WITH(s.updated({{"checkpoint.every_step", 5}}), test::contains("checkpoint.every_step: no such scenario field (did you mean checkpoint.every_steps?)"));
-  CHECK_THROWS_WITH(s.updated({{"checkpoint.every_steps", -5}}), test::contains("checkpoint.every_steps: must be ≥ 0, got -5"));
+  CHECK_THROWS_WITH(
+      s.updated({{"checkpoint.every_step", 5}}),
+      test::contains("checkpoint.every_step: no such scenario field (did you mean checkpoint.every_steps?)"));
+  CHECK_THROWS_WITH(s.updated({{"checkpoint.every_steps", -5}}),
+                    test::contains("checkpoint.every_steps: must be ≥ 0, got -5"));
 }
 
 TEST_CASE("every invalid field is rejected with its path, value and rule", "[scenario]") {
-  CHECK_THAT(error_of(with(R"("checkpoint": {"every_steps": -5})")), test::contains("checkpoint.every_steps: must be ≥ 0, got -5"));
-  CHECK_THAT(error_of(with(R"("chekpoint": {"every_steps": 5})")), test::contains("chekpoint: unknown key (did you mean checkpoint?)"));
-  CHECK_THAT(error_of(with(R"("checkpoint": {"evry_steps": 5})")), test::contains("checkpoint.evry_steps: unknown key (did you mean every_steps?)"));
-  CHECK_THAT(error_of(with(R"("checkpoint": {"restart_s": 5})")), test::contains("checkpoint.restart_s: unknown key (did you mean failures.restart_s?)"));
+  CHECK_THAT(error_of(with(R"("checkpoint": {"every_steps": -5})")),
+             test::contains("checkpoint.every_steps: must be ≥ 0, got -5"));
+  CHECK_THAT(error_of(with(R"("chekpoint": {"every_steps": 5})")),
+             test::contains("chekpoint: unknown key (did you mean checkpoint?)"));
+  CHECK_THAT(error_of(with(R"("checkpoint": {"evry_steps": 5})")),
+             test::contains("checkpoint.evry_steps: unknown key (did you mean every_steps?)"));
+  CHECK_THAT(error_of(with(R"("checkpoint": {"restart_s": 5})")),
+             test::contains("checkpoint.restart_s: unknown key (did you mean failures.restart_s?)"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": {"dist": "lognormal", "p50": 3, "p90": 2}}})"),
              test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+  CHECK_THAT(
+      error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": {"dist": "normal", "mean": 2, "sd": 0.5}}})"),
-             test::contains("throughput.step_time_s: must be > 0, but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; truncate it with \"lo\": 0"));
+      test::contains(
+          "throughput.step_time_s: must be > 0, but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; truncate it with \"lo\": 0"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 1, "data_stall_fraction": {"dist": "beta", "a": 2, "b": 5}}})"),
              test::contains("throughput.data_stall_fraction: must be in [0, 1), but"));
-  CHECK_THAT(error_of(with(R"("compile": {"cache_hit_prob": 1.2})")), test::contains("compile.cache_hit_prob: must be in [0, 1], got 1.2"));
-  CHECK_THAT(error_of(with(R"("quality": {"rerun_prob": {"dist": "uniform", "lo": 0.5, "hi": 1.5}})")), test::contains("quality.rerun_prob: must be in [0, 1], but"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 0}, "throughput": {"step_time_s": 1}})"),
-             test::contains("cluster.nodes: must be ≥ 1, got 0"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 2.5}, "throughput": {"step_time_s": 1}})"),
-             test::contains("cluster.nodes: must be a whole number, got 2.5"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": "2"}, "throughput": {"step_time_s": 1}})"),
-             test::contains("cluster.nodes: must be a whole number, got \"2\""));
-  CHECK_THAT(error_of(with(R"("checkpoint": {"final": "yes"})")), test::contains("checkpoint.final: must be true or false, got \"yes\""));
+  CHECK_THAT(error_of(with(R"("compile": {"cache_hit_prob": 1.2})")),
+             test::contains("compile.cache_hit_prob: must be in [0, 1], got 1.2"));
+  CHECK_THAT(error_of(with(R"("quality": {"rerun_prob": {"dist": "uniform", "lo": 0.5, "hi": 1.5}})")),
+             test::contains("quality.rerun_prob: must be in [0, 1], but"));
+  CHECK_THAT(
+      error_of(
+          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 0}, "throughput": {"step_time_s": 1}})"),
+      test::contains("cluster.nodes: must be ≥ 1, got 0"));
+  CHECK_THAT(
+      error_of(
+          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 2.5}, "throughput": {"step_time_s": 1}})"),
+      test::contains("cluster.nodes: must be a whole number, got 2.5"));
+  CHECK_THAT(
+      error_of(
+          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": "2"}, "throughput": {"step_time_s": 1}})"),
+      test::contains("cluster.nodes: must be a whole number, got \"2\""));
+  CHECK_THAT(error_of(with(R"("checkpoint": {"final": "yes"})")),
+             test::contains("checkpoint.final: must be true or false, got \"yes\""));
   CHECK_THAT(error_of(with(R"("failures": {"distribution": "weibul"})")),
-             test::contains("failures.distribution: must be one of exponential, weibull, got \"weibul\" (did you mean weibull?)"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"kind": "lora", "effective_steps": 10}, "cluster": {"nodes": 1}})"),
-             test::contains("throughput.step_time_s: required"));
+             test::contains(
+                 "failures.distribution: must be one of exponential, weibull, got \"weibul\" (did you mean weibull?)"));
+  CHECK_THAT(
+      error_of(
+          R"({"schema": "trnmodel.scenario/1", "job": {"kind": "lora", "effective_steps": 10}, "cluster": {"nodes": 1}})"),
+      test::contains("throughput.step_time_s: required"));
   CHECK_THAT(error_of(R"({"job": {"effective_steps": 10}})"), test::contains("schema: required"));
-  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/2"})"), test::contains("schema: must be \"trnmodel.scenario/1\", got \"trnmodel.scenario/2\""));
-  CHECK_THAT(error_of(with(R"("prices": {"node_hour_usd": -1})")), test::contains("prices.node_hour_usd: must be ≥ 0, got -1"));
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/2"})"),
+             test::contains("schema: must be \"trnmodel.scenario/1\", got \"trnmodel.scenario/2\""));
+  CHECK_THAT(error_of(with(R"("prices": {"node_hour_usd": -1})")),
+             test::contains("prices.node_hour_usd: must be ≥ 0, got -1"));
   CHECK_THAT(error_of(with(R"("startup": 5)")), test::contains("startup: must be an object of fields, got 5"));
   CHECK_THAT(error_of("[1, 2]"), test::contains("scenario: must be a JSON object"));
 }
 
 TEST_CASE("JSON syntax errors give line and column; duplicate keys are refused", "[scenario]") {
-  CHECK_THAT(error_of("{\"schema\": \"trnmodel.scenario/1\",\n  \"job\": {\"effective_steps\": 10,}\n}"), test::contains("line 2, column"));
-  CHECK_THAT(error_of(with(R"("checkpoint": {"save_s": 5, "save_s": 6})")), test::contains("checkpoint.save_s: duplicate key"));
+  CHECK_THAT(error_of("{\"schema\": \"trnmodel.scenario/1\",\n  \"job\": {\"effective_steps\": 10,}\n}"),
+             test::contains("line 2, column"));
+  CHECK_THAT(error_of(with(R"("checkpoint": {"save_s": 5, "save_s": 6})")),
+             test::contains("checkpoint.save_s: duplicate key"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "schema": "x"})"), test::contains("schema: duplicate key"));
   CHECK_THAT(error_of("{\"name\": \"\xff\xfe\"}"), test::contains("scenario: JSON"));
   // NaN and infinity arrive only from dicts (JSON text cannot hold them).
@@ -117,16 +145,22 @@ TEST_CASE("an empty update path is named as such", "[scenario]") {
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
 namespace {
-const std::string edge_head = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
+const std::string edge_head =
+    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace
 
 TEST_CASE("zero or tiny rates are refused at load time", "[edge]") {
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", "weibull_shape": 0}})"),
-             test::contains("failures.weibull_shape: must be ≥ 0.1, got 0"));
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 0}})"), test::contains("throughput.step_time_s: must be > 0, got 0"));
+  CHECK_THAT(
+      test::scenario_error(
+          edge_head +
+          R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", "weibull_shape": 0}})"),
+      test::contains("failures.weibull_shape: must be ≥ 0.1, got 0"));
+  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 0}})"),
+             test::contains("throughput.step_time_s: must be > 0, got 0"));
   CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 0}})"),
              test::contains("failures.node_mtbf_h: must be > 0, got 0"));
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": {"dist": "empirical", "samples": [0, 1, 2]}}})"),
+  CHECK_THAT(test::scenario_error(edge_head +
+                                  R"("throughput": {"step_time_s": {"dist": "empirical", "samples": [0, 1, 2]}}})"),
              test::contains("which can be 0"));
 }
 
@@ -134,9 +168,11 @@ TEST_CASE("deeply nested JSON is refused, not a stack overflow", "[edge][adversa
   const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
   CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "name": )" + deep + "}"),
              test::contains("scenario: JSON nested more than 64 levels deep"));
-  CHECK_THROWS_WITH(calibrate::journal::from_text(R"({"schema": )" + deep + "}"), test::contains("journal: JSON nested more than 64 levels deep"));
+  CHECK_THROWS_WITH(calibrate::journal::from_text(R"({"schema": )" + deep + "}"),
+                    test::contains("journal: JSON nested more than 64 levels deep"));
   // The limit leaves room: 64 levels reach the field's own rule.
-  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "name": )" + std::string(63, '[') + std::string(63, ']') + "}"),
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "name": )" + std::string(63, '[') +
+                                  std::string(63, ']') + "}"),
              test::contains("name: must be a string"));
   // A document built in memory (an embedder's, or a dict from Python) is checked without recursion.
   json doc = json::parse(edge_head + R"("throughput": {"step_time_s": 2}})");

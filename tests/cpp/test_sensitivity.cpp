@@ -51,7 +51,8 @@ scenario make(const std::string& text) { return scenario::from_text(text); }
 // 1000 steps, no failures: wall time is linear in the step time.
 scenario simple(const std::string& step_time, const std::string& extra = "") {
   return make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
-    "throughput": {"step_time_s": )" + step_time + R"(}, "prices": {"node_hour_usd": 10})" + extra + "}");
+    "throughput": {"step_time_s": )" +
+              step_time + R"(}, "prices": {"node_hour_usd": 10})" + extra + "}");
 }
 
 run_options runs(std::uint64_t samples, std::uint64_t seed = 3) {
@@ -112,8 +113,11 @@ TEST_CASE("the 95% intervals cover the exact Ishigami indices about 95% of the t
 
 TEST_CASE("a linear model's indices are its exact variance shares", "[sensitivity][sobol]") {
   // y = x1 + 2 x2 + 3 x3 on U(0, 1): S1_k = ST_k = c_k^2 / 14; a constant input is no factor.
-  const input_set inputs({{"x1", make_uniform(0, 1)}, {"x2", make_uniform(0, 1)}, {"c", make_fixed(4)}, {"x3", make_uniform(0, 1)}});
-  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) { y = x.col(0) + 2 * x.col(1) + x.col(2) * 0 + 3 * x.col(3); };
+  const input_set inputs(
+      {{"x1", make_uniform(0, 1)}, {"x2", make_uniform(0, 1)}, {"c", make_fixed(4)}, {"x3", make_uniform(0, 1)}});
+  const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) {
+    y = x.col(0) + 2 * x.col(1) + x.col(2) * 0 + 3 * x.col(3);
+  };
   const sobol_result r = sobol(inputs, f, sobol_run(1 << 15, 1));
   REQUIRE(r.factors == std::vector<std::string>{"x1", "x2", "x3"});
   const double exact[3] = {1.0 / 14, 4.0 / 14, 9.0 / 14};
@@ -150,7 +154,8 @@ TEST_CASE("Sobol results are bitwise identical for any thread count", "[sensitiv
 
 TEST_CASE("a scenario's factors are its drawn inputs and chance", "[sensitivity][sobol]") {
   // Wall time = 1000 x step time: all of the variance is the step time's, none is chance's.
-  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})", R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 1}})");
+  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})",
+                            R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 1}})");
   const sobol_result r = sobol(s, metric::wall_h, sobol_run(4096, 2));
   REQUIRE(r.factors == std::vector<std::string>{"throughput.step_time_s", "startup.queue_wait_s", "chance"});
   // Without failures, cache draws or a quality gate, chance changes nothing: exactly zero.
@@ -165,7 +170,8 @@ TEST_CASE("a scenario's factors are its drawn inputs and chance", "[sensitivity]
 }
 
 TEST_CASE("chance carries the spread of a scenario whose only randomness is failures", "[sensitivity][sobol]") {
-  const scenario s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
+  const scenario s =
+      make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
     "throughput": {"step_time_s": 36}, "checkpoint": {"every_steps": 10, "save_s": 30},
     "failures": {"node_mtbf_h": 5, "restart_s": 300}, "prices": {"node_hour_usd": 10}})");
   const sobol_result r = sobol(s, metric::wall_h, sobol_run(2048, 2));
@@ -203,7 +209,8 @@ TEST_CASE("Sobol flags negative and inconsistent estimates, and refuses bad inpu
   };
   CHECK_THROWS_WITH(sobol(inputs, nan_f, sobol_run(64, 0)), test::contains("non-finite"));
   CHECK_THROWS_WITH(metric_named("run_cost"), test::contains("output: no metric named \"run_cost\""));
-  const scenario no_price = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+  const scenario no_price =
+      make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
     "throughput": {"step_time_s": {"dist": "uniform", "lo": 1, "hi": 2}}})");
   CHECK_THROWS_AS(sobol(no_price, metric::run_cost_usd, sobol_run(64, 0)), unknown_input_error);
   CHECK_NOTHROW(sobol(no_price, metric::wall_h, sobol_run(64, 0)));
@@ -234,7 +241,8 @@ TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sens
   // B steps twice as slowly on the same random step times: it breaks even at half A's price.
   const scenario a = simple(R"({"dist": "lognormal", "p50": 2, "p90": 3})");
   const scenario b = a.updated({{"job.effective_steps", json(2000)}});
-  const break_even_result r = break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), runs(5000));
+  const break_even_result r =
+      break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), runs(5000));
   CHECK(r.value == Approx(5).epsilon(1e-8));
   CHECK(r.achieved == Approx(r.target).epsilon(1e-8));
   const break_even_result p90 =
@@ -248,8 +256,9 @@ TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sens
 
 TEST_CASE("tornado bars hold one input at its P10 and P90 and sort by swing", "[sensitivity][tornado]") {
   // Cost = 1000 steps x step time / 3600 h x 10 USD + the queue (not billed, so no cost).
-  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})",
-                            R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 100}}, "eval": {"final_s": {"dist": "uniform", "lo": 0, "hi": 36}})");
+  const scenario s = simple(
+      R"({"dist": "uniform", "lo": 1, "hi": 3})",
+      R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 100}}, "eval": {"final_s": {"dist": "uniform", "lo": 0, "hi": 36}})");
   const tornado_result t = tornado(s, metric::run_cost_usd, statistic::mean(), runs(4000));
   REQUIRE(t.bars.size() == 3);
   CHECK(t.bars[0].factor == "throughput.step_time_s");
@@ -278,7 +287,7 @@ TEST_CASE("rank correlations: Spearman and PRCC", "[sensitivity][rank]") {
   CHECK(r.spearman[0] > 0.98);
   CHECK(r.spearman[1] == Approx(0.1).margin(0.05));
   CHECK(r.prcc[0] > r.spearman[0]);  // removing x2's effect leaves x1 alone
-  CHECK(r.prcc[1] > 0.5);            // ... and makes x2's small effect clear
+  CHECK(r.prcc[1] > 0.5);  // ... and makes x2's small effect clear
   CHECK(std::isnan(r.spearman[2]));
   CHECK(std::isnan(r.prcc[2]));
 
@@ -299,11 +308,13 @@ TEST_CASE("matrix A of a scenario's design is the ordinary run's even samples", 
   Eigen::ArrayXXd x(32, static_cast<Eigen::Index>(model.input_count()));
   for (Eigen::Index j = 0; j < 32; ++j)
     for (std::size_t k = 0; k < model.input_count(); ++k)
-      x(j, static_cast<Eigen::Index>(k)) = uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
+      x(j, static_cast<Eigen::Index>(k)) =
+          uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
   model.to_values(x);
   Eigen::ArrayXXd out(32, static_cast<Eigen::Index>(metric::count));
   const std::size_t chance = model.input_count();  // the last factor
-  model.evaluate(5, x, [&](Eigen::Index j) { return design_sample(static_cast<std::uint64_t>(j), row_a, chance); }, out);
+  model.evaluate(
+      5, x, [&](Eigen::Index j) { return design_sample(static_cast<std::uint64_t>(j), row_a, chance); }, out);
   for (Eigen::Index j = 0; j < 32; ++j)
     for (Eigen::Index m = 0; m < static_cast<Eigen::Index>(metric::count); ++m)
       if (!std::isnan(r.values()(2 * j, m))) CHECK(bitwise_equal(out(j, m), r.values()(2 * j, m)));

@@ -26,8 +26,8 @@ struct segment_outcome {
   int failures = 0;
 };
 
-segment_outcome simulate_segment(double segment_s, double recovery_s, double mtbf_s,
-                                 bool recovery_can_fail, std::mt19937_64& rng) {
+segment_outcome simulate_segment(double segment_s, double recovery_s, double mtbf_s, bool recovery_can_fail,
+                                 std::mt19937_64& rng) {
   std::exponential_distribution<double> time_to_failure(1 / mtbf_s);
   segment_outcome out;
   for (;;) {
@@ -116,8 +116,7 @@ TEST_CASE("Daly's Fig. 3 case: expected wall time 547.90 h", "[theory]") {
   const double mtbf_s = 24 * hour_s, checkpoint_s = 5 * minute_s, recovery_s = 10 * minute_s;
   const double solve_s = 500 * hour_s, interval_s = 120 * minute_s;
   // Daly's model: an interrupted recovery starts again.
-  CHECK_THAT(daly_wall_time_s(solve_s, interval_s, checkpoint_s, recovery_s, mtbf_s) / hour_s,
-             WithinAbs(547.90, 0.01));
+  CHECK_THAT(daly_wall_time_s(solve_s, interval_s, checkpoint_s, recovery_s, mtbf_s) / hour_s, WithinAbs(547.90, 0.01));
   // Recovery that cannot fail: (M + R)(e^{(τ+δ)/M} − 1) T_s/τ, all in hours, written out.
   const double expected_h = (24 + 10.0 / 60) * (std::exp((125.0 / 60) / 24) - 1) * (500 / 2.0);
   CHECK_THAT(daly_wall_time_s(solve_s, interval_s, checkpoint_s, recovery_s, mtbf_s, false) / hour_s,
@@ -157,8 +156,7 @@ TEST_CASE("Daly's interval: published values, the formula, and the true optimum"
   struct case_t {
     double mtbf_s, tolerance;
   };
-  for (const case_t c : {case_t{24 * hour_s, 1e-4}, case_t{6 * hour_s, 1e-4},
-                         case_t{15 * minute_s, 5e-3}}) {
+  for (const case_t c : {case_t{24 * hour_s, 1e-4}, case_t{6 * hour_s, 1e-4}, case_t{15 * minute_s, 5e-3}}) {
     const auto wall_s = [&](double interval_s) {
       return daly_wall_time_s(500 * hour_s, interval_s, checkpoint_s, 10 * minute_s, c.mtbf_s);
     };
@@ -200,11 +198,10 @@ TEST_CASE("expected time per segment times the segment count is Daly's wall time
   for (const auto& c : cases) {
     for (const bool recovery_can_fail : {true, false}) {
       const double segment_s = c.interval_s + c.checkpoint_s;  // each segment ends with its save
-      const double per_segment_s =
-          expected_segment_time_s(segment_s, c.recovery_s, c.mtbf_s, recovery_can_fail);
+      const double per_segment_s = expected_segment_time_s(segment_s, c.recovery_s, c.mtbf_s, recovery_can_fail);
       CHECK_THAT(per_segment_s * (c.solve_s / c.interval_s),
-                 WithinRel(daly_wall_time_s(c.solve_s, c.interval_s, c.checkpoint_s, c.recovery_s,
-                                            c.mtbf_s, recovery_can_fail),
+                 WithinRel(daly_wall_time_s(c.solve_s, c.interval_s, c.checkpoint_s, c.recovery_s, c.mtbf_s,
+                                            recovery_can_fail),
                            1e-12));
     }
   }
@@ -216,8 +213,7 @@ TEST_CASE("expected time per segment: limits and decomposition", "[theory]") {
     // λ → 0: no failures, the segment takes D (relative error ~ D/M).
     CHECK_THAT(expected_segment_time_s(segment_s, recovery_s, 1e12 * segment_s, recovery_can_fail),
                WithinRel(segment_s, 1e-10));
-    CHECK_THAT(expected_failures_per_segment(segment_s, recovery_s, 1e12 * segment_s,
-                                             recovery_can_fail),
+    CHECK_THAT(expected_failures_per_segment(segment_s, recovery_s, 1e12 * segment_s, recovery_can_fail),
                WithinRel(1e-12, 1e-6));
     CHECK(expected_segment_time_s(0, recovery_s, hour_s, recovery_can_fail) == 0);
   }
@@ -234,8 +230,7 @@ TEST_CASE("expected time per segment: limits and decomposition", "[theory]") {
                WithinRel(segment_s + failures * (lost_s + recovery_time_s), 1e-12));
     // Every second is exposed when recoveries can fail, so E[time] = E[failures] · M.
     CHECK_THAT(expected_segment_time_s(segment_s, recovery_s, mtbf_s, true),
-               WithinRel(expected_failures_per_segment(segment_s, recovery_s, mtbf_s, true) * mtbf_s,
-                         1e-12));
+               WithinRel(expected_failures_per_segment(segment_s, recovery_s, mtbf_s, true) * mtbf_s, 1e-12));
   }
 }
 
@@ -255,14 +250,12 @@ TEST_CASE("expected time and failures per segment match a direct simulation", "[
     }
     const auto time = summarize(times);
     const auto count = summarize(failures);
-    INFO("recovery_can_fail = " << recovery_can_fail << ", simulated mean time " << time.mean
-                                << " ± " << time.standard_error << " s, failures " << count.mean
-                                << " ± " << count.standard_error);
-    CHECK_THAT(time.mean, WithinAbs(expected_segment_time_s(segment_s, recovery_s, mtbf_s,
-                                                            recovery_can_fail),
+    INFO("recovery_can_fail = " << recovery_can_fail << ", simulated mean time " << time.mean << " ± "
+                                << time.standard_error << " s, failures " << count.mean << " ± "
+                                << count.standard_error);
+    CHECK_THAT(time.mean, WithinAbs(expected_segment_time_s(segment_s, recovery_s, mtbf_s, recovery_can_fail),
                                     4 * time.standard_error));
-    CHECK_THAT(count.mean, WithinAbs(expected_failures_per_segment(segment_s, recovery_s, mtbf_s,
-                                                                   recovery_can_fail),
+    CHECK_THAT(count.mean, WithinAbs(expected_failures_per_segment(segment_s, recovery_s, mtbf_s, recovery_can_fail),
                                      4 * count.standard_error));
     CHECK(time.standard_error < 0.005 * time.mean);  // the check has teeth
   }
@@ -276,8 +269,7 @@ TEST_CASE("expected time lost per failure is the truncated exponential mean", "[
     const double rate = 1 / mtbf_s;
     const auto weighted = [&](double t) { return t * rate * std::exp(-rate * t); };
     const auto density = [&](double t) { return rate * std::exp(-rate * t); };
-    const double expected_s =
-        simpson(weighted, 0, segment_s, 20'000) / simpson(density, 0, segment_s, 20'000);
+    const double expected_s = simpson(weighted, 0, segment_s, 20'000) / simpson(density, 0, segment_s, 20'000);
     INFO("lambda D = " << x);
     CHECK_THAT(expected_lost_per_failure_s(segment_s, mtbf_s), WithinRel(expected_s, 1e-10));
   }
@@ -309,11 +301,10 @@ TEST_CASE("Meta's first-order ETTR", "[theory]") {
   for (const case_t c : {case_t{16, 5e4, 1, 0.01, 0.1}, case_t{128, 3692, 1, 5.0 / 60, 0.25},
                          case_t{1500, 4800, 1, 10.0 / 3600, 10.0 / 60}}) {
     const double job_mtbf_h = c.node_mtbf_h / c.nodes;
-    const double exact = c.interval_h / expected_segment_time_s(c.interval_h + c.save_h,
-                                                                c.restart_h, job_mtbf_h, false);
+    const double exact =
+        c.interval_h / expected_segment_time_s(c.interval_h + c.save_h, c.restart_h, job_mtbf_h, false);
     const double rate = 1 / job_mtbf_h;
-    const double bound =
-        rate * c.save_h + std::pow(rate * (c.interval_h + c.save_h + c.restart_h), 2);
+    const double bound = rate * c.save_h + std::pow(rate * (c.interval_h + c.save_h + c.restart_h), 2);
     INFO("nodes = " << c.nodes << ", exact ETTR = " << exact);
     CHECK_THAT(meta_ettr_first_order(c.nodes, c.node_mtbf_h, c.interval_h, c.save_h, c.restart_h),
                WithinAbs(exact, bound));
@@ -321,8 +312,7 @@ TEST_CASE("Meta's first-order ETTR", "[theory]") {
 }
 
 TEST_CASE("invalid arguments are rejected with the argument's name", "[theory]") {
-  CHECK_THAT(message_of([] { young_interval_s(-5, 100); }),
-             test::contains("checkpoint_s: must be > 0, got -5"));
+  CHECK_THAT(message_of([] { young_interval_s(-5, 100); }), test::contains("checkpoint_s: must be > 0, got -5"));
   CHECK_THAT(message_of([] { young_interval_s(5, 0); }), test::contains("mtbf_s: must be > 0, got 0"));
   CHECK_THAT(message_of([] { daly_interval_s(NAN, 100); }),
              test::contains("checkpoint_s: must be a finite number, got nan"));
@@ -334,10 +324,8 @@ TEST_CASE("invalid arguments are rejected with the argument's name", "[theory]")
              test::contains("recovery_s: must be ≥ 0, got -2.5"));
   CHECK_THAT(message_of([] { expected_segment_time_s(1e6, 0, 1, false); }),
              test::contains("mtbf_s: too short for these durations, the expectation overflows; got 1"));
-  CHECK_THAT(message_of([] { daly_wall_time_s(-1, 10, 1, 1, 100); }),
-             test::contains("solve_s: must be ≥ 0, got -1"));
-  CHECK_THAT(message_of([] { daly_wall_time_s(100, 0, 1, 1, 100); }),
-             test::contains("interval_s: must be > 0, got 0"));
+  CHECK_THAT(message_of([] { daly_wall_time_s(-1, 10, 1, 1, 100); }), test::contains("solve_s: must be ≥ 0, got -1"));
+  CHECK_THAT(message_of([] { daly_wall_time_s(100, 0, 1, 1, 100); }), test::contains("interval_s: must be > 0, got 0"));
   CHECK_THAT(message_of([] { daly_wall_time_s(100, 10, -1, 1, 100); }),
              test::contains("checkpoint_s: must be ≥ 0, got -1"));
   CHECK_THAT(message_of([] { daly_wall_time_s(100, 10, 1, -1, 100); }),
@@ -346,10 +334,8 @@ TEST_CASE("invalid arguments are rejected with the argument's name", "[theory]")
              test::contains("mtbf_s: must be > 0, got -100"));
   CHECK_THAT(message_of([] { expected_failures_per_segment(1, 1, 0, true); }),
              test::contains("mtbf_s: must be > 0, got 0"));
-  CHECK_THAT(message_of([] { expected_lost_per_failure_s(-3, 1); }),
-             test::contains("segment_s: must be ≥ 0, got -3"));
-  CHECK_THAT(message_of([] { meta_ettr_first_order(0, 4800, 1, 0, 0); }),
-             test::contains("nodes: must be > 0, got 0"));
+  CHECK_THAT(message_of([] { expected_lost_per_failure_s(-3, 1); }), test::contains("segment_s: must be ≥ 0, got -3"));
+  CHECK_THAT(message_of([] { meta_ettr_first_order(0, 4800, 1, 0, 0); }), test::contains("nodes: must be > 0, got 0"));
   CHECK_THAT(message_of([] { meta_ettr_first_order(8, -1, 1, 0, 0); }),
              test::contains("node_mtbf_h: must be > 0, got -1"));
   CHECK_THAT(message_of([] { meta_ettr_first_order(8, 4800, 0, 0, 0); }),

@@ -31,9 +31,12 @@ const char* llama70b = R"("model": {"parameters": 70.6e9, "layers": 80, "hidden_
 scenario derived(const std::string& throughput, const std::string& parallelism, const std::string& extra = "",
                  const std::string& job = R"({"effective_steps": 1000, "recompute": "selective"})") {
   return scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": )" + job + R"(,
-    "cluster": {"nodes": 16, "platform": "trn2.48xlarge"}, )" + std::string(llama70b) + R"(,
-    "throughput": )" + throughput + R"(, "parallelism": )" + parallelism + extra + R"(,
-    "prices": {"node_hour_usd": 35.76}})", shipped());
+    "cluster": {"nodes": 16, "platform": "trn2.48xlarge"}, )" +
+                                 std::string(llama70b) + R"(,
+    "throughput": )" + throughput +
+                                 R"(, "parallelism": )" + parallelism + extra + R"(,
+    "prices": {"node_hour_usd": 35.76}})",
+                             shipped());
 }
 
 }  // namespace
@@ -68,7 +71,8 @@ TEST_CASE("pipeline bubble is (p-1)/m of ideal time, (p-1)/(v m) interleaved", "
   CHECK_THAT(interleaved.bubble_s / interleaved.compute_s, Catch::Matchers::WithinRel(3.0 / (3 * 16), 1e-12));
   // Compute: tokens · FLOPs / (chips · peak · efficiency) over the whole step.
   const double chips = 8;
-  CHECK_THAT(parts.compute_s, Catch::Matchers::WithinRel(64 * 2048 * model_flops_per_token(m, {}) / (chips * 312e12 * 0.5), 1e-12));
+  CHECK_THAT(parts.compute_s,
+             Catch::Matchers::WithinRel(64 * 2048 * model_flops_per_token(m, {}) / (chips * 312e12 * 0.5), 1e-12));
 }
 
 TEST_CASE("tensor-parallel and data-parallel communication follow the alpha-beta model", "[throughput]") {
@@ -105,9 +109,10 @@ TEST_CASE("derived step times flow into the lifecycle simulation", "[throughput]
     CHECK_THAT(r.values()(3, metric::useful_h), Catch::Matchers::WithinRel(1000 * expected / 3600, 1e-12));
   }
   SECTION("extrapolated to its own reference configuration returns the measurement") {
-    const auto s = derived(R"({"mode": "extrapolated", "compute_efficiency": {"dist": "uniform", "lo": 0.3, "hi": 0.6}})",
-                           R"({"tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256})",
-                           R"(, "reference": {"step_time_s": {"dist": "lognormal", "p50": 40, "p90": 44}, "nodes": 16,
+    const auto s =
+        derived(R"({"mode": "extrapolated", "compute_efficiency": {"dist": "uniform", "lo": 0.3, "hi": 0.6}})",
+                R"({"tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256})",
+                R"(, "reference": {"step_time_s": {"dist": "lognormal", "p50": 40, "p90": 44}, "nodes": 16,
                                "tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256, "sequence_length": 8192})");
     run_options options;
     options.samples = 2000;
@@ -140,7 +145,8 @@ TEST_CASE("derived step times flow into the lifecycle simulation", "[throughput]
     run_options options;
     options.samples = 2;
     const auto r = simulate(s, options);
-    CHECK_THAT(r.values()(0, metric::useful_h), Catch::Matchers::WithinRel(std::ceil(1e9 / (64 * 4096.0)) * 2 / 3600, 1e-12));
+    CHECK_THAT(r.values()(0, metric::useful_h),
+               Catch::Matchers::WithinRel(std::ceil(1e9 / (64 * 4096.0)) * 2 / 3600, 1e-12));
   }
 }
 
@@ -153,32 +159,62 @@ TEST_CASE("inconsistent or oversized layouts are refused with the reason", "[thr
     }
     return "no error";
   };
-  CHECK_THAT(message([] { derived(R"({"mode": "analytic", "compute_efficiency": 0.4})", R"({"tp": 8, "pp": 1, "dp": 8, "global_batch": 256})"); }),
+  CHECK_THAT(message([] {
+               derived(R"({"mode": "analytic", "compute_efficiency": 0.4})",
+                       R"({"tp": 8, "pp": 1, "dp": 8, "global_batch": 256})");
+             }),
              test::contains("parallelism: tp x pp x dp = 64 must equal the chips of 16 x trn2.48xlarge = 256"));
-  CHECK_THAT(message([] { derived(R"({"mode": "analytic", "compute_efficiency": 0.4})", R"({"tp": 8, "pp": 1, "dp": 32, "global_batch": 100})"); }),
+  CHECK_THAT(message([] {
+               derived(R"({"mode": "analytic", "compute_efficiency": 0.4})",
+                       R"({"tp": 8, "pp": 1, "dp": 32, "global_batch": 100})");
+             }),
              test::contains("parallelism.global_batch: must be a multiple of dp x micro_batch = 32, got 100"));
-  CHECK_THAT(message([] { derived(R"({"mode": "analytic", "compute_efficiency": 0.4})", R"({"tp": 1, "pp": 1, "dp": 256, "global_batch": 256})", "", R"({"effective_steps": 10})"); }),
+  CHECK_THAT(message([] {
+               derived(R"({"mode": "analytic", "compute_efficiency": 0.4})",
+                       R"({"tp": 1, "pp": 1, "dp": 256, "global_batch": 256})", "", R"({"effective_steps": 10})");
+             }),
              test::contains("GiB over; raise tp or pp"));
   CHECK_THAT(message([] { derived(R"({"mode": "analytic"})", R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})"); }),
              test::contains("throughput.compute_efficiency: required"));
-  CHECK_THAT(message([] { derived(R"({"mode": "flops", "model_flops_utilization": 0.4, "achieved_tflops_per_chip": 200})", R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})"); }),
-             test::contains("exactly one of achieved_tflops_per_chip and model_flops_utilization"));
-  CHECK_THAT(message([] { derived(R"({"mode": "analytic", "compute_efficiency": 0.4, "step_time_s": 3})", R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})"); }),
-             test::contains("throughput.step_time_s: is not used when throughput.mode is analytic"));
   CHECK_THAT(message([] {
-               scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, "platform": "trn2.48xl"},)" +
-                                       std::string(llama70b) + R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, "global_batch": 16}})",
-                                   shipped());
+               derived(R"({"mode": "flops", "model_flops_utilization": 0.4, "achieved_tflops_per_chip": 200})",
+                       R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})");
              }),
-             test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
+             test::contains("exactly one of achieved_tflops_per_chip and model_flops_utilization"));
+  CHECK_THAT(message([] {
+               derived(R"({"mode": "analytic", "compute_efficiency": 0.4, "step_time_s": 3})",
+                       R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})");
+             }),
+             test::contains("throughput.step_time_s: is not used when throughput.mode is analytic"));
+  CHECK_THAT(
+      message([] {
+        scenario::from_text(
+            R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, "platform": "trn2.48xl"},)" +
+                std::string(llama70b) +
+                R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, "global_batch": 16}})",
+            shipped());
+      }),
+      test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
 }
 
 TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]") {
   step_time_arguments a;
-  a.parameters = 8e9; a.layers = 32; a.hidden_size = 4096; a.heads = 32; a.sequence_length = 4096;
-  a.tp = 8; a.dp = 4; a.global_batch = 32;
-  a.peak_tflops = 667; a.intra_gb_s = 640; a.intra_latency_us = 2; a.intra_efficiency = 0.77;
-  a.inter_gb_s = 25; a.inter_latency_us = 15; a.inter_efficiency = 0.7; a.chips_per_domain = 16;
+  a.parameters = 8e9;
+  a.layers = 32;
+  a.hidden_size = 4096;
+  a.heads = 32;
+  a.sequence_length = 4096;
+  a.tp = 8;
+  a.dp = 4;
+  a.global_batch = 32;
+  a.peak_tflops = 667;
+  a.intra_gb_s = 640;
+  a.intra_latency_us = 2;
+  a.intra_efficiency = 0.77;
+  a.inter_gb_s = 25;
+  a.inter_latency_us = 15;
+  a.inter_efficiency = 0.7;
+  a.chips_per_domain = 16;
   a.compute_efficiency = 0.5;
   const step_time_inputs in = check_step_time_arguments(a);
   CHECK(in.platform.intra.bandwidth_bytes_per_s() == 640e9 * 0.77);
@@ -202,7 +238,8 @@ TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
 TEST_CASE("flops mode without a profile counts the layout's chips", "[edge]") {
-  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+  const auto s =
+      scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "model": {"parameters": 8e9, "layers": 32, "hidden_size": 4096, "heads": 32, "sequence_length": 4096},
       "parallelism": {"tp": 8, "dp": 2, "global_batch": 64},
       "throughput": {"mode": "flops", "achieved_tflops_per_chip": 200}, "prices": {"node_hour_usd": 1}})");

@@ -47,18 +47,21 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
   if (j.training.steps_completed < 1)
     fail("training.steps_completed", "must be ≥ 1 to backtest " + j.experiment_id + ", got 0");
   if (s.has_integer(field::cluster_nodes) && s.integer(field::cluster_nodes) != j.instance.nodes)
-    fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) + " node(s), the scenario on " +
-                               std::to_string(s.integer(field::cluster_nodes)) + "; a backtest needs the same cluster");
+    fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) +
+                               " node(s), the scenario on " + std::to_string(s.integer(field::cluster_nodes)) +
+                               "; a backtest needs the same cluster");
   std::vector<std::pair<std::string, json>> changes{
       {path_of(field::job_effective_steps), static_cast<double>(j.training.steps_completed)},
       {path_of(field::compile_planned_changes), 0},
       {path_of(field::quality_rerun_prob), 0},
       {path_of(field::startup_queue_billed), j.billed.queue_billed}};
-  note("job.effective_steps = " + std::to_string(j.training.steps_completed) + " (the steps the trial completed); no "
+  note("job.effective_steps = " + std::to_string(j.training.steps_completed) +
+       " (the steps the trial completed); no "
        "planned recompiles; no quality rerun");
   const std::int64_t every = j.checkpoints.empty() ? 0 : j.checkpoints.front().step;
   changes.emplace_back(path_of(field::checkpoint_every_steps), static_cast<double>(every));
-  changes.emplace_back(path_of(field::checkpoint_final), !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
+  changes.emplace_back(path_of(field::checkpoint_final),
+                       !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
   const std::int64_t eval_every = j.evaluations.empty() ? 0 : j.evaluations.front().step;
   changes.emplace_back(path_of(field::eval_every_steps), static_cast<double>(eval_every));
   note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
@@ -86,8 +89,10 @@ inline double percentile_of(const Eigen::ArrayXXd& values, Eigen::Index column, 
     const double x = values(i, column);
     if (std::isnan(x)) continue;
     count += 1;
-    if (x < observed) below += 1;
-    else if (x == observed) ties += 1;
+    if (x < observed)
+      below += 1;
+    else if (x == observed)
+      ties += 1;
   }
   return count > 0 ? (below + 0.5 * ties) / count : std::numeric_limits<double>::quiet_NaN();
 }

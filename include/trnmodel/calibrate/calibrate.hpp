@@ -25,7 +25,8 @@ namespace trnmodel::calibrate {
 // One scenario input derived from the journals (or measured but kept from the base).
 struct calibrated_input {
   std::string path;
-  std::string status;  // "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
+  std::string
+      status;  // "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
   std::string method;  // "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
   std::vector<double> values;  // what was measured, in the input's unit
   std::vector<std::string> experiments;
@@ -35,9 +36,9 @@ struct calibrated_input {
 
 struct calibration_result {
   scenario calibrated;
-  std::vector<calibrated_input> inputs;       // derived from the journals, in table order
-  std::vector<std::string> unmeasured;        // base inputs no journal measured (kept as they were)
-  std::vector<step_analysis> step_analyses;   // one per journal, in the order given
+  std::vector<calibrated_input> inputs;  // derived from the journals, in table order
+  std::vector<std::string> unmeasured;  // base inputs no journal measured (kept as they were)
+  std::vector<step_analysis> step_analyses;  // one per journal, in the order given
   std::vector<std::string> warnings;
 };
 
@@ -73,10 +74,12 @@ inline std::optional<std::pair<double, double>> reciprocal_moments(const quantit
   try {
     boost::math::quadrature::tanh_sinh<double> integrator;
     const auto moment = [&](int power) {
-      return integrator.integrate([&](double u) {
-        const double x = q.ppf(u);
-        return x > 0 ? std::pow(x, -power) : std::numeric_limits<double>::infinity();
-      }, 0.0, 1.0);
+      return integrator.integrate(
+          [&](double u) {
+            const double x = q.ppf(u);
+            return x > 0 ? std::pow(x, -power) : std::numeric_limits<double>::infinity();
+          },
+          0.0, 1.0);
     };
     const double m1 = moment(1), m2 = moment(2);
     if (std::isfinite(m1) && std::isfinite(m2) && m1 > 0 && m2 > m1 * m1) return std::make_pair(m1, m2);
@@ -113,7 +116,8 @@ class calibrator {
     std::vector<std::string> all_ids;
     for (const auto& j : journals_) all_ids.push_back(j.experiment_id);
     const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
-    changes.emplace_back("description", description + "Calibrated from trial-run journals: " + detail::join_ids(all_ids) + ".");
+    changes.emplace_back("description",
+                         description + "Calibrated from trial-run journals: " + detail::join_ids(all_ids) + ".");
     std::set<std::string> derived;
     for (const auto& input : result_.inputs) {
       derived.insert(input.path);
@@ -126,7 +130,8 @@ class calibrator {
       if (input.status == "measured" && input.method == "empirical" && input.values.size() < 10)
         few += (few.empty() ? "" : ", ") + input.path;
     if (!few.empty())
-      result_.warnings.push_back("fewer than 10 values: " + few + " take only the spread the runs showed (bounded by the "
+      result_.warnings.push_back("fewer than 10 values: " + few +
+                                 " take only the spread the runs showed (bounded by the "
                                  "extremes seen), so P90s are optimistic until more runs are added");
     result_.calibrated = base_.updated(changes);
     return result_;
@@ -222,12 +227,18 @@ class calibrator {
     const auto describe = [](const journal& j) {
       const auto& t = j.training;
       return std::vector<std::pair<std::string, std::string>>{
-          {"instance.type", j.instance.type}, {"instance.nodes", std::to_string(j.instance.nodes)},
-          {"training.kind", t.kind}, {"training.lora_rank", t.lora_rank ? std::to_string(*t.lora_rank) : "-"},
-          {"training.global_batch", std::to_string(t.global_batch)}, {"training.micro_batch", std::to_string(t.micro_batch)},
-          {"training.sequence_length", std::to_string(t.sequence_length)}, {"training.tp", std::to_string(t.tp)},
-          {"training.pp", std::to_string(t.pp)}, {"training.dp", std::to_string(t.dp)},
-          {"training.precision", t.precision}, {"training.recompute", t.recompute}};
+          {"instance.type", j.instance.type},
+          {"instance.nodes", std::to_string(j.instance.nodes)},
+          {"training.kind", t.kind},
+          {"training.lora_rank", t.lora_rank ? std::to_string(*t.lora_rank) : "-"},
+          {"training.global_batch", std::to_string(t.global_batch)},
+          {"training.micro_batch", std::to_string(t.micro_batch)},
+          {"training.sequence_length", std::to_string(t.sequence_length)},
+          {"training.tp", std::to_string(t.tp)},
+          {"training.pp", std::to_string(t.pp)},
+          {"training.dp", std::to_string(t.dp)},
+          {"training.precision", t.precision},
+          {"training.recompute", t.recompute}};
     };
     const auto reference = describe(first);
     for (const auto& j : journals_) {
@@ -235,10 +246,12 @@ class calibrator {
       for (std::size_t f = 0; f < mine.size(); ++f)
         if (mine[f].second != reference[f].second)
           fail(mine[f].first, j.experiment_id + " has " + mine[f].second + ", " + first.experiment_id + " has " +
-                                  reference[f].second + "; step times of different configurations are not comparable "
+                                  reference[f].second +
+                                  "; step times of different configurations are not comparable "
                                   "(calibrate each configuration separately)");
       const auto version = [](const journal& x) {
-        return x.versions.framework + " / " + (x.versions.neuron_sdk.empty() ? "CUDA " + x.versions.cuda : "Neuron SDK " + x.versions.neuron_sdk);
+        return x.versions.framework + " / " +
+               (x.versions.neuron_sdk.empty() ? "CUDA " + x.versions.cuda : "Neuron SDK " + x.versions.neuron_sdk);
       };
       if (version(j) != version(first))
         result_.warnings.push_back("journals with different versions are pooled: " + first.experiment_id + " (" +
@@ -248,11 +261,15 @@ class calibrator {
     // must not become inputs of another.
     if (base_.has_text(field::cluster_platform) && base_.text(field::cluster_platform) != first.instance.type)
       fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
-                                base_.text(field::cluster_platform) + "; calibrate a scenario of the platform the trials ran on");
-    if (base_.has_integer(field::cluster_nodes) && base_.integer(field::cluster_nodes) != first.instance.nodes) config_matches_ = false;
+                                base_.text(field::cluster_platform) +
+                                "; calibrate a scenario of the platform the trials ran on");
+    if (base_.has_integer(field::cluster_nodes) && base_.integer(field::cluster_nodes) != first.instance.nodes)
+      config_matches_ = false;
     if (!config_matches_)
-      result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " + first.instance.type +
-                                 ", the scenario " + std::to_string(base_.integer(field::cluster_nodes)) + " node(s): "
+      result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " +
+                                 first.instance.type + ", the scenario " +
+                                 std::to_string(base_.integer(field::cluster_nodes)) +
+                                 " node(s): "
                                  "throughput.step_time_s and data_stall_fraction are not calibrated (extrapolate them "
                                  "with the platform model, docs/throughput.md)");
   }
@@ -281,10 +298,12 @@ class calibrator {
                    "one run, steady-state step time " + format_number(std::round(a.step_time_s * 1e4) / 1e4) +
                        " s with its 95 % batch-means interval as the only spread; run-to-run variation is not "
                        "estimated from one run");
-      result_.warnings.push_back("throughput.step_time_s: from one run, so its spread is that run's batch-means "
-                                 "interval only; run-to-run variation needs more trial runs");
+      result_.warnings.push_back(
+          "throughput.step_time_s: from one run, so its spread is that run's batch-means "
+          "interval only; run-to-run variation needs more trial runs");
     } else {
-      add_values(path_of(field::throughput_step_time_s), step, all(), "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
+      add_values(path_of(field::throughput_step_time_s), step, all(),
+                 "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
     }
     if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
       extra_changes_.emplace_back(path_of(field::throughput_mode), "measured");
@@ -298,8 +317,8 @@ class calibrator {
       const double common = var > 0 ? mean * (1 - mean) / var - 1 : 0;
       const auto shape_ok = [](double shape) { return shape >= detail::min_shape && shape <= detail::max_shape; };
       if (mean > 0 && var > 0 && var < mean * (1 - mean) && shape_ok(mean * common) && shape_ok((1 - mean) * common)) {
-        add_quantity(path_of(field::throughput_data_stall_fraction), make_beta(mean * common, (1 - mean) * common, 0, top), stall,
-                     stall_sources, "beta by moments",
+        add_quantity(path_of(field::throughput_data_stall_fraction),
+                     make_beta(mean * common, (1 - mean) * common, 0, top), stall, stall_sources, "beta by moments",
                      "n = " + std::to_string(stall.size()) + " data-wait fractions, beta on [0, 0.99] by moments");
         return;
       }
@@ -322,11 +341,14 @@ class calibrator {
     if (pools.size() == 1)
       add_values(path_of(field::startup_queue_wait_s), queue, all(), "phases.queue_s");
     else
-      result_.warnings.push_back("startup.queue_wait_s: not calibrated, the journals mix regions or purchase options "
-                                 "(queues are pooled only within one)");
-    if (queue_billed.size() == 1) extra_changes_.emplace_back(path_of(field::startup_queue_billed), *queue_billed.begin());
+      result_.warnings.push_back(
+          "startup.queue_wait_s: not calibrated, the journals mix regions or purchase options "
+          "(queues are pooled only within one)");
+    if (queue_billed.size() == 1)
+      extra_changes_.emplace_back(path_of(field::startup_queue_billed), *queue_billed.begin());
     add_values(path_of(field::startup_env_prep_s), setup, all(), "phases.setup_s");
-    add_values(path_of(field::startup_data_load_s), load, all(), "phases.data_load_s + warm-up excess of the first steps");
+    add_values(path_of(field::startup_data_load_s), load, all(),
+               "phases.data_load_s + warm-up excess of the first steps");
   }
 
   void compile() {
@@ -337,12 +359,14 @@ class calibrator {
     // not by chance: it is not a cache trial.
     std::set<std::string> group_started;
     std::vector<std::size_t> order = all();
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return journals_[a].started_at_s < journals_[b].started_at_s; });
+    std::sort(order.begin(), order.end(),
+              [&](auto a, auto b) { return journals_[a].started_at_s < journals_[b].started_at_s; });
     for (const std::size_t k : order) {
       const auto& j = journals_[k];
       (j.phases.compile_cache_hit ? warm : cold).push_back(j.phases.compile_s);
       (j.phases.compile_cache_hit ? warm_sources : cold_sources).push_back(k);
-      const auto compiler = j.versions.libraries.count("neuronx-cc") ? j.versions.libraries.at("neuronx-cc") : std::string();
+      const auto compiler =
+          j.versions.libraries.count("neuronx-cc") ? j.versions.libraries.at("neuronx-cc") : std::string();
       const std::string group = j.versions.neuron_sdk + "|" + j.versions.cuda + "|" + compiler;
       const bool first_in_group = group_started.insert(group).second;
       if (!(first_in_group && !j.phases.compile_cache_hit)) {
@@ -359,9 +383,12 @@ class calibrator {
         }
       }
     }
-    add_values(path_of(field::compile_initial_s), cold, cold_sources, "cold compiles: starts without a cache hit, recoveries that recompiled");
-    add_values(path_of(field::compile_recompile_s), cold, cold_sources, "the same graphs as compile.initial_s, so the same pool");
-    add_values(path_of(field::compile_cache_load_s), warm, warm_sources, "warm starts and recoveries that hit the cache");
+    add_values(path_of(field::compile_initial_s), cold, cold_sources,
+               "cold compiles: starts without a cache hit, recoveries that recompiled");
+    add_values(path_of(field::compile_recompile_s), cold, cold_sources,
+               "the same graphs as compile.initial_s, so the same pool");
+    add_values(path_of(field::compile_cache_load_s), warm, warm_sources,
+               "warm starts and recoveries that hit the cache");
     if (hits + misses > 0) {
       double a0 = 1, b0 = 1;
       std::string prior = "Beta(1, 1)";
@@ -375,8 +402,9 @@ class calibrator {
       std::vector<double> outcomes(static_cast<std::size_t>(hits), 1.0);
       outcomes.resize(static_cast<std::size_t>(hits + misses), 0.0);
       add_quantity(path_of(field::compile_cache_hit_prob), make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
-                   "beta posterior", format_number(hits) + " cache hits in " + format_number(hits + misses) +
-                                         " trials (restarts and warm starts); prior " + prior);
+                   "beta posterior",
+                   format_number(hits) + " cache hits in " + format_number(hits + misses) +
+                       " trials (restarts and warm starts); prior " + prior);
     }
   }
 
@@ -396,8 +424,9 @@ class calibrator {
       }
       // A recovery's load is also recorded on the checkpoint it restored: count it once.
       for (const auto& x : journals_[k].interruptions) {
-        const bool on_checkpoint = std::any_of(journals_[k].checkpoints.begin(), journals_[k].checkpoints.end(),
-                                               [&](const auto& c) { return c.step == x.restored_from_step && c.load_s; });
+        const bool on_checkpoint =
+            std::any_of(journals_[k].checkpoints.begin(), journals_[k].checkpoints.end(),
+                        [&](const auto& c) { return c.step == x.restored_from_step && c.load_s; });
         if (x.load_s && x.recovered && !on_checkpoint) {
           load.push_back(*x.load_s);
           load_sources.push_back(k);
@@ -406,7 +435,8 @@ class calibrator {
     }
     add_values(path_of(field::checkpoint_save_s), save, sources, "checkpoints[].save_s");
     add_values(path_of(field::checkpoint_verify_s), verify, sources, "checkpoints[].verify_s");
-    add_values(path_of(field::checkpoint_load_s), load, load_sources, "checkpoint loads in recoveries and restore tests");
+    add_values(path_of(field::checkpoint_load_s), load, load_sources,
+               "checkpoint loads in recoveries and restore tests");
     if (!size.empty()) {
       double mean = 0;
       for (double s : size) mean += s / static_cast<double>(size.size());
@@ -459,8 +489,10 @@ class calibrator {
         warmup_sources.push_back(r);
       }
     }
-    add_values(path_of(field::failures_restart_s), restart, restart_sources, "detection_s + restart_s of each recovery");
-    add_values(path_of(field::failures_warmup_s), warmup, warmup_sources, "warm-up excess of the steps after each restart");
+    add_values(path_of(field::failures_restart_s), restart, restart_sources,
+               "detection_s + restart_s of each recovery");
+    add_values(path_of(field::failures_warmup_s), warmup, warmup_sources,
+               "warm-up excess of the steps after each restart");
     if (!(exposure_node_h > 0)) return;
     double a0 = 0.5, b0 = 0;
     std::string prior = "Jeffreys' Gamma(1/2, 0)";
@@ -483,13 +515,14 @@ class calibrator {
       result_.warnings.push_back("failures.node_mtbf_h: the base gives no prior, so Jeffreys' prior is used; " +
                                  exposure_text + " cannot pin a rate of order 1e-4 per node-hour");
     const auto posterior = failure_rate_posterior(k, exposure_node_h, 0.8, a0, b0);
-    const std::string note = std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
-                             " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +
-                             " node-h); posterior Gamma(" + format_number(std::round(posterior.posterior_shape * 100) / 100) +
-                             ", " + format_number(std::round(posterior.posterior_rate_node_h)) +
-                             "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
+    const std::string note =
+        std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
+        " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +
+        " node-h); posterior Gamma(" + format_number(std::round(posterior.posterior_shape * 100) / 100) + ", " +
+        format_number(std::round(posterior.posterior_rate_node_h)) + "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
     add_quantity(path_of(field::failures_node_mtbf_h),
-                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h, path_of(field::failures_node_mtbf_h)),
+                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h,
+                                               path_of(field::failures_node_mtbf_h)),
                  exposures, all(), "gamma posterior", note);
   }
 
@@ -510,7 +543,8 @@ class calibrator {
       }
     std::vector<double> outcomes(static_cast<std::size_t>(fails), 1.0);
     outcomes.resize(static_cast<std::size_t>(fails + passes), 0.0);
-    add_quantity(path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
+    add_quantity(path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources,
+                 "beta posterior",
                  format_number(fails) + " failed quality gates in " + format_number(fails + passes) +
                      " job-scope runs; prior Beta(" + format_number(a0) + ", " + format_number(b0) + ")");
   }

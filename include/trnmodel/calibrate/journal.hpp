@@ -109,8 +109,8 @@ class journal : public journal_record {
     experiment_id = top.text("experiment_id");
     static const std::regex id_pattern(R"([A-Za-z0-9][A-Za-z0-9._:/-]{0,127})");
     if (!std::regex_match(experiment_id, id_pattern))
-      fail("experiment_id", "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" +
-                                experiment_id + "\"");
+      fail("experiment_id",
+           "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" + experiment_id + "\"");
     scenario_name = top.optional_text("scenario");
     notes = top.optional_text("notes");
     started_at_s = timestamp(top, "started_at");
@@ -122,8 +122,7 @@ class journal : public journal_record {
     load_step_times(top, directory);
     if (top.has("utilisation")) {
       reader u(top.required("utilisation"), "utilisation", "utilisation");
-      utilisation = journal_utilisation{u.number("accelerator_busy_fraction"),
-                                        u.number("data_wait_fraction"),
+      utilisation = journal_utilisation{u.number("accelerator_busy_fraction"), u.number("data_wait_fraction"),
                                         u.number("sync_wait_fraction")};
       u.optional_text("measured_with");
       u.finish();
@@ -155,15 +154,16 @@ class journal : public journal_record {
     versions.framework = r.text("framework");
     if (r.has("libraries")) {
       const json& libs = r.required("libraries");
-      if (!libs.is_object()) fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
+      if (!libs.is_object())
+        fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
       for (const auto& [name, version] : libs.items())
         versions.libraries[name] = detail::json_string(version, "versions.libraries." + name);
     }
     versions.neuron_sdk = r.optional_text("neuron_sdk");
     versions.cuda = r.optional_text("cuda");
     if (r.has("neuron_sdk") == r.has("cuda"))
-      fail("versions", "must name exactly one of neuron_sdk and cuda, got " +
-                           std::string(r.has("cuda") ? "both" : "neither"));
+      fail("versions",
+           "must name exactly one of neuron_sdk and cuda, got " + std::string(r.has("cuda") ? "both" : "neither"));
     versions.driver = r.optional_text("driver");
     versions.container_image = r.optional_text("container_image");
     r.finish();
@@ -187,7 +187,8 @@ class journal : public journal_record {
     t.pp = r.integer("pp");
     t.dp = r.integer("dp");
     t.zero_stage = r.optional_integer("zero_stage");
-    if (t.zero_stage && *t.zero_stage > 3) fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
+    if (t.zero_stage && *t.zero_stage > 3)
+      fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
     t.precision = r.choice("precision");
     t.recompute = r.optional_choice("recompute", "none");
     t.lora_rank = r.optional_integer("lora_rank");
@@ -229,14 +230,17 @@ class journal : public journal_record {
     const double scale = r.choice("unit") == "ms" ? 1e-3 : 1.0;
     steps_per_value = r.optional_integer("steps_per_value").value_or(1);
     if (r.has("values") == r.has("file"))
-      fail("step_times", std::string("must have exactly one of values and file, got ") + (r.has("file") ? "both" : "neither"));
+      fail("step_times",
+           std::string("must have exactly one of values and file, got ") + (r.has("file") ? "both" : "neither"));
     std::vector<double> raw;
     std::string origin = "step_times.values";
     if (r.has("values")) {
       const json& values = r.array("values");
-      for (std::size_t i = 0; i < values.size(); ++i) raw.push_back(detail::json_number(values[i], origin + "[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < values.size(); ++i)
+        raw.push_back(detail::json_number(values[i], origin + "[" + std::to_string(i) + "]"));
       if (r.has("column") || r.has("step_column") || r.has("sha256") || r.has("count"))
-        fail("step_times", "column, step_column, count and sha256 describe a file; they are not allowed with inline values");
+        fail("step_times",
+             "column, step_column, count and sha256 describe a file; they are not allowed with inline values");
     } else {
       origin = "step_times.file";
       step_series series = read_step_file(r, directory);
@@ -246,7 +250,8 @@ class journal : public journal_record {
     r.finish();
     if (raw.empty()) fail(origin, "must hold at least one step time");
     for (std::size_t i = 0; i < raw.size(); ++i)
-      if (!(raw[i] > 0)) fail(origin + "[" + std::to_string(i) + "]", "a step time must be > 0, got " + format_number(raw[i]));
+      if (!(raw[i] > 0))
+        fail(origin + "[" + std::to_string(i) + "]", "a step time must be > 0, got " + format_number(raw[i]));
     step_times_s.resize(raw.size());
     for (std::size_t i = 0; i < raw.size(); ++i) step_times_s[i] = raw[i] * scale;
   }
@@ -284,8 +289,10 @@ class journal : public journal_record {
       e.time_s = r.number("time_s");
       if (r.has("metrics")) {
         const json& metrics = r.required("metrics");
-        if (!metrics.is_object()) fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
-        for (const auto& [name, value] : metrics.items()) e.metrics[name] = detail::json_number(value, r.path("metrics") + "." + name);
+        if (!metrics.is_object())
+          fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
+        for (const auto& [name, value] : metrics.items())
+          e.metrics[name] = detail::json_number(value, r.path("metrics") + "." + name);
       }
       r.finish();
       evaluations.push_back(e);

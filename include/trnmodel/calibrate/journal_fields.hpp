@@ -17,19 +17,19 @@ namespace trnmodel::calibrate {
 inline constexpr const char* journal_schema = "trnmodel.journal/1";
 
 enum class journal_value {
-  text,         // a string, not empty
-  free_text,    // a string, possibly empty
-  timestamp,    // RFC 3339 with a time zone
-  integer,      // between minimum and maximum
-  number,       // finite, under `rule`
+  text,  // a string, not empty
+  free_text,  // a string, possibly empty
+  timestamp,  // RFC 3339 with a time zone
+  integer,  // between minimum and maximum
+  number,  // finite, under `rule`
   boolean,
-  choice,       // one of `choices`
-  section,      // an object whose keys are the fields with object = its path
-  list,         // an array of such objects (their object is "<path>[]")
-  text_list,    // an array of strings, not empty, each once
+  choice,  // one of `choices`
+  section,  // an object whose keys are the fields with object = its path
+  list,  // an array of such objects (their object is "<path>[]")
+  text_list,  // an array of strings, not empty, each once
   number_list,  // an array of numbers under `rule`, not empty
-  text_map,     // an object of name (matching `pattern`) -> string
-  number_map,   // an object of name (matching `pattern`) -> number
+  text_map,  // an object of name (matching `pattern`) -> string
+  number_map,  // an object of name (matching `pattern`) -> number
 };
 
 struct journal_field {
@@ -39,11 +39,11 @@ struct journal_field {
   bool required = false;
   std::string doc;
   detail::number_rule rule = detail::number_rule::any;  // number, number_list
-  std::int64_t minimum = 0;                             // integer
+  std::int64_t minimum = 0;  // integer
   std::int64_t maximum = std::numeric_limits<std::int64_t>::max();
   std::vector<std::string> choices;  // choice
-  std::string pattern;               // text: the whole text (ECMA 262); maps: each name
-  std::string item_doc;              // list: what one entry is
+  std::string pattern;  // text: the whole text (ECMA 262); maps: each name
+  std::string item_doc;  // list: what one entry is
 
   std::string path() const { return object.empty() ? key : object + "." + key; }
 
@@ -70,8 +70,7 @@ struct journal_field {
     return make(std::move(object), std::move(key), journal_value::timestamp, required, std::move(doc));
   }
   static journal_field integer(std::string object, std::string key, bool required, std::string doc,
-                               std::int64_t minimum,
-                               std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) {
+                               std::int64_t minimum, std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) {
     journal_field f = make(std::move(object), std::move(key), journal_value::integer, required, std::move(doc));
     f.minimum = minimum;
     f.maximum = maximum;
@@ -95,8 +94,7 @@ struct journal_field {
   static journal_field section(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::section, required, std::move(doc));
   }
-  static journal_field list(std::string object, std::string key, bool required, std::string doc,
-                            std::string item_doc) {
+  static journal_field list(std::string object, std::string key, bool required, std::string doc, std::string item_doc) {
     journal_field f = make(std::move(object), std::move(key), journal_value::list, required, std::move(doc));
     f.item_doc = std::move(item_doc);
     return f;
@@ -131,15 +129,15 @@ inline const std::vector<journal_field>& journal_fields() {
   constexpr bool required = true, optional = false;
   static const std::vector<journal_field> table{
       f::text("", "schema", required, "format tag and version; always \"trnmodel.journal/1\""),
-      f::text("", "experiment_id", required,
-          "unique id of this trial run; calibrated inputs cite it as their source",
-          "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"),
+      f::text("", "experiment_id", required, "unique id of this trial run; calibrated inputs cite it as their source",
+              "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"),
       f::text("", "scenario", optional,
-          "name of the scenario this run is a trial of (its \"name\" field), e.g. llama3-8b-lora-trn2"),
+              "name of the scenario this run is a trial of (its \"name\" field), e.g. llama3-8b-lora-trn2"),
       f::free_text("", "notes", optional, "free text: how the run was made, anything unusual"),
       f::timestamp("", "started_at", required,
-          "submission of the job (start of the queue phase), RFC 3339 with time zone"),
-      f::timestamp("", "ended_at", required,
+                   "submission of the job (start of the queue phase), RFC 3339 with time zone"),
+      f::timestamp(
+          "", "ended_at", required,
           "end of the run: release of the last node (end of billing), RFC 3339 with time zone; must be later than "
           "started_at"),
       f::section("", "instance", required, "where the run ran"),
@@ -149,40 +147,42 @@ inline const std::vector<journal_field>& journal_fields() {
       f::text("instance", "zone", optional, "availability zone, e.g. us-east-2b"),
       f::integer("instance", "chips_per_node", optional, "accelerator chips (Trainium devices or GPUs) per node", 1),
       f::integer("instance", "ranks_per_node", optional,
-          "worker processes per node: logical NeuronCores (trn2.48xlarge at LNC=2: 64) or GPUs", 1),
-      f::choice("instance", "purchase_option", optional,
-          "how the capacity was bought", {"on_demand", "spot", "reserved", "capacity_block", "savings_plan", "other"}),
+                 "worker processes per node: logical NeuronCores (trn2.48xlarge at LNC=2: 64) or GPUs", 1),
+      f::choice("instance", "purchase_option", optional, "how the capacity was bought",
+                {"on_demand", "spot", "reserved", "capacity_block", "savings_plan", "other"}),
       f::section("", "versions", required, "software versions; exactly one of neuron_sdk and cuda"),
       f::text("versions", "model", required, "model id, e.g. meta-llama/Meta-Llama-3-8B"),
       f::text("versions", "model_revision", optional, "model revision (commit hash or tag)"),
       f::text("versions", "framework", required, "training framework and version, e.g. \"pytorch 2.9.0\""),
       f::text_map("versions", "libraries", optional,
-          "package name -> version string (compiler, distributed library, PEFT, transformers, ...)",
-          "^[A-Za-z0-9][A-Za-z0-9._+-]*$"),
+                  "package name -> version string (compiler, distributed library, PEFT, transformers, ...)",
+                  "^[A-Za-z0-9][A-Za-z0-9._+-]*$"),
       f::text("versions", "neuron_sdk", optional, "AWS Neuron SDK release, e.g. 2.31.0"),
       f::text("versions", "cuda", optional, "CUDA version, e.g. 12.8"),
       f::text("versions", "driver", optional, "accelerator driver version"),
       f::text("versions", "container_image", optional, "container image reference (with tag or digest)"),
       f::section("", "training", required, "training parameters and parallelism"),
-      f::choice("training", "kind", required,
-          "lora, full or continued training (as scenario job.kind)", {"lora", "full", "continued"}),
+      f::choice("training", "kind", required, "lora, full or continued training (as scenario job.kind)",
+                {"lora", "full", "continued"}),
       f::integer("training", "effective_steps_planned", required, "optimizer steps the trial was planned to run", 1),
       f::integer("training", "steps_completed", required,
-          "highest optimizer step completed (unique steps; redone steps are not counted twice); at most "
-          "effective_steps_planned", 0),
+                 "highest optimizer step completed (unique steps; redone steps are not counted twice); at most "
+                 "effective_steps_planned",
+                 0),
       f::integer("training", "global_batch", required, "sequences per optimizer step", 1),
       f::integer("training", "micro_batch", required, "sequences per micro-batch per data-parallel rank", 1),
       f::integer("training", "gradient_accumulation", optional,
-          "micro-batches per optimizer step per data-parallel rank; global_batch = micro_batch x dp x "
-          "gradient_accumulation", 1),
+                 "micro-batches per optimizer step per data-parallel rank; global_batch = micro_batch x dp x "
+                 "gradient_accumulation",
+                 1),
       f::integer("training", "sequence_length", required, "tokens per sequence", 1),
       f::integer("training", "tp", required, "tensor-parallel degree", 1),
       f::integer("training", "pp", required, "pipeline-parallel degree", 1),
       f::integer("training", "dp", required, "data-parallel degree", 1),
-      f::integer("training", "zero_stage", optional,
-          "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights", 0, 3),
-      f::choice("training", "precision", required,
-          "compute precision (as scenario throughput.precision)", {"bf16", "fp8", "fp32"}),
+      f::integer("training", "zero_stage", optional, "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights",
+                 0, 3),
+      f::choice("training", "precision", required, "compute precision (as scenario throughput.precision)",
+                {"bf16", "fp8", "fp32"}),
       f::choice("training", "recompute", optional, "activation recomputation", {"none", "selective", "full"}),
       f::integer("training", "lora_rank", optional, "LoRA adapter rank; required when kind is lora", 1),
       f::text_list("training", "lora_targets", optional, "modules carrying LoRA adapters, e.g. q_proj"),
@@ -191,120 +191,129 @@ inline const std::vector<journal_field>& journal_fields() {
       f::text("training", "dataset", optional, "training data set id or description"),
       f::integer("training", "seed", optional, "random seed of the run", 0),
       f::section("", "phases", required,
-          "wall-clock seconds of the run's consecutive phases; queue_s + setup_s + compile_s + data_load_s + "
-          "training_s + final_eval_s + teardown_s = ended_at - started_at"),
-      f::number("phases", "queue_s", required,
-          "seconds from submission until capacity was granted (node launch)", rule::nonnegative),
+                 "wall-clock seconds of the run's consecutive phases; queue_s + setup_s + compile_s + data_load_s + "
+                 "training_s + final_eval_s + teardown_s = ended_at - started_at"),
+      f::number("phases", "queue_s", required, "seconds from submission until capacity was granted (node launch)",
+                rule::nonnegative),
       f::number("phases", "setup_s", required,
-          "seconds from node launch to a ready environment: boot, container pull, environment checks",
-          rule::nonnegative),
+                "seconds from node launch to a ready environment: boot, container pull, environment checks",
+                rule::nonnegative),
       f::number("phases", "compile_s", required,
-          "seconds compiling graphs before the first step, or loading them from the persistent cache on a hit",
-          rule::nonnegative),
+                "seconds compiling graphs before the first step, or loading them from the persistent cache on a hit",
+                rule::nonnegative),
       f::boolean("phases", "compile_cache_hit", required,
-          "true when every graph came from the persistent compile cache (compile_s is then a cache load)"),
+                 "true when every graph came from the persistent compile cache (compile_s is then a cache load)"),
       f::number("phases", "data_load_s", required,
-          "seconds loading base weights and data and building the loader before the first step", rule::nonnegative),
+                "seconds loading base weights and data and building the loader before the first step",
+                rule::nonnegative),
       f::number("phases", "training_s", required,
-          "seconds from the start of the first step until training ended (the last step with its checkpoint and "
-          "periodic evaluation, if any): all executed steps (redone ones included), periodic checkpoints and "
-          "evaluations, and interruptions with their recoveries", rule::nonnegative),
-      f::number("phases", "final_eval_s", required,
-          "seconds of the final evaluation after training (0 if none)", rule::nonnegative),
+                "seconds from the start of the first step until training ended (the last step with its checkpoint and "
+                "periodic evaluation, if any): all executed steps (redone ones included), periodic checkpoints and "
+                "evaluations, and interruptions with their recoveries",
+                rule::nonnegative),
+      f::number("phases", "final_eval_s", required, "seconds of the final evaluation after training (0 if none)",
+                rule::nonnegative),
       f::number("phases", "teardown_s", optional,
-          "seconds after the final evaluation until the nodes were released: log upload, shutdown; default 0",
-          rule::nonnegative),
-      f::section("", "step_times", required,
+                "seconds after the final evaluation until the nodes were released: log upload, shutdown; default 0",
+                rule::nonnegative),
+      f::section(
+          "", "step_times", required,
           "seconds per executed optimizer step in execution order: steps 1..n, and after each interruption the "
           "redone steps again. A step's time is the wall time between the ends of consecutive steps, data-loader and "
           "synchronisation waits included, checkpoint saves and evaluations excluded. Inline (values) or in a file "
           "beside the journal (file): exactly one of the two"),
       f::choice("step_times", "unit", required, "unit of the values (or of the file column): s or ms", {"s", "ms"}),
       f::integer("step_times", "steps_per_value", optional,
-          "executed steps averaged into each value (1 = one value per step); default 1", 1),
-      f::number_list("step_times", "values", optional,
-          "inline series, one positive time per value, in unit", rule::positive),
+                 "executed steps averaged into each value (1 = one value per step); default 1", 1),
+      f::number_list("step_times", "values", optional, "inline series, one positive time per value, in unit",
+                     rule::positive),
       f::text("step_times", "file", optional,
-          "path of a CSV (.csv) or NumPy (.npy, 1-D float) file, relative to the journal's directory; no absolute "
-          "paths, no ..", "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))[^\\\\:*?\"<>|]+\\.(csv|npy)$"),
+              "path of a CSV (.csv) or NumPy (.npy, 1-D float) file, relative to the journal's directory; no absolute "
+              "paths, no ..",
+              "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))[^\\\\:*?\"<>|]+\\.(csv|npy)$"),
       f::text("step_times", "column", optional, "CSV column holding the times (required for .csv files)"),
       f::text("step_times", "step_column", optional,
-          "CSV column holding the optimizer step index of each row (optional; lets the loader check redone steps)"),
+              "CSV column holding the optimizer step index of each row (optional; lets the loader check redone steps)"),
       f::integer("step_times", "count", optional, "number of values in the file", 1),
       f::text("step_times", "sha256", optional, "SHA-256 of the file's bytes (lower-case hex)", "^[0-9a-f]{64}$"),
       f::section("", "utilisation", optional,
-          "shares of the executed steps' time (saves, evaluations and recoveries excluded), averaged over the "
-          "training phase; disjoint, so their sum is at most 1"),
+                 "shares of the executed steps' time (saves, evaluations and recoveries excluded), averaged over the "
+                 "training phase; disjoint, so their sum is at most 1"),
       f::number("utilisation", "accelerator_busy_fraction", required,
-          "share of step time the accelerators were executing work", rule::unit_interval),
-      f::number("utilisation", "data_wait_fraction", required,
-          "share of step time waiting for the data loader", rule::unit_interval),
+                "share of step time the accelerators were executing work", rule::unit_interval),
+      f::number("utilisation", "data_wait_fraction", required, "share of step time waiting for the data loader",
+                rule::unit_interval),
       f::number("utilisation", "sync_wait_fraction", required,
-          "share of step time waiting on collectives or host synchronisation not overlapped with compute",
-          rule::unit_interval),
+                "share of step time waiting on collectives or host synchronisation not overlapped with compute",
+                rule::unit_interval),
       f::text("utilisation", "measured_with", optional,
-          "tool or method, e.g. neuron-monitor, profiler, framework timers"),
+              "tool or method, e.g. neuron-monitor, profiler, framework timers"),
       f::list("", "checkpoints", required,
-          "every checkpoint saved during the run, in the order taken (empty list: none)", "one checkpoint"),
+              "every checkpoint saved during the run, in the order taken (empty list: none)", "one checkpoint"),
       f::integer("checkpoints[]", "step", required, "optimizer step the checkpoint holds (0 = before training)", 0),
       f::timestamp("checkpoints[]", "at", optional, "start of the save, RFC 3339 with time zone"),
       f::number("checkpoints[]", "save_s", required, "blocking seconds of the save", rule::nonnegative),
       f::number("checkpoints[]", "verify_s", required,
-          "blocking seconds of its verification (checksum of the written files)", rule::nonnegative),
+                "blocking seconds of its verification (checksum of the written files)", rule::nonnegative),
       f::number("checkpoints[]", "size_gb", required, "size of the checkpoint, GB (1e9 bytes)", rule::nonnegative),
       f::text("checkpoints[]", "checksum", required,
-          "algorithm:digest of the checkpoint (e.g. sha256:<hex>, crc64nvme:<base64>)",
-          "^[a-z0-9-]+:[A-Za-z0-9+/=_-]+$"),
+              "algorithm:digest of the checkpoint (e.g. sha256:<hex>, crc64nvme:<base64>)",
+              "^[a-z0-9-]+:[A-Za-z0-9+/=_-]+$"),
       f::text("checkpoints[]", "location", required, "where it is stored: URI or path, e.g. s3://bucket/prefix/"),
-      f::boolean("checkpoints[]", "restore_verified", required,
+      f::boolean(
+          "checkpoints[]", "restore_verified", required,
           "true when a restore from this checkpoint was run and checked (loss or weights matched); false when not "
           "tested or the check failed"),
       f::text("checkpoints[]", "restore_error", optional,
-          "what went wrong when a restore from it was tried and did not verify"),
-      f::number("checkpoints[]", "load_s", optional,
-          "seconds to load it in a restore (recovery or restore test)", rule::nonnegative),
+              "what went wrong when a restore from it was tried and did not verify"),
+      f::number("checkpoints[]", "load_s", optional, "seconds to load it in a restore (recovery or restore test)",
+                rule::nonnegative),
       f::list("", "evaluations", optional,
-          "periodic evaluations during training, in the order run (the final evaluation is phases.final_eval_s); "
-          "default none", "one evaluation"),
+              "periodic evaluations during training, in the order run (the final evaluation is phases.final_eval_s); "
+              "default none",
+              "one evaluation"),
       f::integer("evaluations[]", "step", required, "optimizer step evaluated", 0),
       f::timestamp("evaluations[]", "at", optional, "start of the evaluation, RFC 3339 with time zone"),
       f::number("evaluations[]", "time_s", required, "seconds of the evaluation", rule::nonnegative),
-      f::number_map("evaluations[]", "metrics", optional,
-          "metric name -> value, e.g. eval_loss", "^[A-Za-z0-9][A-Za-z0-9._/-]*$"),
+      f::number_map("evaluations[]", "metrics", optional, "metric name -> value, e.g. eval_loss",
+                    "^[A-Za-z0-9][A-Za-z0-9._/-]*$"),
       f::list("", "interruptions", required,
-          "every unplanned stop of training, in time order (empty list: none); required so that a run without "
-          "failures says so", "one interruption"),
+              "every unplanned stop of training, in time order (empty list: none); required so that a run without "
+              "failures says so",
+              "one interruption"),
       f::timestamp("interruptions[]", "at", required,
-          "moment training stopped making progress, RFC 3339 with time zone"),
+                   "moment training stopped making progress, RFC 3339 with time zone"),
       f::integer("interruptions[]", "step", required, "last optimizer step completed before the interruption", 0),
       f::choice("interruptions[]", "cause", required,
-          "cause category (docs/journal.md says which count as node failures)",
-          {"node_health_check", "accelerator_error", "hardware_error", "network_error", "storage_error",
-           "hang_timeout", "out_of_memory", "software_error", "preemption", "maintenance", "user", "other"}),
+                "cause category (docs/journal.md says which count as node failures)",
+                {"node_health_check", "accelerator_error", "hardware_error", "network_error", "storage_error",
+                 "hang_timeout", "out_of_memory", "software_error", "preemption", "maintenance", "user", "other"}),
       f::text("interruptions[]", "detail", optional, "free-text detail of the cause (error message, component)"),
-      f::number("interruptions[]", "detection_s", required,
-          "seconds from the stop until it was detected", rule::nonnegative),
-      f::number("interruptions[]", "recovery_s", required,
+      f::number("interruptions[]", "detection_s", required, "seconds from the stop until it was detected",
+                rule::nonnegative),
+      f::number(
+          "interruptions[]", "recovery_s", required,
           "seconds from detection until training resumed: restart or replacement, compile or cache load, checkpoint "
-          "load", rule::nonnegative),
-      f::number("interruptions[]", "restart_s", optional,
-          "part of recovery_s: node replacement and job relaunch", rule::nonnegative),
+          "load",
+          rule::nonnegative),
+      f::number("interruptions[]", "restart_s", optional, "part of recovery_s: node replacement and job relaunch",
+                rule::nonnegative),
       f::number("interruptions[]", "compile_s", optional,
-          "part of recovery_s: recompile, or cache load when recompiled is false", rule::nonnegative),
-      f::number("interruptions[]", "load_s", optional,
-          "part of recovery_s: checkpoint (and base-weight) load", rule::nonnegative),
+                "part of recovery_s: recompile, or cache load when recompiled is false", rule::nonnegative),
+      f::number("interruptions[]", "load_s", optional, "part of recovery_s: checkpoint (and base-weight) load",
+                rule::nonnegative),
       f::boolean("interruptions[]", "recompiled", required,
-          "true when the recovery missed the compile cache and recompiled"),
+                 "true when the recovery missed the compile cache and recompiled"),
       f::integer("interruptions[]", "restored_from_step", required,
-          "step of the checkpoint training resumed from (0 = from scratch)", 0),
+                 "step of the checkpoint training resumed from (0 = from scratch)", 0),
       f::integer("interruptions[]", "redone_steps", required,
-          "completed steps lost and executed again: step - restored_from_step", 0),
+                 "completed steps lost and executed again: step - restored_from_step", 0),
       f::boolean("interruptions[]", "recovered", optional,
-          "false when the run ended with this interruption; default true"),
+                 "false when the run ended with this interruption; default true"),
       f::section("", "billed", required, "what the run was billed"),
       f::number("billed", "node_hours", required, "billed node-hours (nodes x billed hours)", rule::nonnegative),
       f::boolean("billed", "queue_billed", optional,
-          "whether the queue phase was billed (reserved capacity); default false"),
+                 "whether the queue phase was billed (reserved capacity); default false"),
       f::number("billed", "node_hour_usd", optional, "price paid per node-hour, USD", rule::nonnegative),
       f::number("billed", "usd", optional, "billed compute cost, USD", rule::nonnegative),
       f::section("", "quality", optional, "the run's quality outcome against its target"),
@@ -314,9 +323,11 @@ inline const std::vector<journal_field>& journal_fields() {
       f::number("quality", "achieved", required, "value reached", rule::any),
       f::boolean("quality", "passed", required, "whether the run met its quality target"),
       f::integer("quality", "step", optional, "optimizer step at which it was measured", 0),
-      f::choice("quality", "scope", optional,
+      f::choice(
+          "quality", "scope", optional,
           "trial: a proxy bar for this short run (e.g. matching a reference loss curve); job: the full job's quality "
-          "gate. Default trial", {"trial", "job"}),
+          "gate. Default trial",
+          {"trial", "job"}),
       f::text("quality", "reference", optional, "where the target comes from")};
   return table;
 }

@@ -92,8 +92,8 @@ struct journal_record {
   journal_versions versions;
   journal_training training;
   journal_phases phases;
-  std::vector<double> step_times_s;          // every executed step (or group of steps_per_value), in order
-  std::vector<std::int64_t> step_numbers;    // from step_column, when given
+  std::vector<double> step_times_s;  // every executed step (or group of steps_per_value), in order
+  std::vector<std::int64_t> step_numbers;  // from step_column, when given
   std::int64_t steps_per_value = 1;
   std::optional<journal_utilisation> utilisation;
   std::vector<journal_checkpoint> checkpoints;

@@ -77,31 +77,39 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
   for (const auto& x : interruptions) accounted += x.detection_s + x.recovery_s;
   const double remainder = phases.training_s - accounted;
   if (remainder < -std::max(1.0, 0.001 * phases.training_s) || remainder > std::max(60.0, 0.02 * phases.training_s))
-    warn("phases.training_s: " + format_number(phases.training_s) + " s, but the steps, saves, evaluations and recoveries "
-         "listed account for " + format_approx(accounted, 6) + " s");
+    warn("phases.training_s: " + format_number(phases.training_s) +
+         " s, but the steps, saves, evaluations and recoveries "
+         "listed account for " +
+         format_approx(accounted, 6) + " s");
   const std::int64_t executed = training.steps_completed + redone_total;
   const auto expected_values = static_cast<std::size_t>((executed + steps_per_value - 1) / steps_per_value);
   if (step_times_s.size() != expected_values)
-    warn("step_times: " + std::to_string(step_times_s.size()) + " values, expected ⌈(steps_completed + redone steps) / "
-         "steps_per_value⌉ = " + std::to_string(expected_values));
+    warn("step_times: " + std::to_string(step_times_s.size()) +
+         " values, expected ⌈(steps_completed + redone steps) / "
+         "steps_per_value⌉ = " +
+         std::to_string(expected_values));
   check_step_column(j);
   const double billed_h = (wall_s - (billed.queue_billed ? 0.0 : phases.queue_s)) / 3600.0;
   const double expected_node_h = static_cast<double>(instance.nodes) * billed_h;
   if (!within_tolerance(billed.node_hours, expected_node_h, 0.02, 0.02))
     warn("billed.node_hours: " + format_number(billed.node_hours) + ", but nodes × billed time is " +
          format_approx(expected_node_h, 6));
-  if (billed.usd && billed.node_hour_usd && !within_tolerance(*billed.usd, billed.node_hours * *billed.node_hour_usd, 0.01, 0.01))
+  if (billed.usd && billed.node_hour_usd &&
+      !within_tolerance(*billed.usd, billed.node_hours * *billed.node_hour_usd, 0.01, 0.01))
     warn("billed.usd: " + format_number(*billed.usd) + ", but node_hours × node_hour_usd is " +
          format_approx(billed.node_hours * *billed.node_hour_usd, 6));
   if (!utilisation) {
     warn("utilisation: absent, so the data-loader stall cannot be calibrated");
-  } else if (utilisation->accelerator_busy_fraction + utilisation->data_wait_fraction + utilisation->sync_wait_fraction > 1 + 1e-9) {
+  } else if (utilisation->accelerator_busy_fraction + utilisation->data_wait_fraction +
+                 utilisation->sync_wait_fraction >
+             1 + 1e-9) {
     warn("utilisation: the busy, data-wait and sync-wait shares sum above 1");
   }
   if (!quality) {
     warn("quality: absent, so the quality outcome is unknown");
   } else {
-    const bool reached = quality->better == "lower" ? quality->achieved <= quality->target : quality->achieved >= quality->target;
+    const bool reached =
+        quality->better == "lower" ? quality->achieved <= quality->target : quality->achieved >= quality->target;
     if (reached != quality->passed)
       warn("quality.passed: " + std::string(quality->passed ? "true" : "false") + ", but achieved " +
            format_number(quality->achieved) + " against target " + format_number(quality->target) + " (" +
@@ -146,8 +154,9 @@ inline void check_journal_rules(journal_record& j) {
         return x.restored_from_step < checkpoints[i].step && x.step >= checkpoints[i - 1].step;
       });
       if (!rolled_back)
-        fail(path + ".step", "must be above the previous checkpoint's step (" + std::to_string(checkpoints[i - 1].step) +
-                                 ") unless an interruption restored an earlier one, got " + std::to_string(checkpoints[i].step));
+        fail(path + ".step",
+             "must be above the previous checkpoint's step (" + std::to_string(checkpoints[i - 1].step) +
+                 ") unless an interruption restored an earlier one, got " + std::to_string(checkpoints[i].step));
     }
   }
   previous = none;
@@ -164,25 +173,26 @@ inline void check_journal_rules(journal_record& j) {
     check_step(path + ".step", x.step);
     detail::check_event_time(j, path + ".at", x.at_s, previous);
     if (x.redone_steps > x.step)
-      fail(path + ".redone_steps", "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.redone_steps));
+      fail(path + ".redone_steps",
+           "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.redone_steps));
     if (x.restored_from_step > x.step)
-      fail(path + ".restored_from_step", "must be ≤ its step (" + std::to_string(x.step) + "), got " +
-                                             std::to_string(x.restored_from_step));
+      fail(path + ".restored_from_step",
+           "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.restored_from_step));
     if (x.restored_from_step > 0) {
       const bool listed = std::any_of(checkpoints.begin(), checkpoints.end(), [&](const auto& c) {
         return c.step == x.restored_from_step && (!c.at_s || *c.at_s < x.at_s);
       });
       if (!listed)
-        fail(path + ".restored_from_step", "names no checkpoint listed before the interruption, got " +
-                                               std::to_string(x.restored_from_step));
+        fail(path + ".restored_from_step",
+             "names no checkpoint listed before the interruption, got " + std::to_string(x.restored_from_step));
     }
     if (!x.recovered && i + 1 != interruptions.size())
       fail(path + ".recovered", "only the last interruption can be unrecovered (the run ended with it)");
     if (!x.recovered && x.redone_steps > 0)
       fail(path + ".redone_steps", "must be 0 for an unrecovered interruption, got " + std::to_string(x.redone_steps));
     if (x.recovered && x.redone_steps != x.step - x.restored_from_step)
-      warn(path + ".redone_steps: expected step − restored_from_step = " + std::to_string(x.step - x.restored_from_step) +
-           ", got " + std::to_string(x.redone_steps));
+      warn(path + ".redone_steps: expected step − restored_from_step = " +
+           std::to_string(x.step - x.restored_from_step) + ", got " + std::to_string(x.redone_steps));
     const double parts = x.restart_s.value_or(0) + x.compile_s.value_or(0) + x.load_s.value_or(0);
     if (parts > x.recovery_s * (1 + 1e-9) + 1e-9)
       warn(path + ": restart_s + compile_s + load_s = " + format_approx(parts, 6) + " s exceed recovery_s (" +

@@ -53,22 +53,22 @@ inline json field_schema(const calibrate::journal_field& f) {
     case journal_value::boolean: s = json{{"type", "boolean"}}; break;
     case journal_value::choice: s = json{{"enum", f.choices}}; break;
     case journal_value::section: return object_schema(f.path(), f.doc);
-    case journal_value::list:
-      s = json{{"type", "array"}, {"items", object_schema(f.path() + "[]", f.item_doc)}};
-      break;
+    case journal_value::list: s = json{{"type", "array"}, {"items", object_schema(f.path() + "[]", f.item_doc)}}; break;
     case journal_value::text_list:
-      s = json{{"type", "array"}, {"minItems", 1}, {"uniqueItems", true},
-               {"items", {{"type", "string"}, {"minLength", 1}}}};
+      s = json{
+          {"type", "array"}, {"minItems", 1}, {"uniqueItems", true}, {"items", {{"type", "string"}, {"minLength", 1}}}};
       break;
     case journal_value::number_list:
       s = json{{"type", "array"}, {"minItems", 1}, {"items", number_schema(f.rule)}};
       break;
     case journal_value::text_map:
-      s = json{{"type", "object"}, {"propertyNames", {{"pattern", f.pattern}}},
+      s = json{{"type", "object"},
+               {"propertyNames", {{"pattern", f.pattern}}},
                {"additionalProperties", {{"type", "string"}, {"minLength", 1}}}};
       break;
     case journal_value::number_map:
-      s = json{{"type", "object"}, {"propertyNames", {{"pattern", f.pattern}}},
+      s = json{{"type", "object"},
+               {"propertyNames", {{"pattern", f.pattern}}},
                {"additionalProperties", {{"type", "number"}}}};
       break;
   }
@@ -95,9 +95,9 @@ inline void add_cross_field_rules(const std::string& object, json& s) {
     const auto file_is = [](const char* pattern) {
       return json{{"properties", {{"file", {{"pattern", pattern}}}}}, {"required", {"file"}}};
     };
-    s["allOf"] = {{{"if", file_is("\\.csv$")}, {"then", {{"required", {"column"}}}}},
-                  {{"if", file_is("\\.npy$")},
-                   {"then", {{"not", {{"anyOf", required_one_of({"column", "step_column"})}}}}}}};
+    s["allOf"] = {
+        {{"if", file_is("\\.csv$")}, {"then", {{"required", {"column"}}}}},
+        {{"if", file_is("\\.npy$")}, {"then", {{"not", {{"anyOf", required_one_of({"column", "step_column"})}}}}}}};
   }
 }
 
@@ -136,12 +136,12 @@ inline json journal_json_schema() {
           "journal's field table (include/trnmodel/calibrate/journal_fields.hpp)."}};
   const json body = detail::object_schema("", "");
   for (const auto& [key, value] : body.items()) s[key] = value;
-  s["$defs"] = {{"timestamp",
-                 {{"type", "string"},
-                  {"format", "date-time"},
-                  {"pattern",
-                   "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},
-                  {"description", "RFC 3339 date-time with a time zone (Z or +hh:mm), e.g. 2026-11-17T08:12:04Z"}}}};
+  s["$defs"] = {
+      {"timestamp",
+       {{"type", "string"},
+        {"format", "date-time"},
+        {"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},
+        {"description", "RFC 3339 date-time with a time zone (Z or +hh:mm), e.g. 2026-11-17T08:12:04Z"}}}};
   return s;
 }
 

@@ -117,8 +117,8 @@ namespace trnmodel::calibrate {
 struct mser_result {
   std::size_t truncation = 0;  // index of the first steady-state observation (d*·batch_size)
   std::size_t batch_size = 5;  // observations per batch mean (5 for MSER-5)
-  std::size_t batches = 0;     // batch means formed, m = ⌊n / batch_size⌋
-  double statistic = 0;        // MSER(d*), in squared units of the series
+  std::size_t batches = 0;  // batch means formed, m = ⌊n / batch_size⌋
+  double statistic = 0;  // MSER(d*), in squared units of the series
   // d* is the last candidate allowed (the search stops at half the batches): the warm-up may
   // be longer than half the run, which is then too short to measure a steady state.
   bool at_search_limit = false;
@@ -190,12 +190,12 @@ inline std::size_t mser5_truncation(const std::vector<double>& series, const std
 // ---- steady-state mean with a confidence interval ------------------------------------
 
 struct batch_means_result {
-  double mean = 0;              // grand mean of the observations used (= mean of batch means)
-  double half_width = 0;        // t_{k−1, (1+c)/2} · s_Z / √k
-  double std_error = 0;         // s_Z / √k
-  std::size_t batches = 0;      // k
-  std::size_t batch_size = 0;   // observations per batch, ⌊n / k⌋
-  std::size_t discarded = 0;    // n mod k leading observations left out
+  double mean = 0;  // grand mean of the observations used (= mean of batch means)
+  double half_width = 0;  // t_{k−1, (1+c)/2} · s_Z / √k
+  double std_error = 0;  // s_Z / √k
+  std::size_t batches = 0;  // k
+  std::size_t batch_size = 0;  // observations per batch, ⌊n / k⌋
+  std::size_t discarded = 0;  // n mod k leading observations left out
   double confidence = 0.95;
   // Lag-1 autocorrelation of the batch means, a diagnostic (Law & Kelton §9.5.3): near 0
   // (slightly negative, about −1/k, by estimation bias) when the batches are long enough to
@@ -259,7 +259,7 @@ inline batch_means_result batch_means(const std::vector<double>& series, std::si
 }
 
 struct steady_state_result {
-  mser_result warmup;          // warmup.truncation observations were dropped
+  mser_result warmup;  // warmup.truncation observations were dropped
   batch_means_result interval;  // on the rest
 };
 
@@ -269,8 +269,8 @@ inline steady_state_result steady_state(const std::vector<double>& series, std::
   steady_state_result r;
   r.warmup = mser_warmup(series, 5, path);
   const std::vector<double> rest(series.begin() + static_cast<std::ptrdiff_t>(r.warmup.truncation), series.end());
-  r.interval = batch_means(rest, batches, confidence, path + " (after " + std::to_string(r.warmup.truncation) +
-                                                          " warm-up values)");
+  r.interval = batch_means(rest, batches, confidence,
+                           path + " (after " + std::to_string(r.warmup.truncation) + " warm-up values)");
   return r;
 }
 
@@ -281,7 +281,7 @@ inline steady_state_result steady_state(const std::vector<double>& series, std::
 inline double aic(double log_likelihood, int parameters) { return 2.0 * parameters - 2.0 * log_likelihood; }
 
 struct lognormal_fit {
-  double mu = 0;     // mean of ln x
+  double mu = 0;  // mean of ln x
   double sigma = 0;  // standard deviation of ln x (MLE: divisor n)
   double log_likelihood = 0;
   double aic = 0;
@@ -329,8 +329,7 @@ inline lognormal_fit fit_lognormal(const std::vector<double>& samples, const std
   f.n = samples.size();
   f.mu = mean_log;
   f.sigma = std::sqrt(ss / n);
-  if (!(f.sigma > 0))
-    fail(path, "a lognormal fit needs values that are not all equal, got a spread of logs of 0");
+  if (!(f.sigma > 0)) fail(path, "a lognormal fit needs values that are not all equal, got a spread of logs of 0");
   constexpr double log_2pi = 1.83787706640934548356;
   f.log_likelihood = -n * (mean_log + std::log(f.sigma) + 0.5 * log_2pi + 0.5);
   f.aic = aic(f.log_likelihood, 2);
@@ -362,8 +361,7 @@ inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string
   for (double x : samples) mean_log_ratio += std::log(x / mean);
   mean_log_ratio /= n;
   const double s = -mean_log_ratio;
-  if (!(s > 0))
-    fail(path, "a gamma fit needs values with some spread, got ln(mean) − mean(ln) = " + format_number(s));
+  if (!(s > 0)) fail(path, "a gamma fit needs values with some spread, got ln(mean) − mean(ln) = " + format_number(s));
 
   const double lo = 1 / (2 * s), hi = 1 / s;
   const double k0 = std::clamp((3 - s + std::sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s), lo, hi);
@@ -389,8 +387,7 @@ inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string
 }
 
 // The one-sample Kolmogorov-Smirnov statistic D = sup |F_n(x) − F(x)| against `cdf`.
-template <class Cdf>
-double ks_statistic(std::vector<double> samples, const Cdf& cdf) {
+template <class Cdf> double ks_statistic(std::vector<double> samples, const Cdf& cdf) {
   std::sort(samples.begin(), samples.end());
   const double n = static_cast<double>(samples.size());
   double d = 0;
@@ -453,10 +450,10 @@ inline best_fit_result best_fit(const std::vector<double>& samples, const std::s
 struct run_spread_result {
   std::size_t runs = 0;
   double mean = 0;
-  double sd = 0;                      // sample standard deviation (divisor n − 1; 0 for one run)
-  std::string method;                 // "empirical", "lognormal" or "gamma"
+  double sd = 0;  // sample standard deviation (divisor n − 1; 0 for one run)
+  std::string method;  // "empirical", "lognormal" or "gamma"
   std::optional<best_fit_result> fit;  // when a family was fitted
-  quantity input;                     // the input's uncertainty, source "measured"
+  quantity input;  // the input's uncertainty, source "measured"
 };
 
 // The run-to-run spread of a per-run figure (e.g. each run's steady-state step time) as the
@@ -498,11 +495,11 @@ inline run_spread_result run_to_run_spread(const std::vector<double>& per_run, s
 // ---- failure rate from exposure ---------------------------------------------------------
 
 struct failure_rate_result {
-  double mean_per_node_h = 0;     // posterior mean (α0 + k) / (β0 + T)
+  double mean_per_node_h = 0;  // posterior mean (α0 + k) / (β0 + T)
   double median_per_node_h = 0;
-  double lo_per_node_h = 0;       // equal-tailed interval: quantiles (1 − c)/2 and (1 + c)/2
+  double lo_per_node_h = 0;  // equal-tailed interval: quantiles (1 − c)/2 and (1 + c)/2
   double hi_per_node_h = 0;
-  double posterior_shape = 0;     // α0 + k
+  double posterior_shape = 0;  // α0 + k
   double posterior_rate_node_h = 0;  // β0 + T (node-hours)
   double confidence = 0.9;
   // The implied per-node MTBF (1/rate), whose interval is the reciprocal of the rate's:

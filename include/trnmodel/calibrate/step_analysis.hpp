@@ -17,9 +17,9 @@ namespace trnmodel::calibrate {
 
 struct series_segment {
   std::size_t first = 0, values = 0;  // index of its first value in the series, and its length
-  std::size_t warmup_values = 0;      // values MSER-5 removed from its start
-  double warmup_excess_s = 0;         // Σ (t − steady mean) over those values, × steps_per_value
-  bool steady_state_found = true;     // false when the truncation reached half the segment
+  std::size_t warmup_values = 0;  // values MSER-5 removed from its start
+  double warmup_excess_s = 0;  // Σ (t − steady mean) over those values, × steps_per_value
+  bool steady_state_found = true;  // false when the truncation reached half the segment
 };
 
 struct step_analysis {
@@ -87,7 +87,8 @@ inline step_analysis analyze_steps(const journal& j, std::size_t min_values_for_
   const auto& t = j.step_times_s;
   const auto lengths = detail::segment_lengths(j);
   if (lengths.size() == 1 && !j.interruptions.empty() && j.step_numbers.empty())
-    a.warnings.push_back(j.experiment_id + ": the step series does not follow the interruptions; analysed as one segment");
+    a.warnings.push_back(j.experiment_id +
+                         ": the step series does not follow the interruptions; analysed as one segment");
   std::vector<double> steady;
   std::size_t first = 0;
   for (const std::size_t length : lengths) {

@@ -48,8 +48,8 @@ inline std::optional<double> parse_timestamp(const std::string& text) {
   const int hour = std::stoi(m[4]), minute = std::stoi(m[5]), second = std::stoi(m[6]);
   if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month)) return std::nullopt;
   if (hour > 23 || minute > 59 || second > 59) return std::nullopt;  // leap seconds are not accepted
-  double seconds = static_cast<double>(days_since_epoch(year, month, day)) * 86400.0 + hour * 3600.0 +
-                   minute * 60.0 + second;
+  double seconds =
+      static_cast<double>(days_since_epoch(year, month, day)) * 86400.0 + hour * 3600.0 + minute * 60.0 + second;
   if (m[7].matched) seconds += std::stod("0" + m[7].str());
   if (m[9].matched) {
     const int offset_h = std::stoi(m[10]), offset_min = std::stoi(m[11]);

@@ -46,7 +46,7 @@ inline void check_json_depth(const json& document, const std::string& path) {
 // ("scenario", "journal") prefixes the message of errors that have no JSON path.
 inline json parse_strict_json(const std::string& text, const std::string& document) {
   std::vector<std::set<std::string>> seen;  // keys of each open object
-  std::vector<std::string> key_path;        // the key under which each open value lies
+  std::vector<std::string> key_path;  // the key under which each open value lies
   const json::parser_callback_t on_event = [&](int depth, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:

@@ -47,7 +47,8 @@ class json_reader {
         if (std::find(asked_.begin(), asked_.end(), name) == asked_.end()) present.push_back(name);
       }
       const std::string guess = closest_name(key, present);
-      fail(path(key), "required key is missing" + (guess.empty() ? std::string() : " (found " + guess + ", a misspelling?)"));
+      fail(path(key),
+           "required key is missing" + (guess.empty() ? std::string() : " (found " + guess + ", a misspelling?)"));
     }
     return *v;
   }
@@ -98,9 +99,7 @@ class json_reader {
     if (!v.is_boolean()) fail(path(key), "must be true or false, got " + describe_json(v));
     return v.get<bool>();
   }
-  bool optional_boolean(const std::string& key, bool default_value) {
-    return has(key) ? boolean(key) : default_value;
-  }
+  bool optional_boolean(const std::string& key, bool default_value) { return has(key) ? boolean(key) : default_value; }
 
   const json& array(const std::string& key) {
     const json& v = required(key);

@@ -6,11 +6,12 @@
 
 namespace trnmodel::detail {
 
-using fast_policy = boost::math::policies::policy<
-    boost::math::policies::promote_float<false>, boost::math::policies::promote_double<false>,
-    boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
+using fast_policy =
+    boost::math::policies::policy<boost::math::policies::promote_float<false>,
+                                  boost::math::policies::promote_double<false>,
+                                  boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
+                                  boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
 
 }  // namespace trnmodel::detail

@@ -7,7 +7,8 @@
 // y = log(x) (gamma) or y = logit(x) (beta). In these coordinates both tails become
 // asymptotically linear (x ~ (c u)^(1/a) near 0, 1 - x ~ (c (1-u))^(1/b) near 1), so a
 // uniform grid of 8193 knots reaches full double-range tails with relative error below
-// 1e-10 (tested against Boost.Math; 5e-11 at worst over the tested shapes). The knots' derivatives are exact: dy/dt = u (1-u) / (x pdf(x)) for gamma and
+// 1e-10 (tested against Boost.Math; 5e-11 at worst over the tested shapes). The knots' derivatives
+// are exact: dy/dt = u (1-u) / (x pdf(x)) for gamma and
 // u (1-u) / (x (1-x) pdf(x)) for beta, from Boost's gamma_p_derivative / ibeta_derivative.
 // Values of u outside the table's domain (user calls with u near 0 or 1) fall back to the
 // exact Boost inverse.
@@ -23,8 +24,8 @@
 namespace trnmodel::detail {
 
 struct knot {
-  double y;       // transformed quantile at the knot
-  double dy_dt;   // its exact derivative in t = logit(u)
+  double y;  // transformed quantile at the knot
+  double dy_dt;  // its exact derivative in t = logit(u)
 };
 
 class quantile_table {
@@ -82,7 +83,7 @@ class central_quantile_table {
   static constexpr std::size_t knots = 4097;
 
   struct point {
-    double x;      // the quantile at u
+    double x;  // the quantile at u
     double dx_du;  // 1 / density(x)
   };
 

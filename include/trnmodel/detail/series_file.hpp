@@ -44,8 +44,8 @@ struct csv_columns {
 };
 
 // Column `column` (and `label_column` when not empty) of a CSV file with a header row.
-inline csv_columns read_csv_columns(const std::string& bytes, const std::string& column, const std::string& label_column,
-                                    const std::string& path) {
+inline csv_columns read_csv_columns(const std::string& bytes, const std::string& column,
+                                    const std::string& label_column, const std::string& path) {
   std::istringstream in(bytes);
   std::string line;
   if (!std::getline(in, line)) fail(path, "the CSV file is empty");
@@ -87,7 +87,8 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
   const int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_length = 0, offset = 0;
   if (major == 1) {
-    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+    header_length =
+        static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) fail(path, "truncated .npy header");
@@ -100,7 +101,8 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
   // A one-dimensional array's header is about a hundred bytes; a longer one is refused before
   // std::regex, which recurses once per character, could overflow the stack on it.
   if (header_length > 4096)
-    fail(path, "the .npy header is " + std::to_string(header_length) + " bytes, more than the 4096 a one-dimensional array needs");
+    fail(path, "the .npy header is " + std::to_string(header_length) +
+                   " bytes, more than the 4096 a one-dimensional array needs");
   const std::string header = bytes.substr(offset, header_length);
   std::smatch m;
   static const std::regex descr(R"('descr':\s*'([<>|=]?)([fi])(\d)')"), order(R"('fortran_order':\s*(True|False))"),
@@ -118,7 +120,8 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
   const std::size_t n = countable ? std::stoull(count) : 0;
   if (!countable || n * item != data_bytes)
     fail(path, "the .npy file holds " + std::to_string(data_bytes) + " data bytes, expected " +
-                   (countable ? std::to_string(n * item) : std::string("more than 10^18")) + " for " + count + " values");
+                   (countable ? std::to_string(n * item) : std::string("more than 10^18")) + " for " + count +
+                   " values");
   std::vector<double> values(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (item == 8) {

@@ -69,8 +69,7 @@ class table_cache {
     return cache;
   }
 
-  template <class Build>
-  std::shared_ptr<const quantile_tables> get(const key& k, Build&& build) {
+  template <class Build> std::shared_ptr<const quantile_tables> get(const key& k, Build&& build) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (auto found = find(k)) return found;
@@ -112,8 +111,7 @@ class lazy_tables {
  public:
   lazy_tables(int family, double a, double b) : key_{family, a, b} {}
 
-  template <class Build>
-  const quantile_tables& get(Build&& build) const {
+  template <class Build> const quantile_tables& get(Build&& build) const {
     std::call_once(state_->once, [&] { state_->tables = table_cache::shared().get(key_, build); });
     return *state_->tables;
   }
@@ -141,7 +139,9 @@ class beta_quantile {
  public:
   beta_quantile(double a, double b) : a_(a), b_(b), tables_(0, a, b) {}
 
-  double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
+  double operator()(double u) const {
+    return at(tables_.get([this] { return build(); }), u);
+  }
 
   // The hot path: the tables are looked up once per column of uniforms.
   void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
@@ -167,7 +167,8 @@ class beta_quantile {
 
  private:
   double at(const quantile_tables& t, double u) const {
-    return table_quantile(t, u, [](double y) { return 1 / (1 + std::exp(-y)); }, [this](double v) { return exact(v); });
+    return table_quantile(
+        t, u, [](double y) { return 1 / (1 + std::exp(-y)); }, [this](double v) { return exact(v); });
   }
 
   // {x, 1 - x} from the tail's leading term where it is exact to double precision (the next
@@ -191,7 +192,8 @@ class beta_quantile {
     if (a_ >= 1 && b_ >= 1) {
       t.centre = std::make_unique<trnmodel::detail::central_quantile_table>([this](double u, double) {
         const double x = exact(u);
-        return trnmodel::detail::central_quantile_table::point{x, 1 / boost::math::ibeta_derivative(a_, b_, x, fast_policy())};
+        return trnmodel::detail::central_quantile_table::point{
+            x, 1 / boost::math::ibeta_derivative(a_, b_, x, fast_policy())};
       });
     }
     return t;
@@ -222,7 +224,9 @@ class gamma_quantile {
  public:
   explicit gamma_quantile(double shape) : shape_(shape), tables_(1, shape, 0) {}
 
-  double operator()(double u) const { return at(tables_.get([this] { return build(); }), u); }
+  double operator()(double u) const {
+    return at(tables_.get([this] { return build(); }), u);
+  }
 
   void batch(const double* u, double* x, std::size_t n, double scale) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
@@ -238,7 +242,8 @@ class gamma_quantile {
 
  private:
   double at(const quantile_tables& t, double u) const {
-    return table_quantile(t, u, [](double y) { return std::exp(y); }, [this](double v) { return exact(v); });
+    return table_quantile(
+        t, u, [](double y) { return std::exp(y); }, [this](double v) { return exact(v); });
   }
 
   quantile_tables build() const {
@@ -246,7 +251,8 @@ class gamma_quantile {
     if (shape_ >= 1) {
       t.centre = std::make_unique<trnmodel::detail::central_quantile_table>([this](double u, double) {
         const double x = exact(u);
-        return trnmodel::detail::central_quantile_table::point{x, 1 / boost::math::gamma_p_derivative(shape_, x, fast_policy())};
+        return trnmodel::detail::central_quantile_table::point{
+            x, 1 / boost::math::gamma_p_derivative(shape_, x, fast_policy())};
       });
     }
     return t;
@@ -332,8 +338,8 @@ struct normal {
     // E[X] = mean + sd (φ(a) - φ(b)) / (Φ(b) - Φ(a)), with the mass in the accurate tail.
     const double a = z_lo(), b = z_hi();
     const auto phi = [](double z) { return std::isfinite(z) ? std::exp(-0.5 * z * z) / 2.5066282746310002 : 0.0; };
-    const double mass = a > 0 ? detail::normal_sf(a) - detail::normal_sf(b)
-                              : detail::normal_cdf(b) - detail::normal_cdf(a);
+    const double mass =
+        a > 0 ? detail::normal_sf(a) - detail::normal_sf(b) : detail::normal_cdf(b) - detail::normal_cdf(a);
     return std::clamp(mean_value + sd * (phi(a) - phi(b)) / mass, lo, hi);
   }
   support_t support() const { return {lo, hi}; }
@@ -361,7 +367,8 @@ struct triangular {
   double ppf(double u) const {
     const double width = hi - lo;
     const double at_mode = (mode - lo) / width;
-    const double x = u < at_mode ? lo + std::sqrt(u * width * (mode - lo)) : hi - std::sqrt((1 - u) * width * (hi - mode));
+    const double x =
+        u < at_mode ? lo + std::sqrt(u * width * (mode - lo)) : hi - std::sqrt((1 - u) * width * (hi - mode));
     // Rounding can step outside [lo, hi] (hi − 1 = 0 < lo = 9e-275, found by the property
     // tests); a draw outside the support could be the 0 that a positive field refuses.
     return std::clamp(x, lo, hi);
@@ -370,8 +377,7 @@ struct triangular {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
     const double width = hi - lo;
-    return x <= mode ? (x - lo) * (x - lo) / (width * (mode - lo))
-                     : 1 - (hi - x) * (hi - x) / (width * (hi - mode));
+    return x <= mode ? (x - lo) * (x - lo) / (width * (mode - lo)) : 1 - (hi - x) * (hi - x) / (width * (hi - mode));
   }
   double mean() const { return (lo + mode + hi) / 3; }
   support_t support() const { return {lo, hi}; }
@@ -402,7 +408,9 @@ struct pert {
   double lo, mode, hi;
   beta shape;
   pert(double lo_, double mode_, double hi_)
-      : lo(lo_), mode(mode_), hi(hi_),
+      : lo(lo_),
+        mode(mode_),
+        hi(hi_),
         shape(1 + 4 * (mode_ - lo_) / (hi_ - lo_), 1 + 4 * (hi_ - mode_) / (hi_ - lo_), lo_, hi_) {}
   double ppf(double u) const { return shape.ppf(u); }
   void ppf(const double* u, double* x, std::size_t n) const { shape.ppf(u, x, n); }
@@ -490,9 +498,7 @@ struct empirical {
 struct unknown {
   static constexpr const char* name = "unknown";
   std::string reason;
-  [[noreturn]] void raise() const {
-    throw unknown_input_error("input is unknown (" + reason + ")", {});
-  }
+  [[noreturn]] void raise() const { throw unknown_input_error("input is unknown (" + reason + ")", {}); }
   double ppf(double) const { raise(); }
   double cdf(double) const { raise(); }
   double mean() const { raise(); }

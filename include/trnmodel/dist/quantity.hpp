@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -21,21 +21,19 @@ namespace trnmodel {
 struct provenance {
   std::string source;  // "measured", "vendor", "quote", "assumption", "model" or empty
   std::string note;
-  std::string date;    // ISO date (YYYY-MM-DD) of a quote
+  std::string date;  // ISO date (YYYY-MM-DD) of a quote
   std::string region;
   bool empty() const { return source.empty() && note.empty() && date.empty() && region.empty(); }
 };
 
 using distribution =
-    std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular,
-                 dist::pert, dist::gamma, dist::weibull, dist::exponential, dist::beta,
-                 dist::bernoulli, dist::empirical, dist::unknown>;
+    std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular, dist::pert, dist::gamma,
+                 dist::weibull, dist::exponential, dist::beta, dist::bernoulli, dist::empirical, dist::unknown>;
 
-template <class T, class = void>
-struct has_batch_ppf : std::false_type {};
+template <class T, class = void> struct has_batch_ppf : std::false_type {};
 template <class T>
-struct has_batch_ppf<T, std::void_t<decltype(std::declval<const T&>().ppf(static_cast<const double*>(nullptr),
-                                                                          static_cast<double*>(nullptr), std::size_t{}))>>
+struct has_batch_ppf<T, std::void_t<decltype(std::declval<const T&>().ppf(
+                            static_cast<const double*>(nullptr), static_cast<double*>(nullptr), std::size_t{}))>>
     : std::true_type {};
 
 class quantity {
@@ -102,8 +100,8 @@ inline quantity make_fixed(double value, const std::string& path = "fixed") {
 }
 
 namespace detail {
-inline void check_ordered(const std::string& path, const char* family, const char* names,
-                          bool ok, const std::string& values) {
+inline void check_ordered(const std::string& path, const char* family, const char* names, bool ok,
+                          const std::string& values) {
   if (!ok) fail(path, std::string(family) + " needs " + names + ", got " + values);
 }
 inline std::string kv(const char* name, double value) { return std::string(name) + "=" + format_number(value); }
@@ -116,8 +114,8 @@ inline quantity make_uniform(double lo, double hi, const std::string& path = "un
   return quantity(dist::uniform{lo, hi});
 }
 
-inline quantity make_normal(double mean, double sd, double lo = -dist::infinity,
-                            double hi = dist::infinity, const std::string& path = "normal") {
+inline quantity make_normal(double mean, double sd, double lo = -dist::infinity, double hi = dist::infinity,
+                            const std::string& path = "normal") {
   check_finite(path + ".mean", mean);
   check_positive(path + ".sd", sd);
   if (!std::isinf(lo) || lo > 0) check_finite(path + ".lo", lo);

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
@@ -24,7 +23,8 @@ inline std::string compact_json(const json& value) {
   if (value.is_number_float()) return format_number(value.get<double>());
   if (value.is_object()) {
     std::string text = "{";
-    for (const auto& [key, item] : value.items()) text += (text.size() > 1 ? "," : "") + json(key).dump() + ":" + compact_json(item);
+    for (const auto& [key, item] : value.items())
+      text += (text.size() > 1 ? "," : "") + json(key).dump() + ":" + compact_json(item);
     return text + "}";
   }
   if (value.is_array()) {
@@ -35,9 +35,7 @@ inline std::string compact_json(const json& value) {
   return value.dump();
 }
 
-inline std::string describe_json(const json& value) {
-  return shorten(compact_json(value));
-}
+inline std::string describe_json(const json& value) { return shorten(compact_json(value)); }
 
 inline double json_number(const json& value, const std::string& path) {
   if (!value.is_number()) fail(path, "must be a number, got " + describe_json(value));
@@ -67,8 +65,8 @@ inline provenance provenance_from_json(const json& object, const std::string& pa
     p.source = json_string(*it, path + ".source");
     const auto& sources = known_sources();
     if (std::find(sources.begin(), sources.end(), p.source) == sources.end())
-      fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source +
-                                 "\"" + did_you_mean(p.source, sources));
+      fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source + "\"" +
+                                 did_you_mean(p.source, sources));
   }
   if (auto it = object.find("note"); it != object.end()) p.note = json_string(*it, path + ".note");
   if (auto it = object.find("region"); it != object.end()) p.region = json_string(*it, path + ".region");
@@ -128,8 +126,8 @@ inline quantity quantity_from_json(const json& j, const std::string& path) {
   check_json_depth(j, path);  // messages print the value, recursively
   if (j.is_number()) return make_fixed(json_number(j, path), path);
   if (!j.is_object())
-    fail(path, "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " +
-                   describe_json(j));
+    fail(path,
+         "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " + describe_json(j));
 
   if (j.contains("unknown")) {
     for (const auto& [key, value] : j.items())
@@ -140,9 +138,10 @@ inline quantity quantity_from_json(const json& j, const std::string& path) {
     return q;
   }
   if (!j.contains("dist")) {
-    fail(path, "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
-               "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
-                   describe_json(j));
+    fail(path,
+         "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
+         "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
+             describe_json(j));
   }
   const std::string family = json_string(j.at("dist"), path + ".dist");
   const auto found = families().find(family);
@@ -160,9 +159,7 @@ inline quantity quantity_from_json(const json& j, const std::string& path) {
     if (!j.contains(key)) fail(path, family + " needs \"" + key + "\"");
 
   const auto number = [&](const char* key) { return json_number(j.at(key), path + "." + key); };
-  const auto number_or = [&](const char* key, double fallback) {
-    return j.contains(key) ? number(key) : fallback;
-  };
+  const auto number_or = [&](const char* key, double fallback) { return j.contains(key) ? number(key) : fallback; };
 
   quantity q;
   if (family == "fixed") {
@@ -170,7 +167,8 @@ inline quantity quantity_from_json(const json& j, const std::string& path) {
   } else if (family == "uniform") {
     q = make_uniform(number("lo"), number("hi"), path);
   } else if (family == "normal") {
-    q = make_normal(number("mean"), number("sd"), number_or("lo", -dist::infinity), number_or("hi", dist::infinity), path);
+    q = make_normal(number("mean"), number("sd"), number_or("lo", -dist::infinity), number_or("hi", dist::infinity),
+                    path);
   } else if (family == "lognormal") {
     const bool by_moments = j.contains("mu") || j.contains("sigma");
     const bool by_quantiles = j.contains("p50") || j.contains("p90");

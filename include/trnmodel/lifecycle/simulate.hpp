@@ -113,7 +113,8 @@ class lifecycle_model {
       block.uniforms(drawn_[j].stream, column);
       drawn_[j].value.ppf(column, column, static_cast<std::size_t>(block.size));
     }
-    evaluate(block.seed, x, [&](Eigen::Index row) { return block.first + static_cast<std::uint64_t>(row); }, out);
+    evaluate(
+        block.seed, x, [&](Eigen::Index row) { return block.first + static_cast<std::uint64_t>(row); }, out);
   }
 
   // The stream each drawn input takes its uniforms from (column j of `evaluate`'s x).
@@ -133,9 +134,8 @@ class lifecycle_model {
   // chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
   // gate). The ordinary run passes each sample's own draws and index; a sensitivity design
   // mixes the inputs and chance indices of several samples.
-  template <class ChanceIndex>
-  void evaluate(std::uint64_t seed, const Eigen::ArrayXXd& x, const ChanceIndex& chance_index,
-                Eigen::Ref<Eigen::ArrayXXd> out) const {
+  template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::ArrayXXd& x,
+                                             const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
     const Eigen::Index rows = x.rows();
     double row_out[metric::count];
     for (Eigen::Index i = 0; i < rows; ++i) {
@@ -206,7 +206,8 @@ class lifecycle_model {
   // draw independent errors, while on one platform they share them (common random numbers).
   void add_extrapolation_error(const scenario& s) {
     const double sigma = throughput_.extrapolation_log_spread();
-    const std::string stream = "extrapolation.error@" + (s.has_text("cluster.platform") ? s.text("cluster.platform") : "");
+    const std::string stream =
+        "extrapolation.error@" + (s.has_text("cluster.platform") ? s.text("cluster.platform") : "");
     if (sigma > 0)
       drawn_.push_back({&lifecycle_inputs::extrapolation_error, make_lognormal(0.0, sigma, "extrapolation.error"),
                         stream_id(stream), "extrapolation.error"});
@@ -226,9 +227,7 @@ class lifecycle_model {
   bool time_known_ = true;
 };
 
-inline std::vector<std::string> metric_name_list() {
-  return {metric_names().begin(), metric_names().end()};
-}
+inline std::vector<std::string> metric_name_list() { return {metric_names().begin(), metric_names().end()}; }
 
 // Throws unknown_input_error listing every unknown input (and what it blocks), if any.
 inline void require_known(const lifecycle_model& model) {

@@ -106,11 +106,13 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
   // Like the wall time, a figure beyond the largest double is refused rather than reported as
   // inf. (NaN means unknown, and stays.)
   if (std::isinf(out[metric::node_h]))
-    fail("cluster.nodes", "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
-                          "of cluster.nodes and the durations");
+    fail("cluster.nodes",
+         "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
+         "of cluster.nodes and the durations");
   if (std::isinf(out[metric::total_cost_usd]) || std::isinf(out[metric::useful_step_cost_usd]))
-    fail("prices", "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
-                   "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
+    fail("prices",
+         "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
+         "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
 }
 
 namespace detail {
@@ -155,8 +157,9 @@ class lifecycle_sample {
     spend(metric::eval_h, in_.eval_final_s);
 
     if (!std::isfinite(clock_s_))
-      fail("scenario", "a sample's wall time is beyond the largest number (about 1.8e308 s); check the magnitudes of "
-                       "job.effective_steps, throughput.step_time_s and the other durations");
+      fail("scenario",
+           "a sample's wall time is beyond the largest number (about 1.8e308 s); check the magnitudes of "
+           "job.effective_steps, throughput.step_time_s and the other durations");
     for (const metric::id m : phase_metrics) out[m] = phase[m] / 3600;
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
@@ -178,8 +181,9 @@ class lifecycle_sample {
     if (rate_per_s_ <= 0) return std::numeric_limits<double>::infinity();
     // A backstop for the rare sample whose luck the expectation check cannot see coming.
     if (failures_ >= max_failures_per_sample)
-      fail(path_of(field::failures_node_mtbf_h), "a sample reached " + format_number(max_failures_per_sample) +
-                                       " failures without finishing; checkpoint more often or check the failure inputs");
+      fail(path_of(field::failures_node_mtbf_h),
+           "a sample reached " + format_number(max_failures_per_sample) +
+               " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
     return config_.weibull ? weibull_scale_s_ * std::pow(e, 1 / in_.weibull_shape) : e / rate_per_s_;
   }
@@ -187,7 +191,8 @@ class lifecycle_sample {
   // Expected failures before an attempt of `attempt_s` completes: 1/P(no failure) − 1, with
   // P = e^{−λD} (exponential) or e^{−(D/scale)^k} (Weibull, a fresh renewal).
   double expected_failures(double attempt_s) const {
-    const double exponent = config_.weibull ? std::pow(attempt_s / weibull_scale_s_, in_.weibull_shape) : rate_per_s_ * attempt_s;
+    const double exponent =
+        config_.weibull ? std::pow(attempt_s / weibull_scale_s_, in_.weibull_shape) : rate_per_s_ * attempt_s;
     return std::expm1(exponent);
   }
 
@@ -198,8 +203,7 @@ class lifecycle_sample {
 
   // `parts()` says what makes the attempt long, built only when refusing: the MTBF is not
   // blamed for a step time typed in milliseconds.
-  template <class Parts>
-  void check_finishable(double attempt_s, const char* what, const Parts& parts) const {
+  template <class Parts> void check_finishable(double attempt_s, const char* what, const Parts& parts) const {
     const double expected = expected_failures(attempt_s);
     if (expected > max_expected_failures_per_attempt) {
       fail(path_of(field::failures_node_mtbf_h),
@@ -207,10 +211,10 @@ class lifecycle_sample {
                "): about " + format_approx(expected) +
                " failures are expected before one completes, so the job would never finish; "
                "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
-               (in_.step_time_s > 600 ? "; a step time of " + format_number(in_.step_time_s) +
-                                            " s is long: if it is in milliseconds, it is " +
-                                            format_approx(in_.step_time_s / 1000) + " s"
-                                      : std::string()));
+               (in_.step_time_s > 600
+                    ? "; a step time of " + format_number(in_.step_time_s) +
+                          " s is long: if it is in milliseconds, it is " + format_approx(in_.step_time_s / 1000) + " s"
+                    : std::string()));
     }
   }
 
@@ -221,9 +225,10 @@ class lifecycle_sample {
     const double expected = failures_ + segments * per_segment;
     if (expected > max_failures_per_sample) {
       fail(path_of(field::failures_node_mtbf_h),
-           failure_rate_text() + "; its " + format_approx(segments) + " segments of " + format_approx(segment_s / 3600) +
-               " h expect about " + format_approx(per_segment) + " failures each, about " + format_approx(expected) +
-               " in all, more than the " + format_approx(max_failures_per_sample) +
+           failure_rate_text() + "; its " + format_approx(segments) + " segments of " +
+               format_approx(segment_s / 3600) + " h expect about " + format_approx(per_segment) +
+               " failures each, about " + format_approx(expected) + " in all, more than the " +
+               format_approx(max_failures_per_sample) +
                " a sample may simulate; check job.effective_steps and the failure inputs");
     }
   }

@@ -28,8 +28,7 @@ namespace detail {
 // hundreds of times longer than the MTBF), not a number to pass on.
 inline double check_no_overflow(double expectation, double mtbf_s) {
   if (!std::isfinite(expectation))
-    fail("mtbf_s", "too short for these durations, the expectation overflows; got " +
-                       format_number(mtbf_s));
+    fail("mtbf_s", "too short for these durations, the expectation overflows; got " + format_number(mtbf_s));
   return expectation;
 }
 
@@ -47,7 +46,8 @@ inline double young_interval_s(double checkpoint_s, double mtbf_s) {
 // Daly (2006), perturbation solution of the complete model (daly_wall_time_s) for the
 // optimal compute interval: √(2δM)·[1 + ⅓√(δ/2M) + ⅑(δ/2M)] − δ when δ < 2M, and M when
 // δ ≥ 2M (Daly's choice where the expansion in √(δ/2M) is no longer usable). The restart
-// time R drops out of the optimum: it enters T_w only as a constant factor. It agrees with Young to first order in √(δ/M) (the relative
+// time R drops out of the optimum: it enters T_w only as a constant factor. It agrees with Young
+// to first order in √(δ/M) (the relative
 // gap is −⅔√(δ/2M) + O(δ/M)); for Daly's Fig. 3 case (M = 24 h, δ = 5 min) it gives
 // 116.69 min, the paper's "τ_opt = 117 min".
 inline double daly_interval_s(double checkpoint_s, double mtbf_s) {
@@ -68,15 +68,13 @@ inline double daly_interval_s(double checkpoint_s, double mtbf_s) {
 //     the expected time is the expected number of failures, (e^{λD} − 1)e^{λR}, times 1/λ).
 // expm1 keeps full accuracy when λD is small, where e^{λD} − 1 would cancel; as λ → 0 both
 // tend to D.
-inline double expected_segment_time_s(double segment_s, double recovery_s, double mtbf_s,
-                                      bool recovery_can_fail) {
+inline double expected_segment_time_s(double segment_s, double recovery_s, double mtbf_s, bool recovery_can_fail) {
   check_nonnegative("segment_s", segment_s);
   check_nonnegative("recovery_s", recovery_s);
   check_positive("mtbf_s", mtbf_s);
   const double attempts_lost = std::expm1(segment_s / mtbf_s);  // e^{λD} − 1
-  const double time_s = recovery_can_fail
-                            ? attempts_lost * std::exp(recovery_s / mtbf_s) * mtbf_s
-                            : attempts_lost * (mtbf_s + recovery_s);
+  const double time_s = recovery_can_fail ? attempts_lost * std::exp(recovery_s / mtbf_s) * mtbf_s
+                                          : attempts_lost * (mtbf_s + recovery_s);
   return detail::check_no_overflow(time_s, mtbf_s);
 }
 
@@ -90,8 +88,8 @@ inline double expected_segment_time_s(double segment_s, double recovery_s, doubl
 // is an approximation (use expected_segment_time_s per segment for the exact sum).
 // Reproduces Daly's Fig. 3: M = 24 h, δ = 5 min, R = 10 min, T_s = 500 h, τ = 120 min give
 // T_w = 547.90 h.
-inline double daly_wall_time_s(double solve_s, double interval_s, double checkpoint_s,
-                               double recovery_s, double mtbf_s, bool recovery_can_fail = true) {
+inline double daly_wall_time_s(double solve_s, double interval_s, double checkpoint_s, double recovery_s, double mtbf_s,
+                               bool recovery_can_fail = true) {
   check_nonnegative("solve_s", solve_s);
   check_positive("interval_s", interval_s);
   check_nonnegative("checkpoint_s", checkpoint_s);
@@ -99,8 +97,7 @@ inline double daly_wall_time_s(double solve_s, double interval_s, double checkpo
   check_positive("mtbf_s", mtbf_s);
   const double segments = solve_s / interval_s;
   const double growth = std::expm1((interval_s + checkpoint_s) / mtbf_s);  // e^{(τ+δ)/M} − 1
-  const double per_failure_cycle_s =
-      recovery_can_fail ? mtbf_s * std::exp(recovery_s / mtbf_s) : mtbf_s + recovery_s;
+  const double per_failure_cycle_s = recovery_can_fail ? mtbf_s * std::exp(recovery_s / mtbf_s) : mtbf_s + recovery_s;
   return detail::check_no_overflow(per_failure_cycle_s * growth * segments, mtbf_s);
 }
 
@@ -116,8 +113,7 @@ inline double expected_failures_per_segment(double segment_s, double recovery_s,
   check_nonnegative("recovery_s", recovery_s);
   check_positive("mtbf_s", mtbf_s);
   const double attempts_lost = std::expm1(segment_s / mtbf_s);
-  const double failures = recovery_can_fail ? attempts_lost * std::exp(recovery_s / mtbf_s)
-                                            : attempts_lost;
+  const double failures = recovery_can_fail ? attempts_lost * std::exp(recovery_s / mtbf_s) : attempts_lost;
   return detail::check_no_overflow(failures, mtbf_s);
 }
 

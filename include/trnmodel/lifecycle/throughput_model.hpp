@@ -16,7 +16,10 @@ class throughput_model {
  public:
   explicit throughput_model(const scenario& s) {
     const std::string& m = s.mode();
-    mode_ = m == "flops" ? mode::flops : m == "analytic" ? mode::analytic : m == "extrapolated" ? mode::extrapolated : mode::measured;
+    mode_ = m == "flops"          ? mode::flops
+            : m == "analytic"     ? mode::analytic
+            : m == "extrapolated" ? mode::extrapolated
+                                  : mode::measured;
     steps_from_tokens_ = s.has(field::job_tokens);
     if (mode_ == mode::measured && !steps_from_tokens_) return;
     shape_ = s.shape();
@@ -25,7 +28,8 @@ class throughput_model {
     kind_ = s.kind();
     by_mfu_ = s.has(field::throughput_model_flops_utilization);
     // Without a profile the layout says how many chips there are.
-    chips_ = s.profile() ? static_cast<double>(s.integer(field::cluster_nodes)) * static_cast<double>(s.profile()->chips_per_node)
+    chips_ = s.profile() ? static_cast<double>(s.integer(field::cluster_nodes)) *
+                               static_cast<double>(s.profile()->chips_per_node)
                          : layout_.tp * layout_.pp * layout_.dp;
     if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
     parameters_given_ = s.has(field::model_parameters);
@@ -66,7 +70,8 @@ class throughput_model {
       if (!reference_parameters_given_) reference.parameters = shape.parameters;
       const double modelled_reference_s =
           analytic_step_time(reference, kind_, reference_layout_, hw, in.compute_efficiency, in.dp_overlap,
-                             in.elementwise_traffic).total();
+                             in.elementwise_traffic)
+              .total();
       // The model's ratio is itself uncertain: in.extrapolation_error is its fitted error factor.
       const double scale = in.reference_step_time_s / modelled_reference_s * in.extrapolation_error;
       parts.compute_s *= scale;

@@ -29,9 +29,8 @@ namespace detail {
 // means `mean` and co-moments `comoment` (K x K, sums of products of deviations from the mean)
 // absorbs n_b values with `other_mean`, `other_comoment`. Every mergeable accumulator calls
 // this, so its floating-point operations, in this order, define their bits.
-template <std::size_t K>
-inline void chan_merge(double n_a, double n_b, double* mean, double* comoment, const double* other_mean,
-                       const double* other_comoment) {
+template <std::size_t K> inline void chan_merge(double n_a, double n_b, double* mean, double* comoment,
+                                                const double* other_mean, const double* other_comoment) {
   const double n = n_a + n_b;
   std::array<double, K> delta;
   for (std::size_t k = 0; k < K; ++k) delta[k] = other_mean[k] - mean[k];
@@ -44,8 +43,7 @@ inline void chan_merge(double n_a, double n_b, double* mean, double* comoment, c
 }  // namespace detail
 
 // Count, means and co-moments of a small vector of K variables.
-template <std::size_t K>
-struct co_moments {
+template <std::size_t K> struct co_moments {
   std::uint64_t count = 0;
   std::array<double, K> mean{};
   std::array<double, K * K> comoment{};  // sums of products of deviations from the mean
@@ -59,7 +57,8 @@ struct co_moments {
     for (std::size_t k = 0; k < K; ++k)
       for (std::size_t l = k; l < K; ++l) {
         const double s = ((z.col(static_cast<Eigen::Index>(k)) - block.mean[k]) *
-                          (z.col(static_cast<Eigen::Index>(l)) - block.mean[l])).sum();
+                          (z.col(static_cast<Eigen::Index>(l)) - block.mean[l]))
+                             .sum();
         block.comoment[k * K + l] = block.comoment[l * K + k] = s;
       }
     merge(block);
@@ -160,14 +159,15 @@ struct moments {
 class log_histogram {
  public:
   explicit log_histogram(double relative_accuracy = 1e-3)
-      : alpha_(relative_accuracy),
-        log_gamma_(std::log((1 + relative_accuracy) / (1 - relative_accuracy))) {
+      : alpha_(relative_accuracy), log_gamma_(std::log((1 + relative_accuracy) / (1 - relative_accuracy))) {
     if (!(relative_accuracy > 0 && relative_accuracy < 1))
       fail("relative_accuracy", "must be in (0, 1), got " + format_number(relative_accuracy));
   }
 
   double relative_accuracy() const { return alpha_; }
-  std::uint64_t count() const { return zeros_ + positive_.total + negative_.total + negative_infinite_ + positive_infinite_; }
+  std::uint64_t count() const {
+    return zeros_ + positive_.total + negative_.total + negative_infinite_ + positive_infinite_;
+  }
 
   void add(double x) {
     if (std::isnan(x)) return;

@@ -83,8 +83,8 @@ inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
   const double available = physical_memory_bytes();
   if (available > 0 && needed > 0.8 * available) {
     const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
-    fail("samples", "keeping " + std::to_string(samples) + " samples of " + std::to_string(outputs) + " outputs needs " +
-                        gib(needed) + " GiB, more than 80% of this machine's " + gib(available) +
+    fail("samples", "keeping " + std::to_string(samples) + " samples of " + std::to_string(outputs) +
+                        " outputs needs " + gib(needed) + " GiB, more than 80% of this machine's " + gib(available) +
                         " GiB; run with keep_samples=False (streamed statistics, flat memory) or fewer samples");
   }
 }
@@ -106,23 +106,21 @@ inline wave_hooks hooks_of(const run_options& options) {
 // Evaluates blocks of a run: the model into a buffer of the block's own, then per output the
 // block's moments, and the values either copied to where the run keeps them or added to this
 // thread's histograms.
-template <class Model>
-class block_evaluator {
+template <class Model> class block_evaluator {
  public:
   block_evaluator(const Model& model, const run_options& options, Eigen::Index outputs)
       : model_(model),
         options_(options),
         outputs_(outputs),
         grid_{options.samples, static_cast<std::uint64_t>(options.block_size)},
-        histograms_(std::vector<log_histogram>(static_cast<std::size_t>(outputs),
-                                               log_histogram(options.relative_accuracy))) {}
+        histograms_(
+            std::vector<log_histogram>(static_cast<std::size_t>(outputs), log_histogram(options.relative_accuracy))) {}
 
   const block_grid& grid() const { return grid_; }
 
   // Block b: its moments into block_moments[0 .. outputs); its values to keep(out) when
   // samples are kept (keep copies them to the block's rows), else into the histograms.
-  template <class Keep>
-  void operator()(std::uint64_t b, moments* block_moments, const Keep& keep) {
+  template <class Keep> void operator()(std::uint64_t b, moments* block_moments, const Keep& keep) {
     block_view block;
     block.seed = options_.seed;
     block.first = grid_.first_sample(b);
@@ -200,9 +198,9 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
 // would make: for a run split across processes, each computes its partials, and fold()
 // (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
 // `options` see the progress of this range only.
-template <class Model>
-run_partial compute_partial(const Model& model, std::vector<std::string> output_names, const run_options& options,
-                            std::uint64_t first_block, std::uint64_t last_block) {
+template <class Model> run_partial compute_partial(const Model& model, std::vector<std::string> output_names,
+                                                   const run_options& options, std::uint64_t first_block,
+                                                   std::uint64_t last_block) {
   check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());

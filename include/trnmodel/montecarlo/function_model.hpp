@@ -75,9 +75,8 @@ class input_set {
 };
 
 // f(const Eigen::ArrayXXd& inputs, Eigen::Ref<Eigen::ArrayXXd> outputs) evaluates one block.
-template <class Function>
-run_result monte_carlo(const input_set& inputs, const Function& f, std::vector<std::string> output_names,
-                       const run_options& options) {
+template <class Function> run_result monte_carlo(const input_set& inputs, const Function& f,
+                                                 std::vector<std::string> output_names, const run_options& options) {
   const auto model = [&](const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) {
     Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(inputs.size()));
     inputs.draw(block, x);

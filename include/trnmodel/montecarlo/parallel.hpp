@@ -73,8 +73,7 @@ struct fork_join_annotations {
 };
 
 // Runs `body(block_index)` for every block in [first, last), in parallel when allowed.
-template <class Body>
-void for_each_block(std::uint64_t first, std::uint64_t last, int threads, const Body& body) {
+template <class Body> void for_each_block(std::uint64_t first, std::uint64_t last, int threads, const Body& body) {
 #ifndef TRNMODEL_NO_TBB
   // More threads than cores cannot run anyway (TBB would warn and ignore them); the result
   // does not depend on the count.
@@ -107,17 +106,19 @@ void for_each_block(std::uint64_t first, std::uint64_t last, int threads, const 
 // One T per thread that runs blocks (one in all without TBB), for state whose merge does not
 // depend on order, such as integer histogram counts. local() is called from inside a block;
 // combine_each on the calling thread once the loop is over.
-template <class T>
-class per_thread {
+template <class T> class per_thread {
  public:
   explicit per_thread(T initial)
 #ifndef TRNMODEL_NO_TBB
-      : locals_(std::move(initial)) {}
+      : locals_(std::move(initial)){}
 #else
-      : only_(std::move(initial)) {}
+      : only_(std::move(initial)) {
+  }
 #endif
 
-  T& local() {
+        T
+        &
+        local() {
 #ifndef TRNMODEL_NO_TBB
     return locals_.local();
 #else
@@ -125,8 +126,7 @@ class per_thread {
 #endif
   }
 
-  template <class F>
-  void combine_each(F f) {
+  template <class F> void combine_each(F f) {
 #ifndef TRNMODEL_NO_TBB
     locals_.combine_each(f);
 #else
@@ -190,9 +190,9 @@ void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint6
   }
 }
 
-template <class Body, class EndOfWave>
-void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint64_t last_block, const wave_hooks& hooks,
-                   const Body& body, const EndOfWave& end_of_wave) {
+template <class Body, class EndOfWave> void for_each_wave(const block_grid& grid, std::uint64_t first_block,
+                                                          std::uint64_t last_block, const wave_hooks& hooks,
+                                                          const Body& body, const EndOfWave& end_of_wave) {
   for_each_wave(grid, first_block, last_block, hooks, body, end_of_wave, first_block);
 }
 

@@ -38,9 +38,9 @@ struct run_partial {
   bool kept = false;
   // The blocks it covers: [first_block, last_block).
   std::uint64_t first_block = 0, last_block = 0;
-  std::vector<moments> block_moments;      // (last_block − first_block) x outputs, block-major
-  std::vector<log_histogram> histograms;   // one per output; empty when samples are kept
-  Eigen::ArrayXXd values;                  // kept: the range's samples x outputs, else empty
+  std::vector<moments> block_moments;  // (last_block − first_block) x outputs, block-major
+  std::vector<log_histogram> histograms;  // one per output; empty when samples are kept
+  Eigen::ArrayXXd values;  // kept: the range's samples x outputs, else empty
 
   block_grid grid() const { return {samples, block_size}; }
   std::size_t outputs() const { return names.size(); }
@@ -115,8 +115,8 @@ struct run_partial {
       fail("partial.block_moments", "has " + std::to_string(block_moments.size()) + " entries, expected " +
                                         std::to_string(expected) + " (blocks x outputs)");
     if (histograms.size() != (kept ? 0 : outputs()))
-      fail("partial.histograms", "has " + std::to_string(histograms.size()) + ", expected " +
-                                     std::to_string(kept ? 0 : outputs()));
+      fail("partial.histograms",
+           "has " + std::to_string(histograms.size()) + ", expected " + std::to_string(kept ? 0 : outputs()));
     const auto rows = static_cast<Eigen::Index>(kept ? last_sample() - first_sample() : 0);
     const auto cols = static_cast<Eigen::Index>(kept ? outputs() : 0);
     if (values.rows() != rows || values.cols() != cols)
@@ -160,8 +160,7 @@ class run_fold {
               format_number(result_.histogram(0).relative_accuracy()));
     add_block_moments(p.first_block, p.last_block, p.block_moments.data());
     if (!p.kept) add_histograms(p.histograms);
-    if (p.kept)
-      result_.values().middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
+    if (p.kept) result_.values().middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
   }
 
   // The pieces of add(), for the engine's own waves. Moments: blocks [first, last) x outputs,

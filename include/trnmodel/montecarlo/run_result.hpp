@@ -67,7 +67,8 @@ class run_result {
     std::vector<double> finite;
     finite.reserve(static_cast<std::size_t>(samples_));
     for (Eigen::Index i = 0; i < values_.rows(); ++i)
-      if (!std::isnan(values_(i, static_cast<Eigen::Index>(output)))) finite.push_back(values_(i, static_cast<Eigen::Index>(output)));
+      if (!std::isnan(values_(i, static_cast<Eigen::Index>(output))))
+        finite.push_back(values_(i, static_cast<Eigen::Index>(output)));
     if (finite.empty()) return std::vector<double>(probabilities.size(), std::numeric_limits<double>::quiet_NaN());
     const std::size_t n = finite.size();
     for (const double p : probabilities) {
@@ -78,8 +79,9 @@ class run_result {
       double upper = lower;
       if (lo + 1 < n) upper = *std::min_element(finite.begin() + static_cast<std::ptrdiff_t>(lo) + 1, finite.end());
       // Equal neighbours (or an exact rank) need no interpolation, which keeps ±inf exact.
-      result.push_back(upper == lower || h == static_cast<double>(lo) ? lower
-                                                                     : lower + (h - static_cast<double>(lo)) * (upper - lower));
+      result.push_back(upper == lower || h == static_cast<double>(lo)
+                           ? lower
+                           : lower + (h - static_cast<double>(lo)) * (upper - lower));
     }
     return result;
   }
@@ -90,8 +92,8 @@ class run_result {
       const moments& m = moments_[k];
       const auto q = quantiles(k, summary_probabilities());
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      rows.push_back({names_[k], m.count ? m.mean : nan, m.sd(), q[0], q[1], q[2], q[3], q[4],
-                      m.count ? m.min : nan, m.count ? m.max : nan, m.nan_count});
+      rows.push_back({names_[k], m.count ? m.mean : nan, m.sd(), q[0], q[1], q[2], q[3], q[4], m.count ? m.min : nan,
+                      m.count ? m.max : nan, m.nan_count});
     }
     return rows;
   }

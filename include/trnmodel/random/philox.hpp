@@ -40,22 +40,17 @@ inline philox_counter philox4x32_10(philox_counter counter, philox_key key) {
 // 52 random bits mapped to the open interval (0, 1): the midpoint of one of 2^52 equal
 // cells, (2k + 1) 2^-53, so inverse CDFs never see 0 or 1. (With 53 bits the top midpoint,
 // 1 - 2^-54, is not a double and rounds to 1.)
-inline double bits_to_open_unit(std::uint64_t bits) {
-  return (static_cast<double>(bits >> 12) + 0.5) * 0x1.0p-52;
-}
+inline double bits_to_open_unit(std::uint64_t bits) { return (static_cast<double>(bits >> 12) + 0.5) * 0x1.0p-52; }
 
 // The uniform number `draw` of stream `stream` for sample `sample` under `seed`.
 // Counter layout: (sample low, sample high, stream, draw / 2); each Philox call yields two
 // uniforms, draws 2j and 2j+1.
-inline double uniform(std::uint64_t seed, std::uint64_t sample, std::uint32_t stream,
-                      std::uint32_t draw = 0) {
-  const philox_counter out = philox4x32_10(
-      {static_cast<std::uint32_t>(sample), static_cast<std::uint32_t>(sample >> 32), stream,
-       draw >> 1},
-      {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
-  const std::uint64_t bits = (draw & 1u) == 0
-                                 ? (std::uint64_t{out[1]} << 32) | out[0]
-                                 : (std::uint64_t{out[3]} << 32) | out[2];
+inline double uniform(std::uint64_t seed, std::uint64_t sample, std::uint32_t stream, std::uint32_t draw = 0) {
+  const philox_counter out =
+      philox4x32_10({static_cast<std::uint32_t>(sample), static_cast<std::uint32_t>(sample >> 32), stream, draw >> 1},
+                    {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+  const std::uint64_t bits =
+      (draw & 1u) == 0 ? (std::uint64_t{out[1]} << 32) | out[0] : (std::uint64_t{out[3]} << 32) | out[2];
   return bits_to_open_unit(bits);
 }
 

@@ -30,13 +30,13 @@ inline const char* name_of(phase_status status) {
 // One phase's status: the inputs that describe it, those absent and those unknown.
 struct phase_completeness {
   std::string phase;
-  std::string metric;        // the metric the phase's time or cost lands in
+  std::string metric;  // the metric the phase's time or cost lands in
   phase_status status;
-  std::vector<std::string> inputs;   // every input the phase needs in this scenario
+  std::vector<std::string> inputs;  // every input the phase needs in this scenario
   std::vector<std::string> missing;  // absent: the default applies
   std::vector<std::string> unknown;  // given as unknown
-  std::string absent_means;          // "counted as 0", or "costs unknown" for the node price
-  std::string why;                   // why the phase matters
+  std::string absent_means;  // "counted as 0", or "costs unknown" for the node price
+  std::string why;  // why the phase matters
 };
 
 namespace detail {
@@ -56,10 +56,16 @@ struct phase_rule {
 inline const std::vector<phase_rule>& phase_rules() {
   using w = needed_when;
   static const std::vector<phase_rule> rules{
-      {"queue", "queue_h", {{field::startup_queue_wait_s, w::always}}, "counted as 0",
+      {"queue",
+       "queue_h",
+       {{field::startup_queue_wait_s, w::always}},
+       "counted as 0",
        "capacity is seldom free the moment a job is ready: the wait adds to the wall time (and to the bill when it "
        "is billed)"},
-      {"set-up", "setup_h", {{field::startup_env_prep_s, w::always}}, "counted as 0",
+      {"set-up",
+       "setup_h",
+       {{field::startup_env_prep_s, w::always}},
+       "counted as 0",
        "node launch, image pull and environment checks come before any compile, at every start"},
       {"compile",
        "compile_h",
@@ -75,29 +81,52 @@ inline const std::vector<phase_rule>& phase_rules() {
        {{field::startup_data_load_s, w::always}, {field::failures_warmup_s, w::failures_modelled}},
        "counted as 0",
        "loading and sharding the data and the first slow steps, at the start and after every restart"},
-      {"checkpoints", "checkpoint_h", {{field::checkpoint_every_steps, w::always}, {field::checkpoint_save_s, w::always}},
-       "counted as 0", "saves block training, and their spacing sets how much work a failure loses"},
-      {"failures", "lost_h", {{field::failures_node_mtbf_h, w::always}, {field::failures_restart_s, w::always}},
-       "counted as 0", "multi-node jobs fail: each failure loses the work since the last checkpoint and costs a recovery"},
+      {"checkpoints",
+       "checkpoint_h",
+       {{field::checkpoint_every_steps, w::always}, {field::checkpoint_save_s, w::always}},
+       "counted as 0",
+       "saves block training, and their spacing sets how much work a failure loses"},
+      {"failures",
+       "lost_h",
+       {{field::failures_node_mtbf_h, w::always}, {field::failures_restart_s, w::always}},
+       "counted as 0",
+       "multi-node jobs fail: each failure loses the work since the last checkpoint and costs a recovery"},
       {"evaluation",
        "eval_h",
        {{field::eval_every_steps, w::always}, {field::eval_time_s, w::periodic_eval}, {field::eval_final_s, w::always}},
-       "counted as 0", "evaluations stop training while they run"},
-      {"quality gate", "rerun_h", {{field::quality_rerun_prob, w::always}}, "counted as 0",
+       "counted as 0",
+       "evaluations stop training while they run"},
+      {"quality gate",
+       "rerun_h",
+       {{field::quality_rerun_prob, w::always}},
+       "counted as 0",
        "a run that misses the quality bar redoes part of its steps"},
       {"storage",
        "cost_storage_usd",
-       {{field::data_dataset_gb, w::always}, {field::checkpoint_size_gb, w::always},
+       {{field::data_dataset_gb, w::always},
+        {field::checkpoint_size_gb, w::always},
         {field::prices_storage_gb_month_usd, w::always}},
-       "counted as 0", "the data set and the kept checkpoints are billed by the GB-month for the whole wall time"},
-      {"transfer", "cost_transfer_usd", {{field::data_transfer_gb, w::always}, {field::prices_transfer_gb_usd, w::always}},
-       "counted as 0", "moving data in and checkpoints out is billed per GB"},
-      {"logs", "cost_logs_usd", {{field::data_logs_gb_per_hour, w::always}, {field::prices_logs_gb_usd, w::always}},
-       "counted as 0", "logs and metrics are billed per GB for as long as the job runs"},
-      {"porting", "adaptation_usd",
-       {{field::engineering_adaptation_h, w::always}, {field::engineering_rate_usd_per_h, w::always}}, "counted as 0",
+       "counted as 0",
+       "the data set and the kept checkpoints are billed by the GB-month for the whole wall time"},
+      {"transfer",
+       "cost_transfer_usd",
+       {{field::data_transfer_gb, w::always}, {field::prices_transfer_gb_usd, w::always}},
+       "counted as 0",
+       "moving data in and checkpoints out is billed per GB"},
+      {"logs",
+       "cost_logs_usd",
+       {{field::data_logs_gb_per_hour, w::always}, {field::prices_logs_gb_usd, w::always}},
+       "counted as 0",
+       "logs and metrics are billed per GB for as long as the job runs"},
+      {"porting",
+       "adaptation_usd",
+       {{field::engineering_adaptation_h, w::always}, {field::engineering_rate_usd_per_h, w::always}},
+       "counted as 0",
        "moving a job to a new platform is paid once, in engineering hours (a separate risk line)"},
-      {"compute price", "cost_compute_usd", {{field::prices_node_hour_usd, w::always}}, "costs unknown",
+      {"compute price",
+       "cost_compute_usd",
+       {{field::prices_node_hour_usd, w::always}},
+       "costs unknown",
        "without a node-hour price no cost can be computed"},
   };
   return rules;
@@ -123,7 +152,7 @@ inline std::vector<phase_completeness> completeness(const scenario& s) {
         p.unknown.push_back(path_of(f));
       }
     }
-    p.status = !p.missing.empty() ? phase_status::not_described
+    p.status = !p.missing.empty()   ? phase_status::not_described
                : !p.unknown.empty() ? phase_status::unknown
                                     : phase_status::described;
     out.push_back(std::move(p));
@@ -147,8 +176,9 @@ inline std::vector<std::string> unmet_expectations(const scenario& s) {
                   " nodes without a failure model (failures.node_mtbf_h): multi-node jobs fail, and each failure "
                   "costs lost work and a recovery");
   if (failures && !s.has(field::checkpoint_every_steps))
-    out.push_back("failures are modelled but checkpoint.every_steps is not given: without checkpoints a failure "
-                  "loses every step done so far");
+    out.push_back(
+        "failures are modelled but checkpoint.every_steps is not given: without checkpoints a failure "
+        "loses every step done so far");
   for (const auto& f : scenario_fields()) {
     if (f.kind != field_kind::quantity || !s.has(f.id)) continue;
     const quantity& q = s.q(f.id);

@@ -32,9 +32,9 @@ namespace trnmodel {
 enum class field_kind {
   quantity,  // an uncertain quantity (docs/distributions.md)
   boolean,
-  integer,   // a plain whole number
-  text,      // free text
-  choice,    // one of `choices`
+  integer,  // a plain whole number
+  text,  // free text
+  choice,  // one of `choices`
 };
 
 // The range every value of a field must lie in. For quantities, the whole support of the
@@ -42,14 +42,14 @@ enum class field_kind {
 // it with "lo"), never silently clipped.
 enum class field_rule {
   any,
-  nonnegative,         // [0, inf)
-  positive,            // (0, inf): a fixed value or an atom at 0 is refused
-  weibull_shape,       // [0.1, inf): below 0.1 almost every time between failures is ~0
-  probability,         // [0, 1]
+  nonnegative,  // [0, inf)
+  positive,  // (0, inf): a fixed value or an atom at 0 is refused
+  weibull_shape,  // [0.1, inf): below 0.1 almost every time between failures is ~0
+  probability,  // [0, 1]
   fraction_below_one,  // [0, 1)
-  unit_interval,       // (0, 1]: efficiencies and utilisations
-  at_least_one,        // integers >= 1
-  zero_to_three,       // integers 0..3 (ZeRO stage)
+  unit_interval,  // (0, 1]: efficiencies and utilisations
+  at_least_one,  // integers >= 1
+  zero_to_three,  // integers 0..3 (ZeRO stage)
 };
 
 // Names of the kinds and rules, as the bindings and the JSON Schema spell them.
@@ -85,14 +85,14 @@ enum class input_group { setting, time, compute_price, storage, transfer, logs, 
 // When the simulator reads a field, given the scenario's throughput mode and failure model.
 enum class relevance {
   always,
-  measured,       // throughput.mode measured
-  derived,        // any mode but measured
-  modelled,       // analytic or extrapolated
-  flops,          // flops mode
-  extrapolated,   // extrapolated mode
-  weibull,        // Weibull failures (a node MTBF given, failures.distribution weibull)
-  tokens_given,   // the scenario gives job.tokens
-  steps_given,    // the scenario does not give job.tokens
+  measured,  // throughput.mode measured
+  derived,  // any mode but measured
+  modelled,  // analytic or extrapolated
+  flops,  // flops mode
+  extrapolated,  // extrapolated mode
+  weibull,  // Weibull failures (a node MTBF given, failures.distribution weibull)
+  tokens_given,  // the scenario gives job.tokens
+  steps_given,  // the scenario does not give job.tokens
 };
 
 // How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
@@ -284,12 +284,12 @@ inline constexpr std::size_t field_count = 0
 
 struct field_spec {
   field id;
-  std::string path;           // "checkpoint.every_steps"
+  std::string path;  // "checkpoint.every_steps"
   field_kind kind;
   field_rule rule;
   std::string default_value;  // JSON text of the default; empty when required or absent
   bool required;
-  std::string doc;            // one line, units included
+  std::string doc;  // one line, units included
   std::vector<std::string> choices;
   input_group group;
   relevance when;
@@ -322,9 +322,18 @@ inline const std::vector<field_spec>& scenario_fields() {
   using in = lifecycle_inputs;
   static const std::vector<field_spec> fields{
 #define TRNMODEL_FIELD_ROW(id, path, kind, rule, default_value, required, group, when, count, slot, choices, doc) \
-  field_spec{field::id,          path,            field_kind::kind, field_rule::rule,                      \
-             default_value,      required,        doc,              detail::split_choices(choices),        \
-             input_group::group, relevance::when, counting::count,  slot},
+  field_spec{field::id,                                                                                           \
+             path,                                                                                                \
+             field_kind::kind,                                                                                    \
+             field_rule::rule,                                                                                    \
+             default_value,                                                                                       \
+             required,                                                                                            \
+             doc,                                                                                                 \
+             detail::split_choices(choices),                                                                      \
+             input_group::group,                                                                                  \
+             relevance::when,                                                                                     \
+             counting::count,                                                                                     \
+             slot},
       TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ROW)
 #undef TRNMODEL_FIELD_ROW
   };

@@ -24,27 +24,27 @@
 namespace trnmodel {
 
 struct hf_model {
-  std::string model_type;             // as written ("" when absent)
-  double hidden_size = 0;             // h
-  double layers = 0;                  // L (num_hidden_layers)
-  double heads = 0;                   // a (num_attention_heads)
-  double kv_heads = 0;                // g (num_key_value_heads; a when absent)
-  double head_dim = 0;                // d (head_dim; h / a when absent)
-  double ffn_size = 0;                // f (intermediate_size)
-  double vocab_size = 0;              // V
-  bool tied_embeddings = false;       // tie_word_embeddings (false when absent, as in LlamaConfig)
-  double max_position_embeddings = 0; // longest sequence the positions allow; 0 when absent
-  bool attention_bias = false;        // biases on q, k, v and o
-  bool qkv_bias = false;              // biases on q, k, v only (Qwen2)
-  bool qk_norm = false;               // RMSNorm of size d on q and k in every layer (Qwen3)
+  std::string model_type;  // as written ("" when absent)
+  double hidden_size = 0;  // h
+  double layers = 0;  // L (num_hidden_layers)
+  double heads = 0;  // a (num_attention_heads)
+  double kv_heads = 0;  // g (num_key_value_heads; a when absent)
+  double head_dim = 0;  // d (head_dim; h / a when absent)
+  double ffn_size = 0;  // f (intermediate_size)
+  double vocab_size = 0;  // V
+  bool tied_embeddings = false;  // tie_word_embeddings (false when absent, as in LlamaConfig)
+  double max_position_embeddings = 0;  // longest sequence the positions allow; 0 when absent
+  bool attention_bias = false;  // biases on q, k, v and o
+  bool qkv_bias = false;  // biases on q, k, v only (Qwen2)
+  bool qk_norm = false;  // RMSNorm of size d on q and k in every layer (Qwen3)
 
   double embedding_parameters() const { return vocab_size * hidden_size; }
 
   double layer_parameters() const {
     const double h = hidden_size, q = heads * head_dim, kv = kv_heads * head_dim;
     double n = h * q + 2 * h * kv + q * h  // q, k, v, o
-               + 3 * h * ffn_size          // gate, up, down
-               + 2 * h;                    // the norms before attention and before the MLP
+               + 3 * h * ffn_size  // gate, up, down
+               + 2 * h;  // the norms before attention and before the MLP
     if (qk_norm) n += 2 * head_dim;
     if (attention_bias || qkv_bias) n += q + 2 * kv;
     if (attention_bias) n += h;
@@ -103,8 +103,10 @@ inline hf_model read_hf_config(const json& config) {
     bool known = false;
     for (const char* name : gated) known = known || m.model_type == name;
     if (!known)
-      fail("model_type", "must be a decoder with a gated MLP whose count trnmodel knows (llama, mistral, qwen2, "
-                         "qwen3), got \"" + shorten(m.model_type) + "\"");
+      fail("model_type",
+           "must be a decoder with a gated MLP whose count trnmodel knows (llama, mistral, qwen2, "
+           "qwen3), got \"" +
+               shorten(m.model_type) + "\"");
   }
   for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts"})
     if (const auto it = config.find(moe); it != config.end() && !it->is_null() && !(it->is_number() && *it == 0))
@@ -117,8 +119,8 @@ inline hf_model read_hf_config(const json& config) {
   m.ffn_size = detail::hf_count(config, "intermediate_size", 0);
   m.vocab_size = detail::hf_count(config, "vocab_size", 0);
   if (std::fmod(m.heads, m.kv_heads) != 0)
-    fail("num_key_value_heads", "must divide num_attention_heads (" + format_number(m.heads) + "), got " +
-                                    format_number(m.kv_heads));
+    fail("num_key_value_heads",
+         "must divide num_attention_heads (" + format_number(m.heads) + "), got " + format_number(m.kv_heads));
   if (const auto it = config.find("head_dim"); it != config.end() && !it->is_null()) {
     m.head_dim = detail::hf_count(config, "head_dim", 0);
   } else {

@@ -28,23 +28,27 @@ inline std::vector<std::string> implausible_values(const scenario& s) {
   if (given(field::job_tokens)) {
     const double tokens = detail::median_of(s, field::job_tokens);
     if (tokens < 1e5)
-      out.push_back("job.tokens: " + format_number(tokens) + " tokens is far too few for a training job; did you mean " +
-                    format_number(tokens) + "e9 (" + format_number(tokens) + "B) or " + format_number(tokens) + "e6 (" +
-                    format_number(tokens) + "M)?");
+      out.push_back("job.tokens: " + format_number(tokens) +
+                    " tokens is far too few for a training job; did you mean " + format_number(tokens) + "e9 (" +
+                    format_number(tokens) + "B) or " + format_number(tokens) + "e6 (" + format_number(tokens) + "M)?");
   }
   // A node MTBF in seconds reads as centuries; a job MTBF given per node reads as hours.
   if (given(field::failures_node_mtbf_h)) {
     const double mtbf_h = detail::median_of(s, field::failures_node_mtbf_h);
     if (mtbf_h > 1e6)
-      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) + " h per node is over a century; if it is in "
-                    "seconds, that is " + format_approx(mtbf_h / 3600) + " h");
+      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) +
+                    " h per node is over a century; if it is in "
+                    "seconds, that is " +
+                    format_approx(mtbf_h / 3600) + " h");
     else if (mtbf_h < 24)
-      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) + " h per node means each node fails daily; if "
+      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) +
+                    " h per node means each node fails daily; if "
                     "it is the job's MTBF, the per-node figure is nodes × that = " +
                     format_approx(mtbf_h * static_cast<double>(s.integer(field::cluster_nodes))) + " h");
   }
   // A price per chip-hour typed as the node's.
-  if (given(field::prices_node_hour_usd) && s.profile() != nullptr && s.profile()->figures.count("price_node_hour_usd")) {
+  if (given(field::prices_node_hour_usd) && s.profile() != nullptr &&
+      s.profile()->figures.count("price_node_hour_usd")) {
     const double price = detail::median_of(s, field::prices_node_hour_usd);
     const double list = s.profile()->figures.at("price_node_hour_usd").ppf(0.5);
     if (price < 0.2 * list)

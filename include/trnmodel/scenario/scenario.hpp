@@ -97,7 +97,8 @@ inline void check_quantity_range(const std::string& path, field_rule rule, const
   const bool atom = q.is_fixed() || std::holds_alternative<dist::empirical>(q.dist()) ||
                     std::holds_alternative<dist::bernoulli>(q.dist());
   if ((rule == field_rule::positive || rule == field_rule::unit_interval) && lo == 0 && atom)
-    fail(path, "must be " + rule_text(rule) + ", got " + (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));
+    fail(path, "must be " + rule_text(rule) + ", got " +
+                   (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));
   if (in_range(rule, lo, hi)) return;
   if (q.is_fixed()) fail(path, "must be " + rule_text(rule) + ", got " + format_number(lo));
   std::string hint;
@@ -163,11 +164,14 @@ class scenario {
     for (const auto& [path, value] : changes) {
       const field_spec* field = find_field(path);
       if (field == nullptr)
-        fail(path.empty() ? "(empty path)" : path, "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
+        fail(path.empty() ? "(empty path)" : path,
+             "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
       const auto dot = path.find('.');
       if (dot == std::string::npos) {
-        if (value.is_null()) doc.erase(path);
-        else doc[path] = value;
+        if (value.is_null())
+          doc.erase(path);
+        else
+          doc[path] = value;
         continue;
       }
       const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
@@ -247,7 +251,8 @@ class scenario {
     if (const quantity* n = find(field::model_parameters); n && !n->is_unknown()) {
       m.parameters = n->ppf(0.5);
     } else {
-      m.parameters = (m.ffn_size > 0 ? m.layers * (4 * h * h + 3 * h * m.ffn_size) : 12 * m.layers * h * h) + 2 * vocab * h;
+      m.parameters =
+          (m.ffn_size > 0 ? m.layers * (4 * h * h + 3 * h * m.ffn_size) : 12 * m.layers * h * h) + 2 * vocab * h;
     }
     return m;
   }
@@ -271,7 +276,9 @@ class scenario {
     k.lora = text(field::job_kind) == "lora";
     k.lora_rank = static_cast<double>(integer(field::job_lora_rank));
     const std::string& r = text(field::job_recompute);
-    k.recompute = r == "full" ? recompute_kind::full : r == "selective" ? recompute_kind::selective : recompute_kind::none;
+    k.recompute = r == "full"        ? recompute_kind::full
+                  : r == "selective" ? recompute_kind::selective
+                                     : recompute_kind::none;
     return k;
   }
   // The parallel layout of the job ("parallelism") or of the reference measurement
@@ -304,8 +311,7 @@ class scenario {
     if (spec(f).kind != kind) fail(path_of(f), "is not a field of this kind");
     return f;
   }
-  template <class T>
-  static const T* present(const std::vector<std::optional<T>>& values, field f) {
+  template <class T> static const T* present(const std::vector<std::optional<T>>& values, field f) {
     const auto& v = values[index(f)];
     if (!v) fail(path_of(f), "not given and has no default");
     return &*v;
@@ -316,7 +322,8 @@ class scenario {
     if (!doc_.contains("schema"))
       fail("schema", std::string("required: \"") + scenario_schema_v1 + "\" (the scenario format and its version)");
     if (!doc_["schema"].is_string() || doc_["schema"].get<std::string>() != scenario_schema_v1)
-      fail("schema", std::string("must be \"") + scenario_schema_v1 + "\", got " + detail::describe_json(doc_["schema"]));
+      fail("schema",
+           std::string("must be \"") + scenario_schema_v1 + "\", got " + detail::describe_json(doc_["schema"]));
 
     const auto sections = detail::top_level_keys();
     for (const auto& [head, value] : doc_.items()) {
@@ -393,9 +400,7 @@ class scenario {
     profile_ = platform_profile::from_json(it->second, "profile " + name);
   }
 
-  [[noreturn]] void need(field f, const std::string& why) const {
-    fail(path_of(f), "required " + why);
-  }
+  [[noreturn]] void need(field f, const std::string& why) const { fail(path_of(f), "required " + why); }
 
   // Rules that involve several fields: what each throughput mode needs, the batch and chip
   // arithmetic of the parallel layout, and that the layout fits in device memory.
@@ -406,20 +411,25 @@ class scenario {
       fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
     const std::string& m = mode();
     if (m == "measured") {
-      if (!has(field::throughput_step_time_s)) need(field::throughput_step_time_s, "when throughput.mode is measured (seconds per effective step)");
+      if (!has(field::throughput_step_time_s))
+        need(field::throughput_step_time_s, "when throughput.mode is measured (seconds per effective step)");
     } else if (has(field::throughput_step_time_s)) {
-      fail(path_of(field::throughput_step_time_s), "is not used when throughput.mode is " + m + "; remove it or use mode measured");
+      fail(path_of(field::throughput_step_time_s),
+           "is not used when throughput.mode is " + m + "; remove it or use mode measured");
     }
     const bool derived = m != "measured";
     if (derived || has(field::job_tokens)) {
-      if (!has_integer(field::model_sequence_length)) need(field::model_sequence_length, "to derive steps or step time");
-      if (!has_integer(field::parallelism_global_batch)) need(field::parallelism_global_batch, "to derive steps or step time");
+      if (!has_integer(field::model_sequence_length))
+        need(field::model_sequence_length, "to derive steps or step time");
+      if (!has_integer(field::parallelism_global_batch))
+        need(field::parallelism_global_batch, "to derive steps or step time");
     }
     if (!derived) return;
     if (!has(field::model_parameters) && !(has_integer(field::model_layers) && has_integer(field::model_hidden_size)))
       need(field::model_parameters, "(or model.layers and model.hidden_size) when throughput.mode is " + m);
     if (m != "flops" || has(field::throughput_model_flops_utilization)) {
-      if (!has_text(field::cluster_platform)) need(field::cluster_platform, "(a hardware profile) when throughput.mode is " + m);
+      if (!has_text(field::cluster_platform))
+        need(field::cluster_platform, "(a hardware profile) when throughput.mode is " + m);
       if (!profile_) {
         std::string known;
         for (const auto& [name, doc] : *profiles_) known += (known.empty() ? "" : ", ") + name;
@@ -427,16 +437,19 @@ class scenario {
         std::string prefixed;
         for (const auto& name : profile_names())
           if (name.rfind(text(field::cluster_platform), 0) == 0) prefixed += (prefixed.empty() ? "" : " or ") + name;
-        const std::string hint = !prefixed.empty() ? " (did you mean " + prefixed + "?)"
-                                                   : detail::did_you_mean(text(field::cluster_platform), profile_names());
+        const std::string hint = !prefixed.empty()
+                                     ? " (did you mean " + prefixed + "?)"
+                                     : detail::did_you_mean(text(field::cluster_platform), profile_names());
         fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) + "\"" +
                                                    hint + (known.empty() ? "" : " (known: " + known + ")"));
       }
       if (!profile_->peak_tflops_per_chip.count(text(field::throughput_precision)))
-        fail(path_of(field::throughput_precision), "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
+        fail(path_of(field::throughput_precision),
+             "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
     }
     if (m == "flops") {
-      const bool achieved = has(field::throughput_achieved_tflops_per_chip), mfu = has(field::throughput_model_flops_utilization);
+      const bool achieved = has(field::throughput_achieved_tflops_per_chip),
+                 mfu = has(field::throughput_model_flops_utilization);
       if (achieved == mfu)
         fail("throughput", "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
     } else if (!has(field::throughput_compute_efficiency)) {
@@ -449,21 +462,26 @@ class scenario {
     if (m == "extrapolated") {
       for (const field path : {field::reference_step_time_s})
         if (!has(path)) need(path, "(the measured step time) when throughput.mode is extrapolated");
-      for (const field path : {field::reference_nodes, field::reference_tp, field::reference_pp, field::reference_dp,
-                               field::reference_micro_batch, field::reference_global_batch,
-                               field::reference_sequence_length})
-        if (!has_integer(path)) need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
+      for (const field path :
+           {field::reference_nodes, field::reference_tp, field::reference_pp, field::reference_dp,
+            field::reference_micro_batch, field::reference_global_batch, field::reference_sequence_length})
+        if (!has_integer(path))
+          need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
       for (const field path : {field::reference_layers, field::reference_hidden_size, field::reference_heads})
         if (has_integer(path) && !has_integer(field::reference_parameters))
-          need(field::reference_parameters, "(the reference model's parameter count) when " + path_of(path) + " is given");
+          need(field::reference_parameters,
+               "(the reference model's parameter count) when " + path_of(path) + " is given");
     }
-    check_layout("parallelism", integer(field::cluster_nodes), integer(field::parallelism_tp), integer(field::parallelism_pp),
-                 integer(field::parallelism_dp), integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch));
-    if (profile_ && has_integer(field::model_layers) && has_integer(field::model_hidden_size) && has_integer(field::model_heads))
+    check_layout("parallelism", integer(field::cluster_nodes), integer(field::parallelism_tp),
+                 integer(field::parallelism_pp), integer(field::parallelism_dp),
+                 integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch));
+    if (profile_ && has_integer(field::model_layers) && has_integer(field::model_hidden_size) &&
+        has_integer(field::model_heads))
       check_memory_fit();
     if (m == "extrapolated")
-      check_layout("reference", integer(field::reference_nodes), integer(field::reference_tp), integer(field::reference_pp),
-                   integer(field::reference_dp), integer(field::reference_micro_batch), integer(field::reference_global_batch));
+      check_layout("reference", integer(field::reference_nodes), integer(field::reference_tp),
+                   integer(field::reference_pp), integer(field::reference_dp), integer(field::reference_micro_batch),
+                   integer(field::reference_global_batch));
   }
 
   // A layout that cannot fit in a device's memory is an error that says by how much.
@@ -471,29 +489,31 @@ class scenario {
     const transformer_shape m = shape();
     const parallel_layout p = layout();
     if (std::fmod(m.layers, p.pp) != 0)
-      fail(path_of(field::parallelism_pp), "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
+      fail(path_of(field::parallelism_pp),
+           "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
     const device_memory mem = memory_per_device(m, kind(), p);
     const double capacity = profile_->figure("hbm_gib_per_chip").ppf(0.5) * 1073741824.0;
     if (mem.total() > capacity) {
       const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
-      fail("parallelism", "this layout needs " + gib(mem.total()) + " GiB per chip (weights " + gib(mem.weights_bytes) +
-                              ", gradients " + gib(mem.gradients_bytes) + ", optimizer " + gib(mem.optimizer_bytes) +
-                              ", activations " + gib(mem.activations_bytes) + ") but " + profile_->name + " has " +
-                              gib(capacity) + " GiB: " + gib(mem.total() - capacity) +
-                              " GiB over; raise tp or pp, use a higher zero_stage, recompute activations, or a smaller micro_batch");
+      fail("parallelism",
+           "this layout needs " + gib(mem.total()) + " GiB per chip (weights " + gib(mem.weights_bytes) +
+               ", gradients " + gib(mem.gradients_bytes) + ", optimizer " + gib(mem.optimizer_bytes) +
+               ", activations " + gib(mem.activations_bytes) + ") but " + profile_->name + " has " + gib(capacity) +
+               " GiB: " + gib(mem.total() - capacity) +
+               " GiB over; raise tp or pp, use a higher zero_stage, recompute activations, or a smaller micro_batch");
     }
   }
 
-  void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp, long long micro,
-                    long long global) const {
+  void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,
+                    long long micro, long long global) const {
     if (global % (dp * micro) != 0)
-      fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) + ", got " +
-                                        std::to_string(global));
+      fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) +
+                                        ", got " + std::to_string(global));
     if (profile_) {
       const long long chips = nodes * profile_->chips_per_node;
       if (tp * pp * dp != chips)
-        fail(where, "tp x pp x dp = " + std::to_string(tp * pp * dp) + " must equal the chips of " + std::to_string(nodes) +
-                        " x " + profile_->name + " = " + std::to_string(chips));
+        fail(where, "tp x pp x dp = " + std::to_string(tp * pp * dp) + " must equal the chips of " +
+                        std::to_string(nodes) + " x " + profile_->name + " = " + std::to_string(chips));
     }
   }
 

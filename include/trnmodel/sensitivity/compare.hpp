@@ -55,22 +55,23 @@ inline run_result compare(const scenario& a, const scenario& b, metric::id m, co
 }
 
 struct break_even_result {
-  double value;       // of the path in the varied scenario
-  double target;      // the fixed scenario's statistic
-  double achieved;    // the varied scenario's statistic at `value`
-  int evaluations;    // simulations of the varied scenario
+  double value;  // of the path in the varied scenario
+  double target;  // the fixed scenario's statistic
+  double achieved;  // the varied scenario's statistic at `value`
+  int evaluations;  // simulations of the varied scenario
 };
 
 // The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
 // of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
 // answer; with NaN bounds the bracket grows geometrically from the path's current median.
 // The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9.
-inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m, const std::string& path,
-                                    statistic stat, const run_options& options,
+inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
+                                    const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),
                                     double hi = std::numeric_limits<double>::quiet_NaN()) {
   const field_spec* field = find_field(path);
-  if (field == nullptr) fail(path, "no such scenario field" + trnmodel::detail::did_you_mean(path, trnmodel::detail::all_paths()));
+  if (field == nullptr)
+    fail(path, "no such scenario field" + trnmodel::detail::did_you_mean(path, trnmodel::detail::all_paths()));
   if (field->kind != field_kind::quantity)
     fail("path", "\"" + path + "\" is not a scenario quantity (break-even varies one uncertain input)");
   const lifecycle_model fixed_model(fixed);
@@ -92,8 +93,8 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     g_lo = gap(lo);
     g_hi = gap(hi);
     if (g_lo * g_hi > 0)
-      fail("bracket", "[" + format_number(lo) + ", " + format_number(hi) + "] does not bracket the break-even of " + path +
-                          ": the difference of the " + stat.name() + " is " + format_number(g_lo) + " and " +
+      fail("bracket", "[" + format_number(lo) + ", " + format_number(hi) + "] does not bracket the break-even of " +
+                          path + ": the difference of the " + stat.name() + " is " + format_number(g_lo) + " and " +
                           format_number(g_hi) + " at its ends");
   } else {
     const quantity* q = varied.find(path);
@@ -118,8 +119,8 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
   } else {
     std::uintmax_t iterations = 200;
     const auto root = boost::math::tools::toms748_solve(
-        gap, lo, hi, g_lo, g_hi, [](double a, double b) { return std::abs(b - a) <= 1e-9 * std::max(std::abs(a), std::abs(b)); },
-        iterations);
+        gap, lo, hi, g_lo, g_hi,
+        [](double a, double b) { return std::abs(b - a) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }, iterations);
     result.value = (root.first + root.second) / 2;
   }
   result.achieved = result.target + gap(result.value);

@@ -42,9 +42,11 @@ struct rank_correlations {
 };
 
 // x: samples x inputs, y: samples. Rows with a non-finite y are refused.
-inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>& x, const Eigen::Ref<const Eigen::ArrayXd>& y) {
+inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>& x,
+                                        const Eigen::Ref<const Eigen::ArrayXd>& y) {
   const Eigen::Index n = y.size(), k = x.cols();
-  if (x.rows() != n) fail("x", "needs one row per output value, got " + std::to_string(x.rows()) + " rows for " + std::to_string(n));
+  if (x.rows() != n)
+    fail("x", "needs one row per output value, got " + std::to_string(x.rows()) + " rows for " + std::to_string(n));
   if (n < 3) fail("samples", "rank correlations need at least 3 samples, got " + std::to_string(n));
   if (!y.isFinite().all()) fail("output", "has non-finite values; rank correlations need a finite output");
   // Standardised ranks: columns of z, the output last.
@@ -62,7 +64,8 @@ inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>&
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<Eigen::Index> kept;  // varying inputs, then the output
   for (Eigen::Index c = 0; c < k; ++c) {
-    out.spearman.push_back(varies[static_cast<std::size_t>(c)] && varies[static_cast<std::size_t>(k)] ? correlation(c, k) : nan);
+    out.spearman.push_back(
+        varies[static_cast<std::size_t>(c)] && varies[static_cast<std::size_t>(k)] ? correlation(c, k) : nan);
     if (varies[static_cast<std::size_t>(c)]) kept.push_back(c);
   }
   out.prcc.assign(static_cast<std::size_t>(k), nan);
@@ -71,12 +74,14 @@ inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>&
   const auto m = static_cast<Eigen::Index>(kept.size());
   Eigen::MatrixXd c(m, m);
   for (Eigen::Index i = 0; i < m; ++i)
-    for (Eigen::Index j = 0; j < m; ++j) c(i, j) = correlation(kept[static_cast<std::size_t>(i)], kept[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = 0; j < m; ++j)
+      c(i, j) = correlation(kept[static_cast<std::size_t>(i)], kept[static_cast<std::size_t>(j)]);
   // Partial correlations from the precision matrix: r_iy·rest = −P_iy / √(P_ii P_yy). A
   // pseudo-inverse keeps inputs that are exact functions of others from breaking it.
   const Eigen::MatrixXd p = c.completeOrthogonalDecomposition().pseudoInverse();
   for (Eigen::Index i = 0; i + 1 < m; ++i)
-    out.prcc[static_cast<std::size_t>(kept[static_cast<std::size_t>(i)])] = -p(i, m - 1) / std::sqrt(p(i, i) * p(m - 1, m - 1));
+    out.prcc[static_cast<std::size_t>(kept[static_cast<std::size_t>(i)])] =
+        -p(i, m - 1) / std::sqrt(p(i, i) * p(m - 1, m - 1));
   return out;
 }
 

@@ -63,7 +63,7 @@ inline void draw_design_column(const quantity& q, std::uint32_t stream, std::uin
 }
 
 struct sobol_options {
-  run_options run;            // run.samples = N base samples; run.block_size = base samples per block
+  run_options run;  // run.samples = N base samples; run.block_size = base samples per block
   double confidence = 0.95;  // of the intervals S1_conf, ST_conf (half-widths)
 };
 
@@ -157,10 +157,12 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
     const auto add = [&](const std::string& text) { note += (note.empty() ? "" : "; ") + text; };
     // Flagged, never clipped: how far outside the admissible range an estimate falls says how
     // much to trust the others. Within its interval, it is noise around a boundary value.
-    if (s1 < 0) add(s1 + s1_conf < 0 ? "S1 < 0 beyond its interval: the estimator is failing; increase base_samples"
-                                     : "S1 < 0 within its interval: S1 ≈ 0");
-    if (s1 > st) add(s1 - s1_conf > st ? "S1 > ST beyond S1's interval: inconsistent; increase base_samples"
-                                       : "S1 > ST within S1's interval: S1 ≈ ST (no interactions)");
+    if (s1 < 0)
+      add(s1 + s1_conf < 0 ? "S1 < 0 beyond its interval: the estimator is failing; increase base_samples"
+                           : "S1 < 0 within its interval: S1 ≈ 0");
+    if (s1 > st)
+      add(s1 - s1_conf > st ? "S1 > ST beyond S1's interval: inconsistent; increase base_samples"
+                            : "S1 > ST within S1's interval: S1 ≈ ST (no interactions)");
     if (st > 1) add("ST > 1: estimation noise; increase base_samples");
     r.notes.push_back(note);
   }
@@ -176,7 +178,8 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
 inline void check_sobol_options(const sobol_options& options) {
   if (options.run.samples < 2) fail("base_samples", "must be ≥ 2, got " + std::to_string(options.run.samples));
   if (options.run.samples > (std::uint64_t{1} << 62))
-    fail("base_samples", "must be ≤ 2^62 (two sample indices per base index), got " + std::to_string(options.run.samples));
+    fail("base_samples",
+         "must be ≤ 2^62 (two sample indices per base index), got " + std::to_string(options.run.samples));
   if (!(options.confidence > 0 && options.confidence < 1))
     fail("confidence", "must be in (0, 1), got " + format_number(options.confidence));
   check_run_options(options.run);
@@ -188,9 +191,8 @@ inline void check_sobol_options(const sobol_options& options) {
 // [base_first, base_first + n), drawing factor k's uniforms from sample design_sample(j, kind, k).
 // It must be safe to call concurrently. Non-finite outputs are refused (they have no variance
 // to apportion), naming how many there were.
-template <class Evaluator>
-sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors, const sobol_options& options,
-                   const std::string& output_name = "output") {
+template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors,
+                                              const sobol_options& options, const std::string& output_name = "output") {
   check_sobol_options(options);
   if (factors.empty()) fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
   const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);

@@ -64,8 +64,7 @@ class function_design {
 };
 
 // f(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) evaluates y for every row of x.
-template <class Function>
-sobol_result sobol(const input_set& inputs, const Function& f, const sobol_options& options) {
+template <class Function> sobol_result sobol(const input_set& inputs, const Function& f, const sobol_options& options) {
   const function_design design(inputs);
   const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
     Eigen::ArrayXXd x;
@@ -124,8 +123,9 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
         u.col(static_cast<Eigen::Index>(k - row_ab(0))) = ub.col(static_cast<Eigen::Index>(k - row_ab(0)));
       // "chance" is the last factor.
       const std::uint64_t chance_offset = design_sample(0, k, inputs);
-      model.evaluate(seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
-                     metrics);
+      model.evaluate(
+          seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
+          metrics);
       y.col(kind) = metrics.col(static_cast<Eigen::Index>(output));
     }
   };

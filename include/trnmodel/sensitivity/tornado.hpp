@@ -18,9 +18,9 @@ namespace trnmodel::sensitivity {
 
 struct tornado_bar {
   std::string factor;
-  double low_value, high_value;          // the input at low_probability, high_probability
+  double low_value, high_value;  // the input at low_probability, high_probability
   double low_statistic, high_statistic;  // the output statistic with the input held there
-  double swing;                          // |high_statistic − low_statistic|
+  double swing;  // |high_statistic − low_statistic|
 };
 
 struct tornado_result {
@@ -33,7 +33,8 @@ inline tornado_result tornado(const scenario& s, metric::id output, statistic st
   check_probability("low", low_probability);
   check_probability("high", high_probability);
   if (!(low_probability < high_probability))
-    fail("low", "must be below high, got low=" + format_number(low_probability) + ", high=" + format_number(high_probability));
+    fail("low",
+         "must be below high, got low=" + format_number(low_probability) + ", high=" + format_number(high_probability));
   const lifecycle_model model(s);
   require_known_for(model, output);
   tornado_result result;

@@ -46,9 +46,9 @@ namespace trnmodel::collectives {
 // instances), as given. The model uses bandwidth × efficiency, so a datasheet figure and a
 // measured fraction (e.g. 230.8/300 from nccl issue 527) can be kept apart and both cited.
 struct link_level {
-  double latency_s = 0;              // α, seconds per message step
+  double latency_s = 0;  // α, seconds per message step
   double bandwidth_bytes_per_s = 0;  // nominal, per rank per direction
-  double efficiency = 1;             // achieved / nominal, in (0, 1]
+  double efficiency = 1;  // achieved / nominal, in (0, 1]
 };
 
 class checked_link;
@@ -73,8 +73,8 @@ class checked_link {
 // Checks α and B (paths "<prefix>latency_s", "<prefix>bandwidth_bytes_per_s"). The valid case
 // returns before any path string is built.
 inline checked_link check_link(const char* prefix, double latency_s, double bandwidth_bytes_per_s) {
-  const bool valid = latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 &&
-                     std::isfinite(bandwidth_bytes_per_s);
+  const bool valid =
+      latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 && std::isfinite(bandwidth_bytes_per_s);
   if (!valid) {
     check_nonnegative(std::string(prefix) + "latency_s", latency_s);
     check_positive(std::string(prefix) + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
@@ -178,8 +178,8 @@ inline double ring_all_reduce_s(double ranks, double bytes, const checked_link& 
 // Not monotone in p: for n > 0, p = 2^k + 1 costs more than p = 2^(k+1). The
 // short-message recursive doubling variant (log2 p·α + log2 p·n/B) is not modelled.
 inline double halving_doubling_all_reduce_s(double ranks, double bytes, const checked_link& l) {
-  const int steps = std::ilogb(ranks);              // ⌊log2 p⌋ (exact for whole p ≥ 1)
-  const double pof2 = std::ldexp(1.0, steps);       // p' = 2^⌊log2 p⌋
+  const int steps = std::ilogb(ranks);  // ⌊log2 p⌋ (exact for whole p ≥ 1)
+  const double pof2 = std::ldexp(1.0, steps);  // p' = 2^⌊log2 p⌋
   const double per_byte_s = bytes / l.bandwidth_bytes_per_s();
   double time_s = 2 * steps * l.latency_s() + 2 * (pof2 - 1) / pof2 * per_byte_s;
   if (pof2 < ranks) time_s += 2 * l.latency_s() + 2 * per_byte_s;  // fold-in and send-back
@@ -290,13 +290,13 @@ inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double
 // ---------------------------------------------------------------------------------------
 
 enum class collective_kind {
-  all_reduce,      // busbw factor 2(p − 1)/p
+  all_reduce,  // busbw factor 2(p − 1)/p
   reduce_scatter,  // (p − 1)/p, bytes = the full (input) buffer
-  all_gather,      // (p − 1)/p, bytes = the full (output) buffer
-  all_to_all,      // (p − 1)/p
-  broadcast,       // 1: all data leaves the root through its one link
-  reduce,          // 1: all data enters the root through its one link
-  send_recv,       // 1
+  all_gather,  // (p − 1)/p, bytes = the full (output) buffer
+  all_to_all,  // (p − 1)/p
+  broadcast,  // 1: all data leaves the root through its one link
+  reduce,  // 1: all data enters the root through its one link
+  send_recv,  // 1
 };
 
 // The busbw correction factor of [NCCLT]: the ratio busbw / algbw that makes a measurement
@@ -307,16 +307,13 @@ enum class collective_kind {
 inline double busbw_factor(collective_kind kind, double ranks) {
   detail::check_ranks("ranks", ranks);
   switch (kind) {
-    case collective_kind::all_reduce:
-      return 2 * (ranks - 1) / ranks;
+    case collective_kind::all_reduce: return 2 * (ranks - 1) / ranks;
     case collective_kind::reduce_scatter:
     case collective_kind::all_gather:
-    case collective_kind::all_to_all:
-      return (ranks - 1) / ranks;
+    case collective_kind::all_to_all: return (ranks - 1) / ranks;
     case collective_kind::broadcast:
     case collective_kind::reduce:
-    case collective_kind::send_recv:
-      return 1;
+    case collective_kind::send_recv: return 1;
   }
   fail("kind", "unknown collective_kind");
 }
@@ -339,8 +336,7 @@ inline double busbw_bytes_per_s(collective_kind kind, double ranks, double bytes
 // The inverse: the time a measured busbw implies for a collective of n bytes on p ranks,
 // t = n · factor / busbw. E.g. 8 × A100, 1 GiB all-reduce at busbw 230.8 GB/s (nccl issue
 // 527): t = 2^30 · 1.75 / 230.8e9 ≈ 8.14 ms. 0 for one rank (factor 0).
-inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes,
-                                double bus_bandwidth_bytes_per_s) {
+inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes, double bus_bandwidth_bytes_per_s) {
   const double factor = busbw_factor(kind, ranks);
   check_nonnegative("bytes", bytes);
   check_positive("bus_bandwidth_bytes_per_s", bus_bandwidth_bytes_per_s);
@@ -348,8 +344,7 @@ inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes
 }
 
 // All-reduce shorthand: t = 2(p − 1)/p · n / busbw.
-inline double all_reduce_time_from_busbw_s(double ranks, double bytes,
-                                           double bus_bandwidth_bytes_per_s) {
+inline double all_reduce_time_from_busbw_s(double ranks, double bytes, double bus_bandwidth_bytes_per_s) {
   return time_from_busbw_s(collective_kind::all_reduce, ranks, bytes, bus_bandwidth_bytes_per_s);
 }
 

@@ -37,12 +37,12 @@ inline recompute_kind parse_recompute(const std::string& path, const std::string
 }
 
 struct transformer_shape {
-  double parameters;       // N (all parameters)
-  double layers;           // L
-  double hidden_size;      // h = H·Q
-  double heads;            // a
+  double parameters;  // N (all parameters)
+  double layers;  // L
+  double hidden_size;  // h = H·Q
+  double heads;  // a
   double sequence_length;  // T
-  double ffn_size = 0;     // MLP inner size; 0: 4h (GPT)
+  double ffn_size = 0;  // MLP inner size; 0: 4h (GPT)
   double ffn() const { return ffn_size > 0 ? ffn_size : 4 * hidden_size; }
 };
 
@@ -84,7 +84,7 @@ struct parallel_layout {
   double tp = 1, pp = 1, dp = 1;
   double micro_batch = 1, global_batch = 1;
   double virtual_stages = 1;  // interleaved schedule: model chunks per pipeline rank
-  int zero_stage = 0;         // 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
+  int zero_stage = 0;  // 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
 };
 
 struct device_memory {

@@ -30,11 +30,19 @@ struct platform_profile {
   static platform_profile from_json(const json& doc, const std::string& path) {
     if (!doc.is_object()) fail(path, "a profile must be a JSON object");
     static const std::vector<std::string> figure_keys{
-        "hbm_gib_per_chip",     "hbm_tb_s_per_chip",     "intra_node_gb_s_per_chip", "inter_node_gb_s_per_chip",
+        "hbm_gib_per_chip",      "hbm_tb_s_per_chip",     "intra_node_gb_s_per_chip", "inter_node_gb_s_per_chip",
         "intra_node_latency_us", "inter_node_latency_us", "intra_node_efficiency",    "inter_node_efficiency"};
     static const std::vector<std::string> keys = [] {
-      std::vector<std::string> k{"schema", "name", "description", "accelerator", "node", "chips_per_node",
-                                 "nodes_per_domain", "peak_tflops_per_chip", "price_node_hour_usd", "conflicts"};
+      std::vector<std::string> k{"schema",
+                                 "name",
+                                 "description",
+                                 "accelerator",
+                                 "node",
+                                 "chips_per_node",
+                                 "nodes_per_domain",
+                                 "peak_tflops_per_chip",
+                                 "price_node_hour_usd",
+                                 "conflicts"};
       k.insert(k.end(), figure_keys.begin(), figure_keys.end());
       return k;
     }();
@@ -79,7 +87,8 @@ struct platform_profile {
       p.figures.emplace(key, std::move(q));
     }
     if (doc.contains("price_node_hour_usd"))
-      p.figures.emplace("price_node_hour_usd", quantity_from_json(doc["price_node_hour_usd"], path + ".price_node_hour_usd"));
+      p.figures.emplace("price_node_hour_usd",
+                        quantity_from_json(doc["price_node_hour_usd"], path + ".price_node_hour_usd"));
     return p;
   }
 };

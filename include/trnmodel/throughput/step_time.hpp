@@ -21,19 +21,19 @@ namespace trnmodel {
 // One sample's platform figures in SI units. The links are checked when they are built
 // (collectives::check_link), so the model below does no checks of its own.
 struct platform_numbers {
-  double peak_flops_per_chip;        // FLOP/s of the chosen precision
-  double hbm_bytes_per_s;            // HBM bandwidth per chip (memory-bound elementwise work)
-  collectives::checked_link intra;   // within a node (or UltraServer domain)
-  collectives::checked_link inter;   // between nodes
+  double peak_flops_per_chip;  // FLOP/s of the chosen precision
+  double hbm_bytes_per_s;  // HBM bandwidth per chip (memory-bound elementwise work)
+  collectives::checked_link intra;  // within a node (or UltraServer domain)
+  collectives::checked_link inter;  // between nodes
   double chips_per_domain;
 };
 
 struct step_parts {
-  double compute_s = 0;   // m micro-batches of compute on one stage
-  double tp_s = 0;        // tensor-parallel all-reduces (not overlapped)
-  double bubble_s = 0;    // pipeline fill and drain: (p - 1)/v micro-batch slots
-  double pp_p2p_s = 0;    // activations and gradients between stages on the critical path
-  double dp_s = 0;        // exposed data-parallel gradient communication
+  double compute_s = 0;  // m micro-batches of compute on one stage
+  double tp_s = 0;  // tensor-parallel all-reduces (not overlapped)
+  double bubble_s = 0;  // pipeline fill and drain: (p - 1)/v micro-batch slots
+  double pp_p2p_s = 0;  // activations and gradients between stages on the critical path
+  double dp_s = 0;  // exposed data-parallel gradient communication
   double total() const { return compute_s + tp_s + bubble_s + pp_p2p_s + dp_s; }
 };
 
@@ -120,7 +120,7 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
   if (p.dp > 1) {
     const double trainable = k.lora ? lora_parameters(m, k.lora_rank) : m.parameters;
     double bytes = 2 * trainable / (p.tp * p.pp);  // bf16 gradients of one model-parallel rank
-    if (p.zero_stage >= 3) bytes *= 1.5;           // FSDP: weights all-gathered again for backward
+    if (p.zero_stage >= 3) bytes *= 1.5;  // FSDP: weights all-gathered again for backward
     const double stride = p.tp * p.pp;
     const double local = std::clamp(std::floor(hw.chips_per_domain / stride), 1.0, p.dp);
     const double domains = std::ceil(p.dp / local);
@@ -174,9 +174,14 @@ struct step_time_inputs {
 inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
   const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
   for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", a.peak_tflops},
-                                    {"intra_gb_s", a.intra_gb_s}, {"inter_gb_s", a.inter_gb_s}, {"tp", a.tp},
-                                    {"pp", a.pp}, {"dp", a.dp}, {"micro_batch", a.micro_batch},
-                                    {"global_batch", a.global_batch}, {"virtual_stages", a.virtual_stages},
+                                    {"intra_gb_s", a.intra_gb_s},
+                                    {"inter_gb_s", a.inter_gb_s},
+                                    {"tp", a.tp},
+                                    {"pp", a.pp},
+                                    {"dp", a.dp},
+                                    {"micro_batch", a.micro_batch},
+                                    {"global_batch", a.global_batch},
+                                    {"virtual_stages", a.virtual_stages},
                                     {"chips_per_domain", a.chips_per_domain},
                                     {"compute_efficiency", a.compute_efficiency}})
     check_positive(name, value);
