@@ -107,6 +107,7 @@ QUANTITY_DEFAULTS = {
     "checkpoint.verify_s": 0.0,
     "checkpoint.load_s": 0.0,
     "checkpoint.size_gb": 0.0,
+    "checkpoint.restore_fail_prob": 0.0,
     "eval.every_steps": 0.0,
     "eval.time_s": 0.0,
     "eval.final_s": 0.0,
@@ -508,6 +509,118 @@ def simulate_numpy(
     return {m: full_n(out[m]) for m in METRICS}
 
 
+def _value(x: Quantity, i: int) -> float:
+    return float(x[i]) if isinstance(x, np.ndarray) else float(x)
+
+
+def simulate_restore_numpy(scenario: Any, samples: int = 2_000, seed: Optional[int] = 0) -> Dict[str, np.ndarray]:
+    """The lifecycle with restore checks (docs/lifecycle.md, "Restore fidelity"), one sample at
+    a time and one segment at a time, with an explicit list of kept checkpoints: a peer for the
+    C++ simulator's fallback logic, written from the docs. For jobs of few segments (its cost
+    grows with segments and failures); no quality gate, no planned changes, no stages.
+
+    Each recovery: restart, compile (cache draw), then loads: the newest kept checkpoint is
+    loaded and checked (fails with probability ``checkpoint.restore_fail_prob``, then dropped
+    and the next older one is loaded); with none left the job goes back to the start of the
+    run without a further load; then warm-up. Exposed to failures when ``during_recovery``
+    (an interrupted recovery is lost; the dropped checkpoints stay dropped). With no kept
+    checkpoint when the failure comes, the recovery is v1's (one load, no check). Segments done
+    again count as lost. Returns {metric: array} for the time metrics and the counts."""
+    n = int(samples)
+    rng = np.random.default_rng(seed)
+    x = draw_inputs(scenario, n, rng)
+    if np.any(np.asarray(x["quality.rerun_prob"]) > 0) or np.any(np.asarray(x["compile.planned_changes"]) > 0):
+        raise ValueError("simulate_restore_numpy: no quality gate or planned changes")
+    names = ["lost_h", "recovery_h", "compile_h", "warmup_h", "checkpoint_h", "wall_h", "failures", "restore_fallbacks"]
+    out = {m: np.zeros(n) for m in names}
+    mtbf = x["failures.node_mtbf_h"]
+    keep = int(x["checkpoint.keep_last"])
+    exposed = bool(x["failures.during_recovery"])
+    for i in range(n):
+        v = {p: _value(q, i) for p, q in x.items() if p in QUANTITY_DEFAULTS and q is not None}
+        steps = max(1.0, math.ceil(v["job.effective_steps"]))
+        t_eff = v["throughput.step_time_s"] / (1 - v["throughput.data_stall_fraction"])
+        e = v["eval.time_s"] / v["eval.every_steps"] if v["eval.every_steps"] > 0 else 0.0
+        k = float(_round_half_away(v["checkpoint.every_steps"]))
+        save = v["checkpoint.save_s"] + v["checkpoint.verify_s"]
+        # The segments of the run: (duration, leaves a checkpoint).
+        count = int(math.ceil(steps / k)) if 0 < k < steps else 1
+        last = steps - (count - 1) * k if count > 1 else steps
+        segments = [((k if j < count - 1 else last) * (t_eff + e), j < count - 1 or bool(x["checkpoint.final"]))
+                    for j in range(count)]
+        segments = [(d + (save if ckpt else 0.0), ckpt) for d, ckpt in segments]
+        rate = float(x["cluster.nodes"]) / (_value(mtbf, i) * 3600) if mtbf is not None else 0.0
+        ttf = rng.exponential(1 / rate) if rate > 0 else math.inf
+        acc = dict.fromkeys(names, 0.0)
+        acc["compile_h"] = v["compile.initial_s"]
+        acc["warmup_h"] = v["startup.data_load_s"]
+        base = v["startup.queue_wait_s"] + v["startup.env_prep_s"]
+        kept: list = []  # segment positions of the kept checkpoints, oldest first
+        position, done_ever = 0, 0
+        while position < count:
+            duration, ckpt = segments[position]
+            if ttf >= duration:  # the segment completes
+                ttf -= duration
+                if position < done_ever:
+                    acc["lost_h"] += duration
+                else:
+                    acc["checkpoint_h"] += save if ckpt else 0.0
+                    acc["wall_h"] += duration
+                    done_ever = position + 1
+                position += 1
+                if ckpt:
+                    kept = (kept + [position])[-keep:]
+                continue
+            acc["lost_h"] += ttf
+            acc["failures"] += 1
+            checks = bool(kept) and v["checkpoint.restore_fail_prob"] > 0
+            while True:  # the recovery, until one completes
+                ttf = rng.exponential(1 / rate)
+                hit = rng.random() < v["compile.cache_hit_prob"]
+                compile_s = v["compile.cache_load_s"] if hit else v["compile.recompile_s"]
+                spent, loads, resume = v["failures.restart_s"] + compile_s, 0, position
+                interrupted = False
+                if checks:
+                    resume = 0
+                    while kept:
+                        spent += v["checkpoint.load_s"]
+                        loads += 1
+                        if exposed and ttf < spent:
+                            interrupted = True
+                            break
+                        if rng.random() >= v["checkpoint.restore_fail_prob"]:
+                            resume = kept[-1]
+                            break
+                        kept.pop()
+                        acc["restore_fallbacks"] += 1
+                else:
+                    spent += v["checkpoint.load_s"]
+                    loads = 1
+                spent += v["failures.warmup_s"]
+                if exposed and (interrupted or ttf < spent):
+                    acc["lost_h"] += ttf
+                    acc["failures"] += 1
+                    continue
+                if exposed:
+                    ttf -= spent
+                acc["recovery_h"] += v["failures.restart_s"] + loads * v["checkpoint.load_s"]
+                acc["compile_h"] += compile_s
+                acc["warmup_h"] += v["failures.warmup_s"]
+                position = resume
+                break
+        acc["wall_h"] += (
+            base
+            + acc["lost_h"]
+            + acc["recovery_h"]
+            + acc["compile_h"]
+            + acc["warmup_h"]
+            + v["eval.final_s"]
+        )
+        for m in names:
+            out[m][i] = acc[m] / 3600 if m.endswith("_h") else acc[m]
+    return out
+
+
 def summarize(out: Dict[str, np.ndarray]) -> Dict[str, Dict[str, float]]:
     """mean sd p10 p50 p80 p90 p99 min max of every metric (the columns of res.summary())."""
     stats = {}
@@ -527,4 +640,4 @@ def summarize(out: Dict[str, np.ndarray]) -> Dict[str, Dict[str, float]]:
     return stats
 
 
-__all__ = ["simulate_numpy", "draw_inputs", "sample_quantity", "summarize", "METRICS", "PHASES"]
+__all__ = ["simulate_numpy", "simulate_restore_numpy", "draw_inputs", "sample_quantity", "summarize", "METRICS", "PHASES"]

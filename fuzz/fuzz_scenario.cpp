@@ -52,6 +52,15 @@ void check_invariants(const run_result& r, const std::string& text) {
             text);
     require(v(i, metric::failures) >= 0 && v(i, metric::recompiles) >= 0, "a negative count", text);
     require(v(i, metric::goodput) >= 0 && v(i, metric::goodput) <= 1 + 1e-12, "goodput outside [0, 1]", text);
+    // A multi-stage job: the stages' wall times sum to the job's.
+    double stages_wall = 0;
+    bool staged = false;
+    for (std::size_t k = metric::count; k < r.names().size(); ++k)
+      if (unstaged(r.names()[k]) == "wall_h") {
+        staged = true;
+        stages_wall += v(i, static_cast<Eigen::Index>(k));
+      }
+    require(!staged || std::abs(stages_wall - wall) <= 1e-9 * wall + 1e-12, "the stages do not sum to wall_h", text);
   }
 }
 

@@ -21,11 +21,17 @@ struct lifecycle_info {
   std::string mode;  // the throughput mode
   std::optional<std::string> profile;  // the hardware profile's name, when one was resolved
   double extrapolation_log_spread;  // extrapolated mode: fitted sigma of the log error; else 0
+  std::vector<std::string> stage_names;  // a multi-stage job's stages, in order; else empty
 };
 }  // namespace
 
 void register_lifecycle(py::module_& m) {
   m.def("metric_names", [] { return metric_name_list(); });
+  m.def("stage_metric_names", [] {
+    std::vector<std::string> names;
+    for (const auto id : stage_metrics) names.emplace_back(metric_names()[id]);
+    return names;
+  });
   m.def("phase_metric_names", [] {
     std::vector<std::string> names;
     for (const auto id : phase_metrics) names.emplace_back(metric_names()[id]);
@@ -38,7 +44,8 @@ void register_lifecycle(py::module_& m) {
       .def_readonly("uncertain_inputs", &lifecycle_info::uncertain_inputs)
       .def_readonly("mode", &lifecycle_info::mode)
       .def_readonly("profile", &lifecycle_info::profile)
-      .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread);
+      .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread)
+      .def_readonly("stage_names", &lifecycle_info::stage_names);
   m.def(
       "lifecycle_info",
       [](const scenario& s) {
@@ -49,7 +56,8 @@ void register_lifecycle(py::module_& m) {
                               model.uncertain_inputs(),
                               s.mode(),
                               s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt,
-                              model.extrapolation_log_spread()};
+                              model.extrapolation_log_spread(),
+                              model.stage_names()};
       },
       py::arg("scenario"));
   m.def(
@@ -63,7 +71,7 @@ void register_lifecycle(py::module_& m) {
         options.seed = seed;
         options.threads = threads;
         options.keep_samples = keep_samples;
-        return run_from_python(model, metric_name_list(), options, progress);
+        return run_from_python(model, model.output_names(), options, progress);
       },
       py::arg("scenario"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
       py::arg("keep_samples"), py::arg("allow_unknown"), py::arg("progress"));

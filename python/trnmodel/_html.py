@@ -46,6 +46,31 @@ def _step_time_fact(scenario: Any) -> str:
     return f"step time given (source: {esc(source)})"
 
 
+def _stages_facts(d: dict) -> list:
+    """A multi-stage job's stages, in order, with what each changes."""
+    stages = d.get("stages") or []
+    if not stages:
+        return []
+    rows = []
+    for k, stage in enumerate(stages):
+        changed = [
+            f"{block}.{key}" if isinstance(fields, dict) else block
+            for block, fields in stage.items()
+            if block != "name"
+            for key in (fields if isinstance(fields, dict) else [None])
+        ]
+        rows.append([str(k + 1), f"<code>{esc(stage.get('name', ''))}</code>", esc(", ".join(changed) or "(top level)")])
+    return [f"<h3>{len(stages)} stages</h3>", table(["", "stage", "overrides"], rows)]
+
+
+def stages_html(result: Any) -> str:
+    """The per-stage table of a multi-stage simulation (mean of each per-stage metric)."""
+    frame = result.stages()
+    cols = list(frame.columns)
+    rows = [[f"<code>{esc(stage)}</code>"] + [number(frame.loc[stage, c]) for c in cols] for stage in frame.index]
+    return "<h3>Stages (mean)</h3>" + table(["stage"] + cols, rows, numeric=[False] + [True] * len(cols))
+
+
 def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
     """The job card: what runs where, and every given input with its provenance
     (``scenario.provenance()``)."""
@@ -60,6 +85,7 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
         _step_time_fact(scenario),
     ]
     body.append(f"<p>{' · '.join(facts)}</p>")
+    body.extend(_stages_facts(d))
     provenance = scenario.provenance()
     rows = [
         [
@@ -105,6 +131,8 @@ def simulation_html(result: Any) -> str:
         )
     body.append("<h3>Where the time goes (mean hours)</h3>")
     body.append(table(["phase", "hours", "share", ""], phase_rows, numeric=[False, True, True, False]))
+    if getattr(result, "stage_names", None):
+        body.append(stages_html(result))
     if result.unknown_inputs:
         body.append(
             '<p class="warn">Unknown inputs: '

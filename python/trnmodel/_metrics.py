@@ -12,6 +12,8 @@ from . import _core
 METRICS: List[str] = list(_core.metric_names())
 #: The phase times; for every sample they sum to wall_h.
 PHASES: List[str] = list(_core.phase_metric_names())
+#: The metrics of each stage of a multi-stage job, reported as "<stage>/<metric>".
+STAGE_METRICS: List[str] = list(_core.stage_metric_names())
 #: The parts of a derived step time (NaN when the step time was measured).
 STEP_PARTS = ["compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s"]
 #: The statistics of a summary, in column order.

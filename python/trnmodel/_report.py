@@ -326,6 +326,38 @@ def phases_section(doc: Document, results: Dict[str, SimulationResult], figures:
             )
 
 
+def stages_section(doc: Document, results: Dict[str, SimulationResult], figures: bool) -> None:
+    """A multi-stage job's stages, one row each: where its time and cost go."""
+    staged = {name: r for name, r in results.items() if r.stage_names}
+    if not staged:
+        return
+    doc.heading("Stages (mean)")
+    columns = [
+        ("wall_h", "wall h", _hours),
+        ("node_h", "node-h", _count),
+        ("useful_h", "useful h", _hours),
+        ("compile_h", "compile h", _hours),
+        ("transition_h", "transition h", _hours),
+        ("lost_h", "lost h", _hours),
+        ("failures", "failures", lambda v: f"{v:.2f}"),
+        ("cost_compute_usd", "compute cost", _money),
+    ]
+    rows = []
+    for name, result in staged.items():
+        frame = result.stages()
+        for stage in frame.index:
+            label = f"{name}: {stage}" if len(results) > 1 else stage
+            rows.append([label] + [fmt(frame.loc[stage, m]) for m, _, fmt in columns])
+    doc.table(["stage"] + [label for _, label, _ in columns], rows)
+    for name, result in staged.items():
+        if figures and result.kept:
+            doc.figure(
+                f"stages-{_slug(name)}",
+                plot.stages(result).figure,
+                f"{name}: mean hours of each stage, by phase",
+            )
+
+
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
@@ -410,6 +442,7 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     time_and_cost(doc, results)
     cost_per_step(doc, results)
     phases_section(doc, results, figures=False)
+    stages_section(doc, results, figures=False)
     ledger_section(doc, results)
     completeness_section(doc, results)
     inputs_section(doc, results, today)
@@ -625,6 +658,7 @@ def _signoff_document(
         )
     cost_per_step(doc, results)
     phases_section(doc, results, figures=True)
+    stages_section(doc, results, figures=True)
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")

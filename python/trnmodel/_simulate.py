@@ -8,12 +8,12 @@ from typing import Any, Dict, List, Optional
 from . import _core
 from ._errors import CompletenessWarning
 from ._html import extrapolation_text
-from ._metrics import METRICS, PHASES, STEP_PARTS
+from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMNS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 
-__all__ = ["simulate", "SimulationResult", "METRICS", "PHASES", "STEP_PARTS"]
+__all__ = ["simulate", "SimulationResult", "METRICS", "PHASES", "STAGE_METRICS", "STEP_PARTS"]
 
 
 class SimulationResult(MonteCarloResult):
@@ -44,6 +44,25 @@ class SimulationResult(MonteCarloResult):
         )
         if info.mode == "extrapolated":
             self.step_time_source += "; " + extrapolation_text(info.extrapolation_log_spread)
+        #: The stages of a multi-stage job, in order (empty without ``stages``).
+        self.stage_names: List[str] = list(info.stage_names)
+
+    def stages(self, statistic: str = "mean") -> Any:
+        """One row per stage (in order), one column per per-stage metric (``wall_h``,
+        ``node_h``, ``useful_h``, ``compile_h``, ``lost_h``, ``failures``, ``cost_compute_usd``,
+        ...): the ``statistic`` (a summary column: mean, p50, p90, ...) of ``"<stage>/<metric>"``.
+        The stages' ``wall_h`` sum to the job's. Empty for a job without stages."""
+        import pandas as pd
+
+        if statistic not in SUMMARY_COLUMNS:
+            raise _core.ScenarioError(f"statistic: must be one of {', '.join(SUMMARY_COLUMNS)}, got {statistic!r}")
+        s = self.summary()
+        rows = {
+            stage: {m: float(s.loc[f"{stage}/{m}", statistic]) for m in STAGE_METRICS} for stage in self.stage_names
+        }
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=STAGE_METRICS)
+        frame.index.name = "stage"
+        return frame
 
     def _summary_frame(self) -> Any:
         """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``

@@ -36,6 +36,7 @@ PHASE_COLOURS = {
     "lost_h": "#e53935",
     "recovery_h": "#ab47bc",
     "rerun_h": "#795548",
+    "transition_h": "#00897b",
 }
 
 
@@ -130,6 +131,31 @@ def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = N
     ax.set_xlabel("hours")
     ax.legend(ncol=6, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), frameon=False)
     ax.set_title("Where the time goes")
+    return ax
+
+
+def stages(result: Any, ax: Any = None) -> Any:
+    """A multi-stage job: one stacked bar per stage of its mean hours (useful compute,
+    compile, transition, lost, and the rest of its wall time)."""
+    frame = result.stages()
+    if frame.empty:
+        raise _core.ScenarioError("result: the scenario has no stages (see docs/scenario.md, Stages)")
+    parts = ["useful_h", "compile_h", "transition_h", "lost_h"]
+    ax = _axes(ax, (8.0, 1.0 + 0.5 * len(frame)))
+    for i, stage in enumerate(frame.index):
+        left = 0.0
+        for p in parts + ["other"]:
+            v = float(frame.loc[stage, "wall_h"]) - sum(float(frame.loc[stage, q]) for q in parts) if p == "other" else (
+                float(frame.loc[stage, p])
+            )
+            colour = PHASE_COLOURS.get(p, "#b0bec5")
+            ax.barh(i, v, left=left, color=colour, edgecolor="white", lw=0.5, label=p if i == 0 else None)
+            left += v
+    ax.set_yticks(range(len(frame)), list(frame.index))
+    ax.invert_yaxis()
+    ax.set_xlabel("hours (mean)")
+    ax.legend(ncol=5, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.5), frameon=False)
+    ax.set_title("Stages")
     return ax
 
 
@@ -305,6 +331,9 @@ class ResultPlots(MonteCarloPlots):
     def ledger(self, **kwargs: Any) -> Any:
         return ledger(self._result, **kwargs)
 
+    def stages(self, **kwargs: Any) -> Any:
+        return stages(self._result, **kwargs)
+
 
 class ComparisonPlots(_Bound):
     """``cmp.plot.comparison()`` of a :class:`tm.Comparison`."""
@@ -324,6 +353,7 @@ __all__ = [
     "distribution",
     "phases",
     "ledger",
+    "stages",
     "pit",
     "tornado",
     "sobol",

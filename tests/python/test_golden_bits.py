@@ -17,6 +17,26 @@ def now() -> dict:
     return compute()
 
 
+# Metrics added after the recording (multi-stage jobs, restore checks): zero for every recorded
+# case, which has neither; every recorded metric keeps its bits.
+ADDED = {"transition_h", "restore_fallbacks"}
+
+
+def _recorded_part(now_entry, recorded_entry):
+    if not isinstance(recorded_entry, dict) or not isinstance(now_entry, dict):
+        return now_entry
+    extra = set(now_entry) - set(recorded_entry)
+    if not extra or not extra <= ADDED:
+        return now_entry
+    return {k: _recorded_part(now_entry[k], v) for k, v in recorded_entry.items()}
+
+
 @pytest.mark.parametrize("key", sorted(RECORDED))
 def test_bitwise_as_recorded(now, key):
-    assert now[key] == RECORDED[key]
+    entry = now[key]
+    if isinstance(entry, dict) and "kept" in entry:
+        for part in ("kept", "streamed"):
+            for m in ADDED:
+                assert all(v in ("0x0.0p+0", "nan") for v in entry[part][m][:-1]), (part, m)
+        entry = {part: _recorded_part(v, RECORDED[key][part]) for part, v in entry.items()}
+    assert entry == RECORDED[key]

@@ -12,6 +12,10 @@ struct lifecycle_inputs {
   double initial_s = 0, recompile_s = 0, cache_load_s = 0, cache_hit_prob = 1, planned_changes = 0;
   double every_steps = 0, save_s = 0, verify_s = 0, load_s = 0, size_gb = 0;
   double eval_every_steps = 0, eval_time_s = 0, eval_final_s = 0;
+  // Probability that a restored checkpoint fails its check (docs/lifecycle.md, "Restore fidelity").
+  double restore_fail_prob = 0;
+  // Relaunch at a stage boundary; NaN (absent): the stage's failures.restart_s.
+  double transition_s = std::numeric_limits<double>::quiet_NaN();
   // Absent: no failures.
   double node_mtbf_h = std::numeric_limits<double>::infinity(), weibull_shape = 1, restart_s = 0, warmup_s = 0;
   double rerun_prob = 0, rerun_fraction = 0;

@@ -25,12 +25,14 @@ enum id : std::size_t {
   lost_h,
   recovery_h,
   rerun_h,
+  transition_h,
   wall_h,
   billed_h,
   node_h,
   goodput,
   failures,
   recompiles,
+  restore_fallbacks,
   cost_compute_usd,
   cost_storage_usd,
   cost_transfer_usd,
@@ -63,12 +65,14 @@ inline const std::array<const char*, metric::count>& metric_names() {
                                                             "lost_h",
                                                             "recovery_h",
                                                             "rerun_h",
+                                                            "transition_h",
                                                             "wall_h",
                                                             "billed_h",
                                                             "node_h",
                                                             "goodput",
                                                             "failures",
                                                             "recompiles",
+                                                            "restore_fallbacks",
                                                             "cost_compute_usd",
                                                             "cost_storage_usd",
                                                             "cost_transfer_usd",
@@ -87,15 +91,28 @@ inline const std::array<const char*, metric::count>& metric_names() {
   return names;
 }
 
-inline constexpr std::array<metric::id, 11> phase_metrics{
-    metric::queue_h, metric::setup_h,      metric::compile_h, metric::warmup_h,   metric::useful_h, metric::stall_h,
-    metric::eval_h,  metric::checkpoint_h, metric::lost_h,    metric::recovery_h, metric::rerun_h};
+inline constexpr std::array<metric::id, 12> phase_metrics{
+    metric::queue_h,      metric::setup_h, metric::compile_h,  metric::warmup_h, metric::useful_h,
+    metric::stall_h,      metric::eval_h,  metric::checkpoint_h, metric::lost_h, metric::recovery_h,
+    metric::rerun_h,      metric::transition_h};
+
+// The metrics reported per stage of a multi-stage job, as "<stage>/<metric>".
+inline constexpr std::array<metric::id, 11> stage_metrics{
+    metric::wall_h,     metric::billed_h,     metric::node_h,   metric::useful_h,          metric::compile_h,
+    metric::lost_h,     metric::transition_h, metric::failures, metric::restore_fallbacks, metric::cost_compute_usd,
+    metric::step_time_s};
+
+// An input or metric of one stage is named "<stage>/<path>"; the field or metric is the part after the '/'.
+inline std::string unstaged(const std::string& path) {
+  const auto slash = path.find('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 // Whether an input feeds the time metrics: the fields of group `time` and every hardware
 // profile figure ("platform.*").
 inline bool is_time_input(const std::string& path) {
   if (path.rfind("platform.", 0) == 0) return true;
-  const field_spec* f = find_field(path);
+  const field_spec* f = find_field(unstaged(path));
   return f != nullptr && f->group == input_group::time;
 }
 
@@ -108,7 +125,7 @@ struct metric_dependencies {
 
   bool needs(const std::string& path) const {
     if (needs_time && is_time_input(path)) return true;
-    const field_spec* f = find_field(path);
+    const field_spec* f = find_field(unstaged(path));
     if (f == nullptr) return false;
     return std::find(groups.begin(), groups.end(), f->group) != groups.end() ||
            std::find(fields.begin(), fields.end(), f->id) != fields.end();

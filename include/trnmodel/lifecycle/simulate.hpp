@@ -25,31 +25,36 @@ namespace trnmodel {
 
 class lifecycle_model {
  public:
-  explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)), throughput_(s) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const field_spec* f : lifecycle_input_fields()) {
-      if (!relevant(s, *f)) continue;  // an input this scenario never reads cannot block it
-      const quantity* q = s.find(f->id);
-      if (q == nullptr) {
-        // Absent without default: no failures (MTBF), or costs unknown (price).
-        if (f->id == field::prices_node_hour_usd) {
-          unknown_.push_back(f->path);
-          unknown_reasons_.push_back("absent");
-        }
-        continue;  // failures.node_mtbf_h keeps +inf: no failures
-      }
-      if (q->is_unknown()) {
-        base_.*(f->slot) = nan;
-        unknown_.push_back(f->path);
-        unknown_reasons_.push_back(q->unknown_reason());
-      } else if (q->is_constant()) {
-        base_.*(f->slot) = q->ppf(0.5);
-      } else {
-        drawn_.push_back({f->slot, *q, stream_id(f->path), f->path});
-      }
+  // A job of several stages (scenario::stage_count) runs each stage with its own inputs: a
+  // field that a stage gives itself is an input of its own, "<stage>/<path>", drawn on its own
+  // stream; a field it takes from the top level is the top level's input, drawn once per
+  // sample for every stage that takes it.
+  explicit lifecycle_model(const scenario& s) {
+    const std::size_t stages = std::max<std::size_t>(1, s.stage_count());
+    for (std::size_t k = 0; k < stages; ++k) {
+      const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
+      configs_.push_back(lifecycle_config::of(stage));
+      throughput_.emplace_back(stage);
+      base_.emplace_back();
+      if (s.stage_count() > 0) stage_names_.push_back(s.stage_name(k));
     }
-    if (s.mode() != "measured") add_platform_inputs(s);
-    if (s.mode() == "extrapolated") add_extrapolation_error(s);
+    for (std::size_t k = 0; k < stages; ++k) {
+      const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
+      const std::string prefix = s.stage_count() > 0 ? s.stage_name(k) + "/" : std::string();
+      for (const field_spec* f : lifecycle_input_fields()) {
+        if (!relevant(stage, *f)) continue;  // an input this scenario never reads cannot block it
+        const std::string path = !prefix.empty() && s.stage_gives(k, f->id) ? prefix + f->path : f->path;
+        const quantity* q = stage.find(f->id);
+        if (q == nullptr) {
+          // Absent without default: no failures (MTBF), or costs unknown (price).
+          if (f->id == field::prices_node_hour_usd) add_unknown(path, "absent");
+          continue;  // failures.node_mtbf_h keeps +inf: no failures
+        }
+        add_input(k, path, *q, f->slot, stream_id(path));
+      }
+      if (stage.mode() != "measured") add_platform_inputs(k, stage);
+      if (stage.mode() == "extrapolated") add_extrapolation_error(k, stage);
+    }
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
   }
@@ -73,9 +78,19 @@ class lifecycle_model {
   }
   static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 
-  const lifecycle_config& config() const { return config_; }
+  const lifecycle_config& config() const { return configs_[0]; }
   // Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes.
-  double extrapolation_log_spread() const { return throughput_.extrapolation_log_spread(); }
+  double extrapolation_log_spread() const { return throughput_[0].extrapolation_log_spread(); }
+  // The stages' names (empty for a job without stages).
+  const std::vector<std::string>& stage_names() const { return stage_names_; }
+  // The metrics of a run: every metric, then "<stage>/<metric>" for each stage and each of
+  // stage_metrics.
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> names{metric_names().begin(), metric_names().end()};
+    for (const auto& stage : stage_names_)
+      for (const metric::id m : stage_metrics) names.push_back(stage + "/" + metric_names()[m]);
+    return names;
+  }
   // Inputs marked unknown (and the price when absent), with their reasons.
   const std::vector<std::string>& unknown_inputs() const { return unknown_; }
   const std::vector<std::string>& unknown_reasons() const { return unknown_reasons_; }
@@ -90,7 +105,7 @@ class lifecycle_model {
   std::vector<std::string> unknowns_needed_by(metric::id m) const {
     metric_dependencies deps = dependencies_of(m);
     // A derived step time depends on every time input of the platform model.
-    if (m == metric::useful_step_cost_usd && throughput_.derives_step_time()) deps.needs_time = true;
+    if (m == metric::useful_step_cost_usd && throughput_[0].derives_step_time()) deps.needs_time = true;
     std::vector<std::string> needed;
     for (const auto& path : unknown_)
       if (deps.needs(path)) needed.push_back(path);
@@ -137,15 +152,29 @@ class lifecycle_model {
   template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::ArrayXXd& x,
                                              const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
     const Eigen::Index rows = x.rows();
+    const std::size_t stages = base_.size();
+    const bool stage_columns = !stage_names_.empty() && out.cols() > static_cast<Eigen::Index>(metric::count);
+    const std::size_t per_stage = stage_metrics.size();
     double row_out[metric::count];
+    std::vector<double> stage_out(stage_names_.empty() ? 0 : stages * per_stage);
+    std::vector<lifecycle_inputs> ins(stages);
     for (Eigen::Index i = 0; i < rows; ++i) {
-      lifecycle_inputs in = base_;
-      for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+      for (std::size_t k = 0; k < stages; ++k) ins[k] = base_[k];
+      for (std::size_t j = 0; j < drawn_.size(); ++j)
+        for (const std::size_t k : drawn_[j].stages) ins[k].*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+      lifecycle_inputs& in = ins[0];
       if (time_known_) {
         step_parts parts;
-        const bool derived = throughput_.derive(in, parts);
+        const bool derived = throughput_[0].derive(in, parts);
+        for (std::size_t k = 1; k < stages; ++k) {
+          step_parts stage_parts;
+          throughput_[k].derive(ins[k], stage_parts);
+        }
         chance_draws chance{seed, chance_index(i)};
-        simulate_sample(in, config_, chance, row_out);
+        if (stage_names_.empty())
+          simulate_sample(in, configs_[0], chance, row_out);
+        else
+          simulate_stages(ins.data(), configs_.data(), stages, chance, row_out, stage_out.data());
         row_out[metric::step_time_s] = in.step_time_s;
         const double nan = std::numeric_limits<double>::quiet_NaN();
         row_out[metric::compute_s] = derived ? parts.compute_s : nan;
@@ -155,10 +184,14 @@ class lifecycle_model {
         row_out[metric::dp_comm_s] = derived ? parts.dp_s : nan;
       } else {
         std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
-        if (throughput_.derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
-        fill_costs(in, config_, row_out);
+        std::fill(stage_out.begin(), stage_out.end(), std::numeric_limits<double>::quiet_NaN());
+        if (throughput_[0].derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
+        fill_costs(in, configs_[0], row_out);
       }
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
+      if (stage_columns)
+        for (std::size_t k = 0; k < stage_out.size(); ++k)
+          out(i, static_cast<Eigen::Index>(metric::count + k)) = stage_out[k];
     }
   }
 
@@ -166,27 +199,43 @@ class lifecycle_model {
   // unused, every other input and the chance draws keep theirs (common random numbers).
   lifecycle_model pinned(std::size_t j, double value) const {
     lifecycle_model copy = *this;
-    copy.base_.*(drawn_[j].member) = value;
+    for (const std::size_t k : drawn_[j].stages) copy.base_[k].*(drawn_[j].member) = value;
     copy.drawn_.erase(copy.drawn_.begin() + static_cast<std::ptrdiff_t>(j));
     return copy;
   }
 
  private:
   // Hardware-profile figures become inputs named "platform.<key>", drawn like any other.
-  void add_platform_inputs(const scenario& s) {
+  void add_unknown(const std::string& path, const std::string& reason) {
+    if (std::find(unknown_.begin(), unknown_.end(), path) != unknown_.end()) return;
+    unknown_.push_back(path);
+    unknown_reasons_.push_back(reason);
+  }
+
+  // Input `path` of stage k: unknown, a constant, or drawn (shared by the stages that take it).
+  void add_input(std::size_t k, const std::string& path, const quantity& q, double lifecycle_inputs::*member,
+                 std::uint32_t stream) {
+    if (q.is_unknown()) {
+      base_[k].*member = std::numeric_limits<double>::quiet_NaN();
+      add_unknown(path, q.unknown_reason());
+    } else if (q.is_constant()) {
+      base_[k].*member = q.ppf(0.5);
+    } else {
+      for (auto& d : drawn_)
+        if (d.path == path) {
+          d.stages.push_back(k);
+          return;
+        }
+      drawn_.push_back({member, q, stream, path, {k}});
+    }
+  }
+
+  void add_platform_inputs(std::size_t k, const scenario& s) {
     const platform_profile* profile = s.profile();
     if (profile == nullptr) return;  // flops mode from achieved TFLOPS needs no profile
     const std::string precision = s.text(field::throughput_precision);
     const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::*member) {
-      if (q.is_unknown()) {
-        base_.*member = std::numeric_limits<double>::quiet_NaN();
-        unknown_.push_back(path);
-        unknown_reasons_.push_back(q.unknown_reason());
-      } else if (q.is_constant()) {
-        base_.*member = q.ppf(0.5);
-      } else {
-        drawn_.push_back({member, q, stream_id(path), path});
-      }
+      add_input(k, path, q, member, stream_id(path));
     };
     using in = lifecycle_inputs;
     add("platform.peak_tflops_per_chip." + precision, profile->peak_tflops_per_chip.at(precision), &in::peak_tflops);
@@ -204,13 +253,13 @@ class lifecycle_model {
   // configurations (docs/validation.md, "Extrapolation error"). Its stream is the platform's:
   // the model is wrong in its own way on each platform, so scenarios compared across platforms
   // draw independent errors, while on one platform they share them (common random numbers).
-  void add_extrapolation_error(const scenario& s) {
-    const double sigma = throughput_.extrapolation_log_spread();
+  void add_extrapolation_error(std::size_t k, const scenario& s) {
+    const double sigma = throughput_[k].extrapolation_log_spread();
     const std::string stream =
         "extrapolation.error@" + (s.has_text("cluster.platform") ? s.text("cluster.platform") : "");
     if (sigma > 0)
-      drawn_.push_back({&lifecycle_inputs::extrapolation_error, make_lognormal(0.0, sigma, "extrapolation.error"),
-                        stream_id(stream), "extrapolation.error"});
+      add_input(k, "extrapolation.error", make_lognormal(0.0, sigma, "extrapolation.error"),
+                &lifecycle_inputs::extrapolation_error, stream_id(stream));
   }
 
   struct drawn_input {
@@ -218,10 +267,12 @@ class lifecycle_model {
     quantity value;
     std::uint32_t stream;
     std::string path;
+    std::vector<std::size_t> stages;  // the stages that read it
   };
-  lifecycle_config config_;
-  throughput_model throughput_;
-  lifecycle_inputs base_;
+  std::vector<lifecycle_config> configs_;
+  std::vector<throughput_model> throughput_;
+  std::vector<lifecycle_inputs> base_;  // per stage
+  std::vector<std::string> stage_names_;
   std::vector<drawn_input> drawn_;
   std::vector<std::string> unknown_, unknown_reasons_;
   bool time_known_ = true;
@@ -247,7 +298,7 @@ inline void require_known(const lifecycle_model& model) {
 inline run_result simulate(const scenario& s, const run_options& options, bool allow_unknown = false) {
   const lifecycle_model model(s);
   if (!allow_unknown) require_known(model);
-  return run(model, metric_name_list(), options);
+  return run(model, model.output_names(), options);
 }
 
 }  // namespace trnmodel

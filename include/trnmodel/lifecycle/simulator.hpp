@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
@@ -44,7 +45,7 @@ inline const std::vector<const field_spec*>& lifecycle_input_fields() {
   return fields;
 }
 
-// The settings of a scenario that are not uncertain.
+// The settings of a scenario (or of one stage) that are not uncertain.
 struct lifecycle_config {
   long long nodes = 1;
   long long keep_last = 1;
@@ -52,6 +53,7 @@ struct lifecycle_config {
   bool final_save = true;
   bool during_recovery = true;
   bool weibull = false;
+  bool precompiled = false;
 
   static lifecycle_config of(const scenario& s) {
     lifecycle_config c;
@@ -61,25 +63,29 @@ struct lifecycle_config {
     c.final_save = s.flag(field::checkpoint_final);
     c.during_recovery = s.flag(field::failures_during_recovery);
     c.weibull = s.text(field::failures_distribution) == "weibull";
+    c.precompiled = s.flag(field::compile_precompiled);
     return c;
   }
 };
 
-// Aleatory randomness of one sample: failures, cache draws and the quality gate, each on its
-// own stream, draws numbered per sample. `chance_index` is normally the sample index; a
-// sensitivity design may remap it to resample luck independently of the inputs.
+// Aleatory randomness of one sample: failures, cache draws, restore checks and the quality
+// gate, each on its own stream, draws numbered per sample. `chance_index` is normally the
+// sample index; a sensitivity design may remap it to resample luck independently of the inputs.
 struct chance_draws {
   std::uint64_t seed;
   std::uint64_t chance_index;
-  std::uint32_t failure_draws = 0, cache_draws = 0;
+  std::uint32_t failure_draws = 0, cache_draws = 0, restore_draws = 0;
 
   static constexpr std::uint32_t failure_stream = stream_id("chance.failures");
   static constexpr std::uint32_t cache_stream = stream_id("chance.cache");
   static constexpr std::uint32_t quality_stream = stream_id("chance.quality");
+  static constexpr std::uint32_t restore_stream = stream_id("chance.restore");
 
   double failure() { return uniform(seed, chance_index, failure_stream, failure_draws++); }
   double cache() { return uniform(seed, chance_index, cache_stream, cache_draws++); }
-  double quality() const { return uniform(seed, chance_index, quality_stream, 0); }
+  double restore() { return uniform(seed, chance_index, restore_stream, restore_draws++); }
+  // The quality gate of stage `stage` (0 for a job without stages).
+  double quality(std::uint32_t stage = 0) const { return uniform(seed, chance_index, quality_stream, stage); }
 };
 
 // Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
@@ -117,44 +123,65 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
 
 namespace detail {
 
+// One sample of a job of one or more stages (docs/lifecycle.md): the start once, then each
+// stage (a transition before each later one), its segments, failures, recoveries, restore
+// checks, planned changes and quality gate, then the final evaluation.
 class lifecycle_sample {
  public:
-  lifecycle_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance)
-      : in_(in), config_(config), chance_(chance) {
-    steps_ = std::max(1.0, std::ceil(in.effective_steps));
-    t_eff_ = in.step_time_s / (1 - in.data_stall_fraction);
-    eval_per_step_ = in.eval_every_steps > 0 ? in.eval_time_s / in.eval_every_steps : 0.0;
-    every_ = std::round(in.every_steps);
-    save_ = in.save_s + in.verify_s;
-    rate_per_s_ = std::isfinite(in.node_mtbf_h) ? static_cast<double>(config.nodes) / (in.node_mtbf_h * 3600) : 0.0;
-    if (rate_per_s_ > 0 && config.weibull) {
-      // Weibull with the given shape and mean 1/rate.
-      weibull_scale_s_ = 1 / (rate_per_s_ * std::tgamma(1 + 1 / in.weibull_shape));
-    }
-  }
+  lifecycle_sample(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages,
+                   chance_draws& chance)
+      : ins_(in), configs_(config), stages_(stages), chance_(chance) {}
 
-  void run(double* out) {
+  // Fills out[0 .. metric::count) and, when given, stage_out[k * stage_metrics.size() + j]
+  // with metric stage_metrics[j] of stage k.
+  void run(double* out, double* stage_out = nullptr) {
     double phase[metric::count] = {};
     phase_ = phase;
-    // 1. Start (not exposed to failures).
-    spend(metric::queue_h, in_.queue_wait_s);
-    spend(metric::setup_h, in_.env_prep_s);
-    spend(metric::compile_h, in_.initial_s);
-    spend(metric::warmup_h, in_.data_load_s);
-    // 2-5. Segments, failures, recoveries.
-    time_to_failure_s_ = draw_time_to_failure();
-    run_steps(steps_, false);
-    // 6. Planned graph changes: one full recompile each (not exposed).
-    const double changes = std::round(in_.planned_changes);
-    spend(metric::compile_h, changes * in_.recompile_s);
-    recompiles_ += changes;
-    // 7. Quality gate: one check; a failed check redoes part of the steps, whose result is accepted.
-    if (chance_.quality() < in_.rerun_prob) {
-      const double redo = std::ceil(in_.rerun_fraction * steps_);
-      if (redo >= 1) run_steps(redo, true);
+    double node_h = 0, steps = 0;
+    double clock0 = 0, failures0 = 0, fallbacks0 = 0, phase0[metric::count] = {};
+    for (std::size_t k = 0; k < stages_; ++k) {
+      if (k == 0) {
+        enter_stage(0);
+        // 1. Start (not exposed to failures).
+        spend(metric::queue_h, in_->queue_wait_s);
+        spend(metric::setup_h, in_->env_prep_s);
+        spend(metric::compile_h, in_->initial_s);
+        spend(metric::warmup_h, in_->data_load_s);
+        time_to_failure_s_ = draw_time_to_failure();
+      } else {
+        enter_stage(k);
+        time_to_failure_s_ = draw_time_to_failure();  // the new stage's failure rate
+        transition();
+      }
+      run_stage(static_cast<std::uint32_t>(k));
+      // 8. End: the final evaluation, once.
+      if (k + 1 == stages_) spend(metric::eval_h, in_->eval_final_s);
+      steps += steps_;
+      if (stage_out != nullptr || stages_ > 1) {
+        // The stage's share: from the end of the previous stage (the first holds the start).
+        const double wall = (clock_s_ - clock0) / 3600;
+        const double billed = configs_[0].queue_billed || k > 0 ? wall : wall - phase[metric::queue_h] / 3600;
+        const double stage_node_h = static_cast<double>(config_->nodes) * billed;
+        node_h += stage_node_h;
+        double* row = stage_out == nullptr ? nullptr : stage_out + k * stage_metrics.size();
+        for (std::size_t j = 0; row != nullptr && j < stage_metrics.size(); ++j) {
+          const metric::id m = stage_metrics[j];
+          double v = (phase[m] - phase0[m]) / 3600;
+          if (m == metric::wall_h) v = wall;
+          if (m == metric::billed_h) v = billed;
+          if (m == metric::node_h) v = stage_node_h;
+          if (m == metric::failures) v = failures_ - failures0;
+          if (m == metric::restore_fallbacks) v = restore_fallbacks_ - fallbacks0;
+          if (m == metric::cost_compute_usd) v = stage_node_h * in_->node_hour_usd;
+          if (m == metric::step_time_s) v = in_->step_time_s;
+          row[j] = v;
+        }
+        clock0 = clock_s_;
+        failures0 = failures_;
+        fallbacks0 = restore_fallbacks_;
+        std::copy(phase, phase + metric::count, phase0);
+      }
     }
-    // 8. End.
-    spend(metric::eval_h, in_.eval_final_s);
 
     if (!std::isfinite(clock_s_))
       fail("scenario",
@@ -163,15 +190,98 @@ class lifecycle_sample {
     for (const metric::id m : phase_metrics) out[m] = phase[m] / 3600;
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
-    out[metric::billed_h] = config_.queue_billed ? wall : wall - phase[metric::queue_h] / 3600;
-    out[metric::node_h] = static_cast<double>(config_.nodes) * out[metric::billed_h];
+    out[metric::billed_h] = configs_[0].queue_billed ? wall : wall - phase[metric::queue_h] / 3600;
+    out[metric::node_h] =
+        stages_ > 1 ? node_h : static_cast<double>(configs_[0].nodes) * out[metric::billed_h];
     out[metric::goodput] = wall > 0 ? out[metric::useful_h] / wall : 0.0;
     out[metric::failures] = failures_;
     out[metric::recompiles] = recompiles_;
-    fill_costs(in_, config_, out);
+    out[metric::restore_fallbacks] = restore_fallbacks_;
+    if (stages_ > 1) {
+      lifecycle_inputs job = ins_[0];
+      job.effective_steps = steps;  // the cost per step is over every stage's steps
+      fill_costs(job, configs_[0], out);
+    } else {
+      fill_costs(ins_[0], configs_[0], out);
+    }
   }
 
  private:
+  // One segment run: `count` identical segments of `steps` steps taking `duration_s` each
+  // (`save_s` of it the checkpoint save, which leaves a checkpoint when `saves`).
+  struct segment_run {
+    double count, steps, duration_s, save_s;
+    bool rerun, saves;
+    bool checked = false;
+  };
+
+  void enter_stage(std::size_t k) {
+    stage_ = k;
+    in_ = &ins_[k];
+    config_ = &configs_[k];
+    steps_ = std::max(1.0, std::ceil(in_->effective_steps));
+    t_eff_ = in_->step_time_s / (1 - in_->data_stall_fraction);
+    eval_per_step_ = in_->eval_every_steps > 0 ? in_->eval_time_s / in_->eval_every_steps : 0.0;
+    every_ = std::round(in_->every_steps);
+    save_ = in_->save_s + in_->verify_s;
+    rate_per_s_ =
+        std::isfinite(in_->node_mtbf_h) ? static_cast<double>(config_->nodes) / (in_->node_mtbf_h * 3600) : 0.0;
+    weibull_scale_s_ = 0;
+    if (rate_per_s_ > 0 && config_->weibull) {
+      // Weibull with the given shape and mean 1/rate.
+      weibull_scale_s_ = 1 / (rate_per_s_ * std::tgamma(1 + 1 / in_->weibull_shape));
+    }
+    runs_.clear();
+    kept_.clear();
+    position_ = high_ = 0;
+    // Only the restore checks read the kept checkpoints: tracking them costs nothing otherwise.
+    track_ = in_->restore_fail_prob > 0
+                 ? static_cast<std::size_t>(std::min<long long>(config_->keep_last, max_tracked_checkpoints))
+                 : 0;
+  }
+
+  // Rules 2-7 of one stage.
+  void run_stage(std::uint32_t k) {
+    add_runs(steps_, false);
+    run_to(end_position());
+    // 6. Planned graph changes: one full recompile each (not exposed).
+    const double changes = std::round(in_->planned_changes);
+    spend(metric::compile_h, changes * in_->recompile_s);
+    recompiles_ += changes;
+    // 7. Quality gate: one check; a failed check redoes part of the steps, whose result is accepted.
+    if (chance_.quality(k) < in_->rerun_prob) {
+      const double redo = std::ceil(in_->rerun_fraction * steps_);
+      if (redo >= 1) {
+        add_runs(redo, true);
+        run_to(end_position());
+      }
+    }
+  }
+
+  // A transition into a later stage: relaunch, the stage's graphs, checkpoint load, data
+  // pipeline; exposed like a recovery, and started again from its beginning when interrupted.
+  void transition() {
+    const double relaunch_s = std::isnan(in_->transition_s) ? in_->restart_s : in_->transition_s;
+    const double compile_s = config_->precompiled ? in_->cache_load_s : in_->initial_s;
+    const double duration_s = relaunch_s + compile_s + in_->load_s + in_->data_load_s;
+    if (config_->during_recovery && rate_per_s_ > 0) {
+      check_finishable(duration_s, "stage transition", [&] {
+        return "transition_s " + format_approx(relaunch_s) + " s + compile " + format_approx(compile_s) +
+               " s + checkpoint.load_s " + format_approx(in_->load_s) + " s + startup.data_load_s " +
+               format_approx(in_->data_load_s) + " s";
+      });
+      while (time_to_failure_s_ < duration_s) {
+        spend(metric::lost_h, time_to_failure_s_);
+        ++failures_;
+        time_to_failure_s_ = draw_time_to_failure();
+      }
+      time_to_failure_s_ -= duration_s;
+    }
+    spend(metric::transition_h, relaunch_s + in_->load_s);
+    spend(metric::compile_h, compile_s);
+    spend(metric::warmup_h, in_->data_load_s);
+  }
+
   void spend(metric::id phase, double seconds) {
     phase_[phase] += seconds;
     clock_s_ += seconds;
@@ -185,19 +295,19 @@ class lifecycle_sample {
            "a sample reached " + format_number(max_failures_per_sample) +
                " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
-    return config_.weibull ? weibull_scale_s_ * std::pow(e, 1 / in_.weibull_shape) : e / rate_per_s_;
+    return config_->weibull ? weibull_scale_s_ * std::pow(e, 1 / in_->weibull_shape) : e / rate_per_s_;
   }
 
   // Expected failures before an attempt of `attempt_s` completes: 1/P(no failure) − 1, with
   // P = e^{−λD} (exponential) or e^{−(D/scale)^k} (Weibull, a fresh renewal).
   double expected_failures(double attempt_s) const {
     const double exponent =
-        config_.weibull ? std::pow(attempt_s / weibull_scale_s_, in_.weibull_shape) : rate_per_s_ * attempt_s;
+        config_->weibull ? std::pow(attempt_s / weibull_scale_s_, in_->weibull_shape) : rate_per_s_ * attempt_s;
     return std::expm1(exponent);
   }
 
   std::string failure_rate_text() const {
-    return "with " + std::to_string(config_.nodes) + " nodes and a node MTBF of " + format_number(in_.node_mtbf_h) +
+    return "with " + std::to_string(config_->nodes) + " nodes and a node MTBF of " + format_number(in_->node_mtbf_h) +
            " h, the job fails every " + format_approx(1 / rate_per_s_ / 3600) + " h";
   }
 
@@ -211,9 +321,10 @@ class lifecycle_sample {
                "): about " + format_approx(expected) +
                " failures are expected before one completes, so the job would never finish; "
                "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
-               (in_.step_time_s > 600
-                    ? "; a step time of " + format_number(in_.step_time_s) +
-                          " s is long: if it is in milliseconds, it is " + format_approx(in_.step_time_s / 1000) + " s"
+               (in_->step_time_s > 600
+                    ? "; a step time of " + format_number(in_->step_time_s) +
+                          " s is long: if it is in milliseconds, it is " + format_approx(in_->step_time_s / 1000) +
+                          " s"
                     : std::string()));
     }
   }
@@ -233,73 +344,108 @@ class lifecycle_sample {
     }
   }
 
-  // Rules 2-5 for `steps` steps cut into segments of `every_` steps.
-  void run_steps(double steps, bool rerun) {
+  // Rule 2: `steps` steps cut into segments of `every_` steps, appended to the stage's sequence.
+  void add_runs(double steps, bool rerun) {
     const double per_step = t_eff_ + eval_per_step_;
     double full = 0, last_steps = steps;  // `full` segments of every_ steps, then the last one
     if (every_ > 0 && every_ < steps) {
       full = std::ceil(steps / every_) - 1;
       last_steps = steps - full * every_;
     }
-    if (full > 0) run_segments(full, every_, every_ * per_step + save_, rerun, save_);
-    const double last_save = config_.final_save ? save_ : 0.0;
-    run_segments(1, last_steps, last_steps * per_step + last_save, rerun, last_save);
+    if (full > 0) runs_.push_back({full, every_, every_ * per_step + save_, save_, rerun, true});
+    const double last_save = config_->final_save ? save_ : 0.0;
+    runs_.push_back({1, last_steps, last_steps * per_step + last_save, last_save, rerun, config_->final_save});
   }
 
-  // `count` identical segments of `steps` steps and duration `duration_s` (save included).
-  void run_segments(double count, double steps, double duration_s, bool rerun, double save_s) {
-    if (rate_per_s_ > 0) {
-      check_finishable(duration_s, "checkpoint segment", [&] {
-        return format_approx(steps) + " steps (checkpoint.every_steps) × " + format_approx(t_eff_ + eval_per_step_) +
-               " s per step (throughput.step_time_s with stalls and evaluations) + " + format_approx(save_s) +
-               " s of checkpoint save";
-      });
-      check_failure_budget(count, duration_s);
-    }
-    while (count > 0) {
-      // Segments that end before the next failure complete in one step.
-      double done = time_to_failure_s_ >= count * duration_s ? count : std::floor(time_to_failure_s_ / duration_s);
-      done = std::min(done, count);
-      if (done < count) done = std::min(done, count - 1);
-      complete(done, steps, duration_s, rerun, save_s);
-      count -= done;
-      time_to_failure_s_ -= done * duration_s;
-      if (count == 0) break;
-      // A failure in the next attempt: everything since the segment began is lost.
-      spend(metric::lost_h, std::max(0.0, time_to_failure_s_));
-      ++failures_;
-      recover();
+  double end_position() const {
+    double total = 0;
+    for (const auto& r : runs_) total += r.count;
+    return total;
+  }
+
+  // Rules 3-5 up to segment position `target` of the stage's sequence: each pass completes the
+  // failure-free segments of one run at once, then meets the next failure. Segments below the
+  // high-water mark are done again after a restore fallback: their time is lost.
+  void run_to(double target) {
+    while (position_ < target) {
+      double first = 0;
+      std::size_t r = 0;
+      while (first + runs_[r].count <= position_) first += runs_[r++].count;
+      segment_run& run = runs_[r];
+      double count = std::min(first + run.count, target) - position_;
+      const bool redo = position_ < high_;
+      if (redo) count = std::min(count, high_ - position_);
+      if (rate_per_s_ > 0 && !run.checked) {
+        run.checked = true;
+        check_finishable(run.duration_s, "checkpoint segment", [&] {
+          return format_approx(run.steps) + " steps (checkpoint.every_steps) × " +
+                 format_approx(t_eff_ + eval_per_step_) +
+                 " s per step (throughput.step_time_s with stalls and evaluations) + " + format_approx(run.save_s) +
+                 " s of checkpoint save";
+        });
+        check_failure_budget(count, run.duration_s);
+      }
+      attempt(count, run, redo);
     }
   }
 
-  void complete(double segments, double steps, double duration_s, bool rerun, double save_s) {
+  // `count` segments of `run` until the next failure, then that failure and its recovery.
+  void attempt(double count, const segment_run& run, bool redo) {
+    const double duration_s = run.duration_s;
+    // Segments that end before the next failure complete in one step.
+    double done = time_to_failure_s_ >= count * duration_s ? count : std::floor(time_to_failure_s_ / duration_s);
+    done = std::min(done, count);
+    if (done < count) done = std::min(done, count - 1);
+    complete(done, run, redo);
+    time_to_failure_s_ -= done * duration_s;
+    if (done == count) return;
+    // A failure in the next attempt: everything since the segment began is lost.
+    spend(metric::lost_h, std::max(0.0, time_to_failure_s_));
+    ++failures_;
+    recover();
+  }
+
+  void complete(double segments, const segment_run& run, bool redo) {
     if (segments <= 0) return;
-    const double n_steps = segments * steps;
-    if (rerun) {
+    if (track_ > 0 && run.saves) {
+      for (double p = std::max(position_ + 1, position_ + segments - static_cast<double>(track_) + 1);
+           p <= position_ + segments; ++p)
+        kept_.push_back(p);
+      while (kept_.size() > track_) kept_.pop_front();
+    }
+    position_ += segments;
+    if (redo) {
+      // Done again after a restore fallback: compute, stalls, evaluations and saves are lost.
+      spend(metric::lost_h, segments * run.duration_s);
+      return;
+    }
+    high_ = position_;
+    const double n_steps = segments * run.steps;
+    if (run.rerun) {
       phase_[metric::rerun_h] += n_steps * (t_eff_ + eval_per_step_);
     } else {
-      phase_[metric::useful_h] += n_steps * in_.step_time_s;
-      phase_[metric::stall_h] += n_steps * (t_eff_ - in_.step_time_s);
+      phase_[metric::useful_h] += n_steps * in_->step_time_s;
+      phase_[metric::stall_h] += n_steps * (t_eff_ - in_->step_time_s);
       phase_[metric::eval_h] += n_steps * eval_per_step_;
     }
-    phase_[metric::checkpoint_h] += segments * save_s;
-    clock_s_ += segments * duration_s;
+    phase_[metric::checkpoint_h] += segments * run.save_s;
+    clock_s_ += segments * run.duration_s;
   }
 
   // Rule 5: restart, compile (cache hit or miss, drawn per attempt), checkpoint load,
   // warm-up. An interrupted recovery is lost and starts again from scratch.
   void recover() {
+    if (track_ > 0 && !kept_.empty()) {
+      recover_with_checks();
+      return;
+    }
     for (;;) {
       time_to_failure_s_ = draw_time_to_failure();  // renewal at the failure
-      const bool hit = chance_.cache() < in_.cache_hit_prob;
-      const double compile_s = hit ? in_.cache_load_s : in_.recompile_s;
-      const double duration_s = in_.restart_s + compile_s + in_.load_s + in_.warmup_s;
-      if (config_.during_recovery) {
-        check_finishable(duration_s, "recovery", [&] {
-          return "failures.restart_s " + format_approx(in_.restart_s) + " s + compile " + format_approx(compile_s) +
-                 " s + checkpoint.load_s " + format_approx(in_.load_s) + " s + failures.warmup_s " +
-                 format_approx(in_.warmup_s) + " s";
-        });
+      const bool hit = chance_.cache() < in_->cache_hit_prob;
+      const double compile_s = hit ? in_->cache_load_s : in_->recompile_s;
+      const double duration_s = in_->restart_s + compile_s + in_->load_s + in_->warmup_s;
+      if (config_->during_recovery) {
+        check_recovery(duration_s, compile_s);
         if (time_to_failure_s_ < duration_s) {
           spend(metric::lost_h, time_to_failure_s_);
           ++failures_;
@@ -307,28 +453,99 @@ class lifecycle_sample {
         }
         time_to_failure_s_ -= duration_s;
       }
-      spend(metric::recovery_h, in_.restart_s + in_.load_s);
+      spend(metric::recovery_h, in_->restart_s + in_->load_s);
       spend(metric::compile_h, compile_s);
-      spend(metric::warmup_h, in_.warmup_s);
+      spend(metric::warmup_h, in_->warmup_s);
       if (!hit) ++recompiles_;
       return;
     }
   }
 
-  const lifecycle_inputs& in_;
-  const lifecycle_config& config_;
+  void check_recovery(double duration_s, double compile_s) const {
+    check_finishable(duration_s, "recovery", [&] {
+      return "failures.restart_s " + format_approx(in_->restart_s) + " s + compile " + format_approx(compile_s) +
+             " s + checkpoint.load_s " + format_approx(in_->load_s) + " s + failures.warmup_s " +
+             format_approx(in_->warmup_s) + " s";
+    });
+  }
+
+  // Rule 5 with restore checks (docs/lifecycle.md, "Restore fidelity"): each load of a kept
+  // checkpoint is checked; a failed check drops it and loads the next older one; with none
+  // left the stage starts over (the first stage from scratch, a later one from the previous
+  // stage's last checkpoint, one load without a check). The segments after the checkpoint
+  // that passes are done again.
+  void recover_with_checks() {
+    for (;;) {
+      time_to_failure_s_ = draw_time_to_failure();  // renewal at the failure
+      const bool hit = chance_.cache() < in_->cache_hit_prob;
+      const double compile_s = hit ? in_->cache_load_s : in_->recompile_s;
+      if (config_->during_recovery)
+        check_recovery(in_->restart_s + compile_s + in_->load_s + in_->warmup_s, compile_s);
+      const bool exposed = config_->during_recovery;
+      double elapsed_s = in_->restart_s + compile_s, loads = 0, resume = 0;
+      bool interrupted = false;
+      for (;;) {
+        if (kept_.empty() && stage_ == 0) break;  // from scratch: nothing to load
+        elapsed_s += in_->load_s;
+        ++loads;
+        if (exposed && time_to_failure_s_ < elapsed_s) {
+          interrupted = true;
+          break;
+        }
+        if (kept_.empty()) break;  // the previous stage's last checkpoint: it passed the transition
+        if (chance_.restore() >= in_->restore_fail_prob) {
+          resume = kept_.back();
+          break;
+        }
+        kept_.pop_back();  // dropped for good
+        ++restore_fallbacks_;
+      }
+      elapsed_s += in_->warmup_s;
+      if (exposed && (interrupted || time_to_failure_s_ < elapsed_s)) {
+        spend(metric::lost_h, time_to_failure_s_);
+        ++failures_;
+        continue;
+      }
+      if (exposed) time_to_failure_s_ -= elapsed_s;
+      spend(metric::recovery_h, in_->restart_s + loads * in_->load_s);
+      spend(metric::compile_h, compile_s);
+      spend(metric::warmup_h, in_->warmup_s);
+      if (!hit) ++recompiles_;
+      position_ = resume;
+      return;
+    }
+  }
+
+  // The restore checks look back through at most this many kept checkpoints.
+  static constexpr long long max_tracked_checkpoints = 1 << 16;
+
+  const lifecycle_inputs* ins_;
+  const lifecycle_config* configs_;
+  std::size_t stages_, stage_ = 0, track_ = 0;
   chance_draws& chance_;
+  const lifecycle_inputs* in_ = nullptr;
+  const lifecycle_config* config_ = nullptr;
   double* phase_ = nullptr;
-  double steps_, t_eff_, eval_per_step_, every_, save_, rate_per_s_, weibull_scale_s_ = 0;
-  double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0;
+  std::vector<segment_run> runs_;
+  std::deque<double> kept_;  // positions of the kept checkpoints, oldest first
+  double position_ = 0, high_ = 0;  // segments of the stage done now, and ever
+  double steps_ = 0, t_eff_ = 0, eval_per_step_ = 0, every_ = 0, save_ = 0, rate_per_s_ = 0, weibull_scale_s_ = 0;
+  double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0, restore_fallbacks_ = 0;
 };
 
 }  // namespace detail
 
-// Runs one sample: fills out[0 .. metric::count).
+// Runs one sample of a job without stages: fills out[0 .. metric::count).
 inline void simulate_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance,
                             double* out) {
-  detail::lifecycle_sample(in, config, chance).run(out);
+  detail::lifecycle_sample(&in, &config, 1, chance).run(out);
+}
+
+// Runs one sample of a job of `stages` stages; stage_out (when given) receives
+// stage_metrics.size() values per stage.
+inline void simulate_stages(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages,
+                            chance_draws& chance, double* out, double* stage_out) {
+  detail::lifecycle_sample(in, config, stages, chance).run(out, stage_out);
 }
 
 }  // namespace trnmodel

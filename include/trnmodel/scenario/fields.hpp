@@ -213,6 +213,8 @@ enum class counting { none, up, nearest };
     &in::cache_hit_prob, "", "probability that a recovery finds its graphs cached")                                   \
   X(compile_planned_changes, "compile.planned_changes", quantity, nonnegative, "0", false, time, always, nearest,     \
     &in::planned_changes, "", "graph changes during the job, each a full recompile (rounded)")                        \
+  X(compile_precompiled, "compile.precompiled", boolean, any, "false", false, setting, always, none, nullptr, "",     \
+    "stages: the stage's graphs were compiled ahead, so its transition loads them (compile.cache_load_s)")           \
   X(checkpoint_every_steps, "checkpoint.every_steps", quantity, nonnegative, "0", false, time, always, nearest,       \
     &in::every_steps, "", "steps per checkpoint segment (rounded); 0: one segment")                                   \
   X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, none, &in::save_s, "",   \
@@ -227,6 +229,9 @@ enum class counting { none, up, nearest };
     "", "gigabytes per checkpoint")                                                                                   \
   X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, none, nullptr,  \
     "", "checkpoints kept in storage")                                                                                \
+  X(checkpoint_restore_fail_prob, "checkpoint.restore_fail_prob", quantity, probability, "0", false, time, always,    \
+    none, &in::restore_fail_prob, "",                                                                                 \
+    "probability that a restored checkpoint fails its check (the job falls back to an older one)")                    \
   X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, none,                      \
     &in::eval_every_steps, "", "steps between periodic evaluations; 0: none")                                         \
   X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_time_s, "",          \
@@ -266,7 +271,9 @@ enum class counting { none, up, nearest };
   X(engineering_adaptation_h, "engineering.adaptation_h", quantity, nonnegative, "0", false, engineering, always,     \
     none, &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                          \
   X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
-    none, &in::rate_usd_per_h, "", "USD per engineering hour")
+    none, &in::rate_usd_per_h, "", "USD per engineering hour")                                                        \
+  X(transition_s, "transition_s", quantity, nonnegative, "", false, time, always, none, &in::transition_s, "",        \
+    "stages: seconds to relaunch with a stage's configuration (default: its failures.restart_s)")
 // clang-format on
 
 // Every field of the scenario format, by name: `field::checkpoint_save_s`.

@@ -30,7 +30,7 @@ inline constexpr const char* scenario_schema_v1 = "trnmodel.scenario/1";
 namespace detail {
 
 inline std::vector<std::string> top_level_keys() {
-  std::vector<std::string> keys{"schema"};
+  std::vector<std::string> keys{"schema", "stages"};
   for (const auto& f : scenario_fields()) {
     const std::string head = f.path.substr(0, f.path.find('.'));
     if (std::find(keys.begin(), keys.end(), head) == keys.end()) keys.push_back(head);
@@ -136,6 +136,7 @@ class scenario {
     s.load();
     s.load_profile();
     s.check_consistency();
+    s.load_stages();
     return s;
   }
 
@@ -302,8 +303,89 @@ class scenario {
     return p;
   }
 
+  // Multi-stage jobs (docs/scenario.md, "Stages"): the number of stages (0 without a
+  // `stages` array), each stage as a scenario of its own (the top level with the stage's
+  // fields over it), its name, and whether the stage itself gives field `f`.
+  std::size_t stage_count() const { return stages_ ? stages_->size() : 0; }
+  const scenario& stage(std::size_t k) const { return *stages_->at(k).s; }
+  const std::string& stage_name(std::size_t k) const { return stages_->at(k).name; }
+  bool stage_gives(std::size_t k, field f) const { return stages_->at(k).given[index(f)]; }
+
  private:
   static std::size_t index(field f) { return static_cast<std::size_t>(f); }
+
+  // The blocks a stage may override; the others (startup, prices, data, engineering,
+  // reference) belong to the whole job.
+  static const std::vector<std::string>& stage_blocks() {
+    static const std::vector<std::string> blocks{"name",       "transition_s", "job",     "cluster",
+                                                 "model",      "parallelism",  "throughput", "compile",
+                                                 "checkpoint", "eval",         "failures", "quality"};
+    return blocks;
+  }
+
+  // Each stage is validated as a scenario of its own: the top level with the stage's fields
+  // over it (null removes a top-level field); its errors name the stage ("stages[1].…").
+  void load_stages() {
+    if (!doc_.contains("stages")) return;
+    const json& list = doc_["stages"];
+    if (!list.is_array() || list.empty())
+      fail("stages", "must be a non-empty array of stage objects, got " + detail::describe_json(list));
+    auto stages = std::make_shared<std::vector<stage_entry>>();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string at = "stages[" + std::to_string(k) + "]";
+      const json& item = list[k];
+      if (!item.is_object()) fail(at, "must be an object (a stage), got " + detail::describe_json(item));
+      if (!item.contains("name") || !item["name"].is_string() || item["name"].get<std::string>().empty())
+        fail(at + ".name", "required: a non-empty string naming the stage");
+      const std::string name = item["name"].get<std::string>();
+      if (name.find('/') != std::string::npos)
+        fail(at + ".name", "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" +
+                               name + "\"");
+      for (const auto& other : *stages)
+        if (other.name == name) fail(at + ".name", "must be unique, \"" + name + "\" names an earlier stage");
+      json merged = doc_;
+      merged.erase("stages");
+      std::vector<bool> given(field_count, false);
+      for (const auto& [head, value] : item.items()) {
+        if (head == "name") continue;
+        const std::string path = at + "." + head;
+        if (std::find(stage_blocks().begin(), stage_blocks().end(), head) == stage_blocks().end()) {
+          const auto sections = detail::top_level_keys();
+          if (std::find(sections.begin(), sections.end(), head) != sections.end())
+            fail(path, "is set per job, not per stage: give it at the top level");
+          fail(path, "unknown key" + detail::did_you_mean(head, stage_blocks()));
+        }
+        if (head == "transition_s") {
+          if (k == 0) fail(path, "the first stage has no transition (the job's start comes once)");
+          merged[head] = value;
+          given[index(field::transition_s)] = true;
+          continue;
+        }
+        if (!value.is_object()) fail(path, "must be an object of fields, got " + detail::describe_json(value));
+        for (const auto& [key, field_value] : value.items()) {
+          const field_spec* f = find_field(head + "." + key);
+          if (f == nullptr) fail(path + "." + key, "unknown key" + detail::suggest_field(head, key));
+          if (f->id == field::cluster_platform)
+            fail(path + "." + key, "is set per job, not per stage: give it at the top level");
+          if (!merged.contains(head) || !merged[head].is_object()) merged[head] = json::object();
+          // A stage giving its steps as tokens (or the reverse) replaces the top level's.
+          if (f->id == field::job_tokens) merged[head].erase("effective_steps");
+          if (f->id == field::job_effective_steps) merged[head].erase("tokens");
+          if (field_value.is_null())
+            merged[head].erase(key);
+          else
+            merged[head][key] = field_value;
+          given[f->index()] = true;
+        }
+      }
+      try {
+        stages->push_back({name, std::make_shared<const scenario>(from_json(merged, *profiles_)), std::move(given)});
+      } catch (const input_error& e) {
+        throw input_error(at + "." + e.what());
+      }
+    }
+    stages_ = std::move(stages);
+  }
 
   // A field read as the kind it is; reading an integer field as a flag is a programming
   // error in the caller, reported with the path rather than as undefined behaviour.
@@ -327,7 +409,7 @@ class scenario {
 
     const auto sections = detail::top_level_keys();
     for (const auto& [head, value] : doc_.items()) {
-      if (head == "schema") continue;
+      if (head == "schema" || head == "stages") continue;  // stages: load_stages()
       if (std::find(sections.begin(), sections.end(), head) == sections.end())
         fail(head, "unknown key" + detail::did_you_mean(head, sections));
       if (const field_spec* field = find_field(head)) {  // top-level fields: name, description
@@ -517,8 +599,14 @@ class scenario {
     }
   }
 
+  struct stage_entry {
+    std::string name;
+    std::shared_ptr<const scenario> s;
+    std::vector<bool> given;
+  };
   json doc_;
   std::shared_ptr<const profile_library> profiles_;
+  std::shared_ptr<const std::vector<stage_entry>> stages_;
   std::optional<platform_profile> profile_;
   // What the scenario holds, by field (scenario_fields() order): given or default.
   std::vector<bool> given_ = std::vector<bool>(field_count, false);

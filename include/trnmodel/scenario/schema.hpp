@@ -73,6 +73,28 @@ inline json field_schema(const field_spec& f) {
   return prop;
 }
 
+// The `stages` array: each stage overrides the blocks a stage may give (their fields as at
+// the top level, none required, a null removing the top level's value; cluster.platform
+// belongs to the whole job), plus its name and transition_s.
+inline json stages_schema(const json& top) {
+  json stage = {{"name", {{"type", "string"}, {"minLength", 1}, {"pattern", "^[^/]+$"},
+                          {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
+  stage["transition_s"] = top["transition_s"];
+  for (const char* block :
+       {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval", "failures", "quality"}) {
+    json b = top[block];
+    b.erase("required");
+    b["properties"].erase("platform");
+    for (auto& [key, prop] : b["properties"].items()) prop = {{"anyOf", json::array({prop, {{"type", "null"}}})}};
+    stage[block] = b;
+  }
+  return {{"type", "array"},
+          {"minItems", 1},
+          {"description", "the job's stages, in order; each overrides the top-level fields it gives"},
+          {"items",
+           {{"type", "object"}, {"required", {"name"}}, {"additionalProperties", false}, {"properties", stage}}}};
+}
+
 }  // namespace detail
 
 inline json scenario_json_schema() {
@@ -93,6 +115,7 @@ inline json scenario_json_schema() {
       if (std::find(required.begin(), required.end(), section) == required.end()) required.push_back(section);
     }
   }
+  top["stages"] = detail::stages_schema(top);
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"$id", "urn:trnmodel:scenario:1"},
           {"title", "trnmodel scenario, format v1"},
