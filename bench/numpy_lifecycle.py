@@ -71,12 +71,14 @@ METRICS = [
     "lost_h",
     "recovery_h",
     "rerun_h",
+    "transition_h",
     "wall_h",
     "billed_h",
     "node_h",
     "goodput",
     "failures",
     "recompiles",
+    "restore_fallbacks",
     "cost_compute_usd",
     "cost_storage_usd",
     "cost_transfer_usd",
@@ -87,7 +89,7 @@ METRICS = [
     "useful_step_cost_usd",
     "lifecycle_cost_per_step_usd",
 ]
-PHASES = METRICS[:11]
+PHASES = METRICS[:12]
 
 # Defaults of the optional quantities (docs/scenario.md). None: absent.
 QUANTITY_DEFAULTS = {
@@ -418,6 +420,8 @@ def simulate_numpy(
     n = int(samples)
     rng = rng if rng is not None else np.random.default_rng(seed)
     x = draw_inputs(scenario, n, rng)
+    if np.any(np.asarray(x["checkpoint.restore_fail_prob"]) > 0) or "stages" in _scenario_dict(scenario):
+        raise ValueError("simulate_numpy: restore checks and stages are not modelled here (simulate_restore_numpy)")
 
     steps = np.maximum(1.0, np.ceil(np.broadcast_to(x["job.effective_steps"], (n,)).astype(np.float64)))
     t = x["throughput.step_time_s"]
@@ -475,6 +479,7 @@ def simulate_numpy(
     out["lost_h"] = proc.lost * h
     out["recovery_h"] = proc.recovery * h
     out["rerun_h"] = full_n(redo * per_step) * h
+    out["transition_h"] = np.zeros(n)  # one stage: no transition (see simulate_restore_numpy for restores)
     wall = np.zeros(n)
     for p in PHASES:
         out[p] = full_n(out[p])
@@ -488,6 +493,7 @@ def simulate_numpy(
         out["goodput"] = np.where(wall > 0, out["useful_h"] / wall, 0.0)
     out["failures"] = proc.failures
     out["recompiles"] = proc.recompiles + changes
+    out["restore_fallbacks"] = np.zeros(n)
 
     price = x["prices.node_hour_usd"]
     out["cost_compute_usd"] = out["node_h"] * price
@@ -546,8 +552,10 @@ def simulate_restore_numpy(scenario: Any, samples: int = 2_000, seed: Optional[i
         # The segments of the run: (duration, leaves a checkpoint).
         count = int(math.ceil(steps / k)) if 0 < k < steps else 1
         last = steps - (count - 1) * k if count > 1 else steps
-        segments = [((k if j < count - 1 else last) * (t_eff + e), j < count - 1 or bool(x["checkpoint.final"]))
-                    for j in range(count)]
+        segments = [
+            ((k if j < count - 1 else last) * (t_eff + e), j < count - 1 or bool(x["checkpoint.final"]))
+            for j in range(count)
+        ]
         segments = [(d + (save if ckpt else 0.0), ckpt) for d, ckpt in segments]
         rate = float(x["cluster.nodes"]) / (_value(mtbf, i) * 3600) if mtbf is not None else 0.0
         ttf = rng.exponential(1 / rate) if rate > 0 else math.inf
@@ -609,12 +617,7 @@ def simulate_restore_numpy(scenario: Any, samples: int = 2_000, seed: Optional[i
                 position = resume
                 break
         acc["wall_h"] += (
-            base
-            + acc["lost_h"]
-            + acc["recovery_h"]
-            + acc["compile_h"]
-            + acc["warmup_h"]
-            + v["eval.final_s"]
+            base + acc["lost_h"] + acc["recovery_h"] + acc["compile_h"] + acc["warmup_h"] + v["eval.final_s"]
         )
         for m in names:
             out[m][i] = acc[m] / 3600 if m.endswith("_h") else acc[m]
@@ -640,4 +643,12 @@ def summarize(out: Dict[str, np.ndarray]) -> Dict[str, Dict[str, float]]:
     return stats
 
 
-__all__ = ["simulate_numpy", "simulate_restore_numpy", "draw_inputs", "sample_quantity", "summarize", "METRICS", "PHASES"]
+__all__ = [
+    "simulate_numpy",
+    "simulate_restore_numpy",
+    "draw_inputs",
+    "sample_quantity",
+    "summarize",
+    "METRICS",
+    "PHASES",
+]

@@ -59,7 +59,9 @@ def _stages_facts(d: dict) -> list:
             if block != "name"
             for key in (fields if isinstance(fields, dict) else [None])
         ]
-        rows.append([str(k + 1), f"<code>{esc(stage.get('name', ''))}</code>", esc(", ".join(changed) or "(top level)")])
+        rows.append(
+            [str(k + 1), f"<code>{esc(stage.get('name', ''))}</code>", esc(", ".join(changed) or "(top level)")]
+        )
     return [f"<h3>{len(stages)} stages</h3>", table(["", "stage", "overrides"], rows)]
 
 
@@ -118,7 +120,10 @@ def simulation_html(result: Any) -> str:
     body = [table(["metric"] + cols, rows, numeric=[False] + [True] * len(cols))]
     wall = float(s.loc["wall_h", "mean"])
     phase_rows = []
+    staged = bool(getattr(result, "stage_names", None))
     for p in PHASES:
+        if p == "transition_h" and not staged:
+            continue  # a job without stages has no transitions
         v = float(s.loc[p, "mean"])
         share = v / wall if wall > 0 and np.isfinite(v) else 0.0
         phase_rows.append(

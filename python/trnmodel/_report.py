@@ -301,7 +301,10 @@ def phases_section(doc: Document, results: Dict[str, SimulationResult], figures:
     doc.heading("Where the time goes (mean)")
     names = list(results)
     rows = []
+    staged = any(r.stage_names for r in results.values())
     for p in PHASES:
+        if p == "transition_h" and not staged:
+            continue  # no stages, no transitions
         row = [p]
         for name in names:
             s = results[name].summary()

@@ -145,8 +145,10 @@ def stages(result: Any, ax: Any = None) -> Any:
     for i, stage in enumerate(frame.index):
         left = 0.0
         for p in parts + ["other"]:
-            v = float(frame.loc[stage, "wall_h"]) - sum(float(frame.loc[stage, q]) for q in parts) if p == "other" else (
-                float(frame.loc[stage, p])
+            v = (
+                float(frame.loc[stage, "wall_h"]) - sum(float(frame.loc[stage, q]) for q in parts)
+                if p == "other"
+                else (float(frame.loc[stage, p]))
             )
             colour = PHASE_COLOURS.get(p, "#b0bec5")
             ax.barh(i, v, left=left, color=colour, edgecolor="white", lw=0.5, label=p if i == 0 else None)

@@ -89,9 +89,12 @@ def test_phases_sum_to_wall_and_useful_stays():
     np.testing.assert_allclose(total, res["wall_h"], rtol=1e-12)
     # Redone work is lost, never useful twice.
     np.testing.assert_allclose(res["useful_h"], 1_000 * 17.0 / 3600, rtol=1e-12)
-    assert res["lost_h"].mean() > tm.simulate(
-        tm.Scenario.from_dict(_variant(checkpoint__restore_fail_prob=0)), samples=4_000, seed=1, progress=False
-    )["lost_h"].mean()
+    assert (
+        res["lost_h"].mean()
+        > tm.simulate(
+            tm.Scenario.from_dict(_variant(checkpoint__restore_fail_prob=0)), samples=4_000, seed=1, progress=False
+        )["lost_h"].mean()
+    )
 
 
 def test_keep_last_buys_resilience():

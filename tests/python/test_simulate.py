@@ -152,6 +152,7 @@ def test_cli_bad_input_exit_code_2_one_line(tmp_path):
 def test_kept_samples_that_cannot_fit_are_refused_before_allocating():
     scn = tm.Scenario.from_json(LORA)
     with pytest.raises(
-        tm.ScenarioError, match=r"samples: keeping 100000000000 samples of 32 outputs needs .* GiB.*keep_samples=False"
+        tm.ScenarioError,
+        match=rf"samples: keeping 100000000000 samples of {len(tm.METRICS)} outputs needs .* GiB.*keep_samples=False",
     ):
         tm.simulate(scn, samples=10**11)

@@ -140,7 +140,10 @@ def _bad(mutate) -> dict:
 
 
 BAD = [
-    (lambda d: d["stages"][1]["throughput"].update(step_time_s=-1), r"stages\[1\]\.throughput\.step_time_s: must be > 0"),
+    (
+        lambda d: d["stages"][1]["throughput"].update(step_time_s=-1),
+        r"stages\[1\]\.throughput\.step_time_s: must be > 0",
+    ),
     (
         lambda d: d["stages"][0].update(checkpoint={"every_stepz": 3}),
         r"stages\[0\]\.checkpoint\.every_stepz: unknown key \(did you mean every_steps\?\)",
@@ -152,7 +155,10 @@ BAD = [
     (lambda d: d["stages"][1].update(name="short"), r"stages\[1\]\.name: must be unique"),
     (lambda d: d["stages"][1].update(name="a/b"), r"stages\[1\]\.name: must not contain '/'"),
     (lambda d: d["stages"][1].pop("name"), r"stages\[1\]\.name: required"),
-    (lambda d: d["stages"][1].update(compile={"precompiled": "yes"}), r"stages\[1\]\.compile\.precompiled: must be true"),
+    (
+        lambda d: d["stages"][1].update(compile={"precompiled": "yes"}),
+        r"stages\[1\]\.compile\.precompiled: must be true",
+    ),
     (lambda d: d["stages"][1].update(tranistion_s=1), r"stages\[1\]\.tranistion_s: unknown key \(did you mean"),
     (lambda d: d["stages"][1].update(job={"tokens": 5}), r"stages\[1\]\.model\.sequence_length: required"),
     (lambda d: d.update(stages=[]), r"stages: must be a non-empty array"),
