@@ -68,8 +68,10 @@ void register_throughput(py::module_& m) {
          double global_batch, double virtual_stages, int zero_stage, double peak_tflops, double intra_gb_s,
          double intra_latency_us, double intra_efficiency, double inter_gb_s, double inter_latency_us,
          double inter_efficiency, double chips_per_domain, double compute_efficiency, double dp_overlap,
-         double hbm_tb_s, double elementwise_traffic) {
+         double hbm_tb_s, double elementwise_traffic, double cp, double kv_heads) {
         step_time_arguments a;
+        a.cp = cp;
+        a.kv_heads = kv_heads;
         a.parameters = parameters;
         a.layers = layers;
         a.hidden_size = hidden_size;
@@ -107,6 +109,7 @@ void register_throughput(py::module_& m) {
         d["pp_bubble_s"] = parts.bubble_s;
         d["pp_p2p_s"] = parts.pp_p2p_s;
         d["dp_comm_s"] = parts.dp_s;
+        d["cp_comm_s"] = parts.cp_s;
         d["memory_bytes"] = in.memory().total();
         return d;
       },
@@ -116,7 +119,7 @@ void register_throughput(py::module_& m) {
       py::arg("virtual_stages"), py::arg("zero_stage"), py::arg("peak_tflops"), py::arg("intra_gb_s"),
       py::arg("intra_latency_us"), py::arg("intra_efficiency"), py::arg("inter_gb_s"), py::arg("inter_latency_us"),
       py::arg("inter_efficiency"), py::arg("chips_per_domain"), py::arg("compute_efficiency"), py::arg("dp_overlap"),
-      py::arg("hbm_tb_s") = 0.0, py::arg("elementwise_traffic") = 0.0);
+      py::arg("hbm_tb_s") = 0.0, py::arg("elementwise_traffic") = 0.0, py::arg("cp") = 1.0, py::arg("kv_heads") = 0.0);
 
   m.def(
       "check_profile",

@@ -393,6 +393,8 @@ def analytic_step_time(
     dp_overlap: float,
     hbm_tb_s: float = 0.0,
     elementwise_traffic: float = 0.0,
+    cp: float = 1.0,
+    kv_heads: float = 0.0,
 ) -> dict: ...
 def backtest(
     scenario: Scenario, journal: Journal, *, samples: int, seed: int, threads: int, progress: _Progress

@@ -178,7 +178,7 @@ class lifecycle_model {
         row_out[metric::step_time_s] = in.step_time_s;
         const double nan = std::numeric_limits<double>::quiet_NaN();
         row_out[metric::compute_s] = derived ? parts.compute_s : nan;
-        row_out[metric::tp_comm_s] = derived ? parts.tp_s : nan;
+        row_out[metric::tp_comm_s] = derived ? parts.tp_s + parts.cp_s : nan;  // context parallelism's too
         row_out[metric::pp_bubble_s] = derived ? parts.bubble_s : nan;
         row_out[metric::pp_p2p_s] = derived ? parts.pp_p2p_s : nan;
         row_out[metric::dp_comm_s] = derived ? parts.dp_s : nan;

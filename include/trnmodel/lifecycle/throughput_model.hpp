@@ -30,7 +30,7 @@ class throughput_model {
     // Without a profile the layout says how many chips there are.
     chips_ = s.profile() ? static_cast<double>(s.integer(field::cluster_nodes)) *
                                static_cast<double>(s.profile()->chips_per_node)
-                         : layout_.tp * layout_.pp * layout_.dp;
+                         : layout_.tp * layout_.cp * layout_.pp * layout_.dp;
     if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
     parameters_given_ = s.has(field::model_parameters);
     if (mode_ == mode::extrapolated) {

@@ -151,6 +151,8 @@ enum class counting { none, up, nearest };
     "attention heads a")                                                                                              \
   X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",           \
     "MLP inner size (default 4h)")                                                                                    \
+  X(model_kv_heads, "model.kv_heads", integer, at_least_one, "", false, setting, always, none, nullptr, "",           \
+    "key/value heads (grouped-query attention; default: model.heads)")                                                \
   X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",       \
     "vocabulary size")                                                                                                \
   X(model_sequence_length, "model.sequence_length", integer, at_least_one, "", false, setting, always, none, nullptr, \
@@ -161,6 +163,8 @@ enum class counting { none, up, nearest };
     "pipeline-parallel degree")                                                                                       \
   X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
     "data-parallel degree")                                                                                           \
+  X(parallelism_cp, "parallelism.cp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+    "context-parallel degree: each sequence split across cp chips")                                                   \
   X(parallelism_micro_batch, "parallelism.micro_batch", integer, at_least_one, "1", false, setting, always, none,     \
     nullptr, "", "sequences per micro-batch")                                                                         \
   X(parallelism_global_batch, "parallelism.global_batch", integer, at_least_one, "", false, setting, always, none,    \

@@ -248,6 +248,7 @@ class scenario {
     m.heads = get(field::model_heads);
     m.sequence_length = get(field::model_sequence_length);
     m.ffn_size = get(field::model_ffn_size);
+    m.kv_heads = get(field::model_kv_heads);
     const double h = m.hidden_size, vocab = get(field::model_vocab_size);
     if (const quantity* n = find(field::model_parameters); n && !n->is_unknown()) {
       m.parameters = n->ppf(0.5);
@@ -300,6 +301,7 @@ class scenario {
     p.global_batch = get(field::reference_global_batch, field::parallelism_global_batch);
     p.virtual_stages = static_cast<double>(integer(field::parallelism_virtual_stages));
     p.zero_stage = static_cast<int>(integer(field::parallelism_zero_stage));
+    p.cp = static_cast<double>(integer(field::parallelism_cp));
     return p;
   }
 
@@ -554,9 +556,11 @@ class scenario {
           need(field::reference_parameters,
                "(the reference model's parameter count) when " + path_of(path) + " is given");
     }
+    check_context_parallel();
     check_layout("parallelism", integer(field::cluster_nodes), integer(field::parallelism_tp),
                  integer(field::parallelism_pp), integer(field::parallelism_dp),
-                 integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch));
+                 integer(field::parallelism_micro_batch), integer(field::parallelism_global_batch),
+                 integer(field::parallelism_cp));
     if (profile_ && has_integer(field::model_layers) && has_integer(field::model_hidden_size) &&
         has_integer(field::model_heads))
       check_memory_fit();
@@ -586,16 +590,26 @@ class scenario {
     }
   }
 
+  // Context parallelism splits each sequence into cp equal chunks.
+  void check_context_parallel() const {
+    const long long cp = integer(field::parallelism_cp);
+    if (cp > 1 && has_integer(field::model_sequence_length) && integer(field::model_sequence_length) % cp != 0)
+      fail(path_of(field::parallelism_cp), "must divide model.sequence_length = " +
+                                               std::to_string(integer(field::model_sequence_length)) + ", got " +
+                                               std::to_string(cp));
+  }
+
   void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,
-                    long long micro, long long global) const {
+                    long long micro, long long global, long long cp = 1) const {
     if (global % (dp * micro) != 0)
       fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) +
                                         ", got " + std::to_string(global));
     if (profile_) {
       const long long chips = nodes * profile_->chips_per_node;
-      if (tp * pp * dp != chips)
-        fail(where, "tp x pp x dp = " + std::to_string(tp * pp * dp) + " must equal the chips of " +
-                        std::to_string(nodes) + " x " + profile_->name + " = " + std::to_string(chips));
+      if (tp * cp * pp * dp != chips)
+        fail(where, std::string(cp > 1 ? "tp x cp x pp x dp = " : "tp x pp x dp = ") +
+                        std::to_string(tp * cp * pp * dp) + " must equal the chips of " + std::to_string(nodes) +
+                        " x " + profile_->name + " = " + std::to_string(chips));
     }
   }
 

@@ -43,7 +43,10 @@ struct transformer_shape {
   double heads;  // a
   double sequence_length;  // T
   double ffn_size = 0;  // MLP inner size; 0: 4h (GPT)
+  double kv_heads = 0;  // key/value heads (grouped-query attention); 0: as many as heads
   double ffn() const { return ffn_size > 0 ? ffn_size : 4 * hidden_size; }
+  // The width of the keys (and of the values): h · kv_heads / heads.
+  double kv_size() const { return kv_heads > 0 && heads > 0 ? hidden_size * kv_heads / heads : hidden_size; }
 };
 
 struct training_kind {
@@ -85,6 +88,7 @@ struct parallel_layout {
   double micro_batch = 1, global_batch = 1;
   double virtual_stages = 1;  // interleaved schedule: model chunks per pipeline rank
   int zero_stage = 0;  // 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
+  double cp = 1;  // context parallelism: each sequence split across cp chips
 };
 
 struct device_memory {
@@ -118,7 +122,8 @@ inline device_memory memory_per_device(const transformer_shape& m, const trainin
   }
   const double layers_per_stage = m.layers / p.pp;
   const double in_flight = std::min(p.pp, p.global_batch / (p.dp * p.micro_batch));
-  mem.activations_bytes = per_layer * layers_per_stage * in_flight;
+  // Context parallelism splits every activation along the sequence.
+  mem.activations_bytes = per_layer * layers_per_stage * in_flight / p.cp;
   return mem;
 }
 

@@ -34,7 +34,8 @@ struct step_parts {
   double bubble_s = 0;  // pipeline fill and drain: (p - 1)/v micro-batch slots
   double pp_p2p_s = 0;  // activations and gradients between stages on the critical path
   double dp_s = 0;  // exposed data-parallel gradient communication
-  double total() const { return compute_s + tp_s + bubble_s + pp_p2p_s + dp_s; }
+  double cp_s = 0;  // context parallelism: keys and values gathered across the sequence (not overlapped)
+  double total() const { return compute_s + tp_s + bubble_s + pp_p2p_s + dp_s + cp_s; }
 };
 
 inline double tokens_per_step(const transformer_shape& m, const parallel_layout& p) {
@@ -77,7 +78,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
                                      double elementwise_traffic = 0) {
   step_parts parts;
   const double micro_batches = p.global_batch / (p.dp * p.micro_batch);
-  const double tokens_per_micro_batch = p.micro_batch * m.sequence_length;
+  // With context parallelism each rank holds 1/cp of every sequence (and does 1/cp of its work).
+  const double tokens_per_micro_batch = p.micro_batch * m.sequence_length / p.cp;
   const double flops_per_micro_batch_per_rank = tokens_per_micro_batch * hardware_flops_per_token(m, k) / (p.tp * p.pp);
   double micro_batch_s = flops_per_micro_batch_per_rank / (hw.peak_flops_per_chip * compute_efficiency);
   if (elementwise_traffic > 0) {
@@ -85,12 +87,12 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // backward's two, and a recomputed forward).
     const double passes = k.recompute == recompute_kind::full ? 4 : 3;
     micro_batch_s +=
-        elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / hw.hbm_bytes_per_s;
+        elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / p.cp / hw.hbm_bytes_per_s;
   }
   parts.compute_s = micro_batches * micro_batch_s;
   parts.bubble_s = (p.pp - 1) / p.virtual_stages * micro_batch_s;
 
-  const double activation_bytes = 2 * tokens_per_micro_batch * m.hidden_size;  // bf16 b·s·h
+  const double activation_bytes = 2 * tokens_per_micro_batch * m.hidden_size;  // bf16 b·s·h (of this rank's s/cp)
   if (p.tp > 1) {
     // 2 all-reduces forward, 2 backward per layer and micro-batch (Megatron); a full
     // recomputation repeats the forward's two.
@@ -104,8 +106,19 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
                                                                              activation_bytes, hw.intra, hw.inter);
     parts.tp_s = micro_batches * per_layer * (m.layers / p.pp) * all_reduce_s;
   }
+  if (p.cp > 1) {
+    // Each layer's attention needs the keys and values of the whole sequence: an all-gather
+    // of the cp chunks forward, a reduce-scatter of their gradients backward (the same
+    // bytes), a second all-gather when the forward is recomputed (Llama 3's all-gather
+    // context parallelism, arXiv:2407.21783 sec. 3.3.2). The group is the cp ranks spaced tp
+    // apart; each gathers the keys and values of its tensor-parallel slice.
+    const auto& link = detail::fits_in_domain(p.tp, p.cp, hw.chips_per_domain) ? hw.intra : hw.inter;
+    const double kv_bytes = 2 * 2 * p.micro_batch * m.sequence_length * m.kv_size() / p.tp;  // bf16 K and V
+    const double per_layer = k.recompute == recompute_kind::full ? 3 : 2;
+    parts.cp_s = micro_batches * per_layer * (m.layers / p.pp) * collectives::ring_all_gather_s(p.cp, kv_bytes, link);
+  }
   if (p.pp > 1) {
-    const auto& link = detail::fits_in_domain(p.tp, p.pp, hw.chips_per_domain) ? hw.intra : hw.inter;
+    const auto& link = detail::fits_in_domain(p.tp * p.cp, p.pp, hw.chips_per_domain) ? hw.intra : hw.inter;
     // Forward activations and backward gradients cross a stage boundary for every slot of the
     // critical path of a 1F1B schedule: m + p - 2 of them in each direction. With tensor
     // parallelism each rank sends its 1/tp slice and the receiving stage all-gathers it
@@ -121,9 +134,11 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     const double trainable = k.lora ? lora_parameters(m, k.lora_rank) : m.parameters;
     double bytes = 2 * trainable / (p.tp * p.pp);  // bf16 gradients of one model-parallel rank
     if (p.zero_stage >= 3) bytes *= 1.5;  // FSDP: weights all-gathered again for backward
+    // The cp ranks of a replica hold the same weights: gradients are reduced over dp · cp ranks.
+    const double replicas = p.dp * p.cp;
     const double stride = p.tp * p.pp;
-    const double local = std::clamp(std::floor(hw.chips_per_domain / stride), 1.0, p.dp);
-    const double domains = std::ceil(p.dp / local);
+    const double local = std::clamp(std::floor(hw.chips_per_domain / stride), 1.0, replicas);
+    const double domains = std::ceil(replicas / local);
     const double all_reduce_s = domains > 1
                                     ? collectives::hierarchical_all_reduce_s(domains, local, bytes, hw.intra, hw.inter)
                                     : collectives::ring_all_reduce_s(local, bytes, hw.intra);
@@ -139,12 +154,14 @@ struct step_time_arguments {
   // model
   double parameters = 0, layers = 0, hidden_size = 0, heads = 0, sequence_length = 0;
   double ffn_size = 0;  // 0: 4 × hidden_size
+  double kv_heads = 0;  // 0: as many as heads
   bool lora = false;
   double lora_rank = 0;
   std::string recompute = "none";  // none, selective, full
   // layout
   double tp = 1, pp = 1, dp = 1, micro_batch = 1, global_batch = 1, virtual_stages = 1;
   int zero_stage = 0;
+  double cp = 1;
   // platform
   double peak_tflops = 0;
   double intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1;
@@ -179,6 +196,7 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
                                     {"tp", a.tp},
                                     {"pp", a.pp},
                                     {"dp", a.dp},
+                                    {"cp", a.cp},
                                     {"micro_batch", a.micro_batch},
                                     {"global_batch", a.global_batch},
                                     {"virtual_stages", a.virtual_stages},
@@ -198,9 +216,10 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
       collectives::check_link("intra_", {a.intra_latency_us * 1e-6, a.intra_gb_s * 1e9, a.intra_efficiency}),
       collectives::check_link("inter_", {a.inter_latency_us * 1e-6, a.inter_gb_s * 1e9, a.inter_efficiency}),
       a.chips_per_domain};
-  return {{a.parameters, a.layers, a.hidden_size, a.heads, a.sequence_length, a.ffn_size},
+  check_nonnegative("kv_heads", a.kv_heads);
+  return {{a.parameters, a.layers, a.hidden_size, a.heads, a.sequence_length, a.ffn_size, a.kv_heads},
           kind,
-          {a.tp, a.pp, a.dp, a.micro_batch, a.global_batch, a.virtual_stages, a.zero_stage},
+          {a.tp, a.pp, a.dp, a.micro_batch, a.global_batch, a.virtual_stages, a.zero_stage, a.cp},
           platform,
           a.compute_efficiency,
           a.dp_overlap,
