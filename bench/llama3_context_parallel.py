@@ -78,7 +78,9 @@ def main() -> None:
             f"dp {parts['dp_comm_s']:.2f}"
         )
     for eff in (0.5, 0.6):
-        print(f"compute_efficiency {eff}: " + ", ".join(f"{n} {implied_mfu(l, eff):.1%}" for n, l in LAYOUTS.items()))
+        print(
+            f"compute_efficiency {eff}: " + ", ".join(f"{n} {implied_mfu(lay, eff):.1%}" for n, lay in LAYOUTS.items())
+        )
 
 
 if __name__ == "__main__":
