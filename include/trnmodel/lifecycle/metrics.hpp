@@ -92,9 +92,9 @@ inline const std::array<const char*, metric::count>& metric_names() {
 }
 
 inline constexpr std::array<metric::id, 12> phase_metrics{
-    metric::queue_h,      metric::setup_h, metric::compile_h,  metric::warmup_h, metric::useful_h,
-    metric::stall_h,      metric::eval_h,  metric::checkpoint_h, metric::lost_h, metric::recovery_h,
-    metric::rerun_h,      metric::transition_h};
+    metric::queue_h,  metric::setup_h,    metric::compile_h, metric::warmup_h,
+    metric::useful_h, metric::stall_h,    metric::eval_h,    metric::checkpoint_h,
+    metric::lost_h,   metric::recovery_h, metric::rerun_h,   metric::transition_h};
 
 // The metrics reported per stage of a multi-stage job, as "<stage>/<metric>".
 inline constexpr std::array<metric::id, 11> stage_metrics{

@@ -128,8 +128,7 @@ namespace detail {
 // checks, planned changes and quality gate, then the final evaluation.
 class lifecycle_sample {
  public:
-  lifecycle_sample(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages,
-                   chance_draws& chance)
+  lifecycle_sample(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages, chance_draws& chance)
       : ins_(in), configs_(config), stages_(stages), chance_(chance) {}
 
   // Fills out[0 .. metric::count) and, when given, stage_out[k * stage_metrics.size() + j]
@@ -191,8 +190,7 @@ class lifecycle_sample {
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
     out[metric::billed_h] = configs_[0].queue_billed ? wall : wall - phase[metric::queue_h] / 3600;
-    out[metric::node_h] =
-        stages_ > 1 ? node_h : static_cast<double>(configs_[0].nodes) * out[metric::billed_h];
+    out[metric::node_h] = stages_ > 1 ? node_h : static_cast<double>(configs_[0].nodes) * out[metric::billed_h];
     out[metric::goodput] = wall > 0 ? out[metric::useful_h] / wall : 0.0;
     out[metric::failures] = failures_;
     out[metric::recompiles] = recompiles_;
@@ -323,8 +321,7 @@ class lifecycle_sample {
                "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
                (in_->step_time_s > 600
                     ? "; a step time of " + format_number(in_->step_time_s) +
-                          " s is long: if it is in milliseconds, it is " + format_approx(in_->step_time_s / 1000) +
-                          " s"
+                          " s is long: if it is in milliseconds, it is " + format_approx(in_->step_time_s / 1000) + " s"
                     : std::string()));
     }
   }
@@ -479,8 +476,7 @@ class lifecycle_sample {
       time_to_failure_s_ = draw_time_to_failure();  // renewal at the failure
       const bool hit = chance_.cache() < in_->cache_hit_prob;
       const double compile_s = hit ? in_->cache_load_s : in_->recompile_s;
-      if (config_->during_recovery)
-        check_recovery(in_->restart_s + compile_s + in_->load_s + in_->warmup_s, compile_s);
+      if (config_->during_recovery) check_recovery(in_->restart_s + compile_s + in_->load_s + in_->warmup_s, compile_s);
       const bool exposed = config_->during_recovery;
       double elapsed_s = in_->restart_s + compile_s, loads = 0, resume = 0;
       bool interrupted = false;

@@ -319,9 +319,9 @@ class scenario {
   // The blocks a stage may override; the others (startup, prices, data, engineering,
   // reference) belong to the whole job.
   static const std::vector<std::string>& stage_blocks() {
-    static const std::vector<std::string> blocks{"name",       "transition_s", "job",     "cluster",
+    static const std::vector<std::string> blocks{"name",       "transition_s", "job",        "cluster",
                                                  "model",      "parallelism",  "throughput", "compile",
-                                                 "checkpoint", "eval",         "failures", "quality"};
+                                                 "checkpoint", "eval",         "failures",   "quality"};
     return blocks;
   }
 
@@ -341,8 +341,8 @@ class scenario {
         fail(at + ".name", "required: a non-empty string naming the stage");
       const std::string name = item["name"].get<std::string>();
       if (name.find('/') != std::string::npos)
-        fail(at + ".name", "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" +
-                               name + "\"");
+        fail(at + ".name",
+             "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" + name + "\"");
       for (const auto& other : *stages)
         if (other.name == name) fail(at + ".name", "must be unique, \"" + name + "\" names an earlier stage");
       json merged = doc_;
@@ -594,9 +594,9 @@ class scenario {
   void check_context_parallel() const {
     const long long cp = integer(field::parallelism_cp);
     if (cp > 1 && has_integer(field::model_sequence_length) && integer(field::model_sequence_length) % cp != 0)
-      fail(path_of(field::parallelism_cp), "must divide model.sequence_length = " +
-                                               std::to_string(integer(field::model_sequence_length)) + ", got " +
-                                               std::to_string(cp));
+      fail(path_of(field::parallelism_cp),
+           "must divide model.sequence_length = " + std::to_string(integer(field::model_sequence_length)) + ", got " +
+               std::to_string(cp));
   }
 
   void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,

@@ -77,22 +77,25 @@ inline json field_schema(const field_spec& f) {
 // the top level, none required, a null removing the top level's value; cluster.platform
 // belongs to the whole job), plus its name and transition_s.
 inline json stages_schema(const json& top) {
-  json stage = {{"name", {{"type", "string"}, {"minLength", 1}, {"pattern", "^[^/]+$"},
-                          {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
+  json stage = {{"name",
+                 {{"type", "string"},
+                  {"minLength", 1},
+                  {"pattern", "^[^/]+$"},
+                  {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
   stage["transition_s"] = top["transition_s"];
-  for (const char* block :
-       {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval", "failures", "quality"}) {
+  for (const char* block : {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval",
+                            "failures", "quality"}) {
     json b = top[block];
     b.erase("required");
     b["properties"].erase("platform");
     for (auto& [key, prop] : b["properties"].items()) prop = {{"anyOf", json::array({prop, {{"type", "null"}}})}};
     stage[block] = b;
   }
-  return {{"type", "array"},
-          {"minItems", 1},
-          {"description", "the job's stages, in order; each overrides the top-level fields it gives"},
-          {"items",
-           {{"type", "object"}, {"required", {"name"}}, {"additionalProperties", false}, {"properties", stage}}}};
+  return {
+      {"type", "array"},
+      {"minItems", 1},
+      {"description", "the job's stages, in order; each overrides the top-level fields it gives"},
+      {"items", {{"type", "object"}, {"required", {"name"}}, {"additionalProperties", false}, {"properties", stage}}}};
 }
 
 }  // namespace detail

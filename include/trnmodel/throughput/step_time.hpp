@@ -86,8 +86,8 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
     // Memory-bound work is not matmul work: it runs at HBM bandwidth, once per pass (forward,
     // backward's two, and a recomputed forward).
     const double passes = k.recompute == recompute_kind::full ? 4 : 3;
-    micro_batch_s +=
-        elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / p.cp / hw.hbm_bytes_per_s;
+    micro_batch_s += elementwise_traffic * passes * (m.layers / p.pp) * elementwise_bytes_per_layer(m, p) / p.cp /
+                     hw.hbm_bytes_per_s;
   }
   parts.compute_s = micro_batches * micro_batch_s;
   parts.bubble_s = (p.pp - 1) / p.virtual_stages * micro_batch_s;
