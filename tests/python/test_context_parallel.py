@@ -14,6 +14,8 @@ import trnmodel as tm
 from trnmodel import _core
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from llama3_context_parallel import PLATFORM  # noqa: E402  (H100 and a 50 GB/s-per-GPU network)
 
 ARGS = dict(
     parameters=70e9,
@@ -32,14 +34,7 @@ ARGS = dict(
     global_batch=16,
     virtual_stages=1,
     zero_stage=1,
-    peak_tflops=989,
-    intra_gb_s=450,
-    intra_latency_us=3,
-    intra_efficiency=0.8,
-    inter_gb_s=50,
-    inter_latency_us=15,
-    inter_efficiency=0.7,
-    chips_per_domain=8,
+    **PLATFORM,
     compute_efficiency=0.5,
     dp_overlap=1.0,
 )
