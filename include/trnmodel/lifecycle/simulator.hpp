@@ -13,9 +13,9 @@
 // to exactly one phase. The clock is reported as wall_h, so "the phases sum to wall_h" is a
 // check of the attribution (tested), not a definition.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
@@ -123,6 +123,28 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
 
 namespace detail {
 
+// The positions of a stage's kept checkpoints, oldest first: the newest `limit` saves, less
+// those dropped (always the newest). Allocates only when restore checks are on.
+class kept_checkpoints {
+ public:
+  void clear() { positions_.clear(), first_ = 0; }
+  bool empty() const { return first_ == positions_.size(); }
+  double back() const { return positions_.back(); }
+  void pop_back() { positions_.pop_back(); }
+  void push_back(double position, std::size_t limit) {
+    positions_.push_back(position);
+    if (positions_.size() - first_ > limit) ++first_;
+    if (first_ > 64 && first_ * 2 > positions_.size()) {  // keep the storage to about 2 · limit
+      positions_.erase(positions_.begin(), positions_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
+    }
+  }
+
+ private:
+  std::vector<double> positions_;
+  std::size_t first_ = 0;
+};
+
 // One sample of a job of one or more stages (docs/lifecycle.md): the start once, then each
 // stage (a transition before each later one), its segments, failures, recoveries, restore
 // checks, planned changes and quality gate, then the final evaluation.
@@ -229,7 +251,7 @@ class lifecycle_sample {
       // Weibull with the given shape and mean 1/rate.
       weibull_scale_s_ = 1 / (rate_per_s_ * std::tgamma(1 + 1 / in_->weibull_shape));
     }
-    runs_.clear();
+    run_count_ = 0;
     kept_.clear();
     position_ = high_ = 0;
     // Only the restore checks read the kept checkpoints: tracking them costs nothing otherwise.
@@ -349,14 +371,14 @@ class lifecycle_sample {
       full = std::ceil(steps / every_) - 1;
       last_steps = steps - full * every_;
     }
-    if (full > 0) runs_.push_back({full, every_, every_ * per_step + save_, save_, rerun, true});
+    if (full > 0) runs_[run_count_++] = {full, every_, every_ * per_step + save_, save_, rerun, true};
     const double last_save = config_->final_save ? save_ : 0.0;
-    runs_.push_back({1, last_steps, last_steps * per_step + last_save, last_save, rerun, config_->final_save});
+    runs_[run_count_++] = {1, last_steps, last_steps * per_step + last_save, last_save, rerun, config_->final_save};
   }
 
   double end_position() const {
     double total = 0;
-    for (const auto& r : runs_) total += r.count;
+    for (std::size_t r = 0; r < run_count_; ++r) total += runs_[r].count;
     return total;
   }
 
@@ -407,8 +429,7 @@ class lifecycle_sample {
     if (track_ > 0 && run.saves) {
       for (double p = std::max(position_ + 1, position_ + segments - static_cast<double>(track_) + 1);
            p <= position_ + segments; ++p)
-        kept_.push_back(p);
-      while (kept_.size() > track_) kept_.pop_front();
+        kept_.push_back(p, track_);
     }
     position_ += segments;
     if (redo) {
@@ -522,8 +543,11 @@ class lifecycle_sample {
   const lifecycle_inputs* in_ = nullptr;
   const lifecycle_config* config_ = nullptr;
   double* phase_ = nullptr;
-  std::vector<segment_run> runs_;
-  std::deque<double> kept_;  // positions of the kept checkpoints, oldest first
+  // A stage's sequence: its segments of every_ steps and its last one, then the same for a
+  // quality-gate rerun (fixed storage: a sample allocates nothing).
+  std::array<segment_run, 4> runs_{};
+  std::size_t run_count_ = 0;
+  kept_checkpoints kept_;
   double position_ = 0, high_ = 0;  // segments of the stage done now, and ever
   double steps_ = 0, t_eff_ = 0, eval_per_step_ = 0, every_ = 0, save_ = 0, rate_per_s_ = 0, weibull_scale_s_ = 0;
   double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0, restore_fallbacks_ = 0;
