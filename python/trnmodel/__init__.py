@@ -50,7 +50,7 @@ from ._sensitivity import (
     sweep,
     tornado,
 )
-from ._simulate import METRICS, PHASES, SimulationResult, simulate
+from ._simulate import METRICS, PHASES, STAGE_METRICS, SimulationResult, simulate
 
 __version__ = _core.__version__
 
@@ -87,6 +87,7 @@ __all__ = [
     "SimulationResult",
     "METRICS",
     "PHASES",
+    "STAGE_METRICS",
     "theory",
     "plot",
     "report",
