@@ -122,6 +122,13 @@ class lifecycle_model {
   std::size_t input_count() const { return drawn_.size(); }
   const quantity& input_quantity(std::size_t j) const { return drawn_[j].value; }
 
+  // The inputs of row i of `evaluate`'s x: the fixed ones and drawn input j at x(i, j).
+  lifecycle_inputs inputs_at(const Eigen::ArrayXXd& x, Eigen::Index i) const {
+    lifecycle_inputs in = base_;
+    for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+    return in;
+  }
+
   // Turns uniforms u(i, j) of drawn input j into its values, in place.
   void to_values(Eigen::ArrayXXd& u) const {
     for (std::size_t j = 0; j < drawn_.size(); ++j) {
@@ -139,8 +146,7 @@ class lifecycle_model {
     const Eigen::Index rows = x.rows();
     double row_out[metric::count];
     for (Eigen::Index i = 0; i < rows; ++i) {
-      lifecycle_inputs in = base_;
-      for (std::size_t j = 0; j < drawn_.size(); ++j) in.*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+      lifecycle_inputs in = inputs_at(x, i);
       if (time_known_) {
         step_parts parts;
         const bool derived = throughput_.derive(in, parts);
