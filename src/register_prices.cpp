@@ -66,8 +66,7 @@ void register_prices(py::module_& m) {
       },
       py::arg("price_list"), py::arg("instance_type"), py::arg("region"), py::arg("purchase") = "on_demand",
       py::arg("operating_system") = "Linux", py::arg("tenancy") = "Shared", py::arg("pre_installed_sw") = "NA",
-      py::arg("capacity_status") = "Used",
-      py::arg("attributes") = std::vector<std::pair<std::string, std::string>>{});
+      py::arg("capacity_status") = "Used", py::arg("attributes") = std::vector<std::pair<std::string, std::string>>{});
   m.attr("PURCHASE_MODES") = purchase_modes();
 }
 

@@ -87,7 +87,9 @@ def test_quote_as_scenario_quantity():
     assert spec["source"] == "quote"
     assert spec["date"] == "2026-11-24"
     assert spec["region"] == "us-east-2"
+    assert spec["note"].startswith("AWS price list (offer file offer-ec2.json, AmazonEC2 version 20261124180211): ")
     assert "SKU TRN2USE2ONDEMAND" in spec["note"]
+    assert str(DATA) not in spec["note"]  # the file's name travels with the scenario, not its directory
     d = q.to_distribution()
     assert isinstance(d, tm.Fixed)
     assert d.mean() == 35.76

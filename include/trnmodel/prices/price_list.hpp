@@ -106,8 +106,12 @@ struct price_quote {
   std::string format;
   std::string file;
 
+  // Where the price came from, for the scenario's note (the file by its name only: a note
+  // travels with the scenario, the directory it was read from does not).
   std::string note() const {
-    std::string text = "AWS price list (" + format + " " + file;
+    const std::size_t slash = file.find_last_of("/\\");
+    const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+    std::string text = "AWS price list (" + format + " " + name;
     if (!offer_code.empty()) text += ", " + offer_code;
     if (!version.empty()) text += " version " + version;
     text += "): " + instance_type + " " + purchase + " " + operating_system + " " + tenancy + " in " + location +
