@@ -243,3 +243,13 @@ def test_cli_errors_exit_2(tmp_path):
         2,
         "trnmodel: --attribute: must be NAME=VALUE (a product attribute), got 'x'\n",
     )
+    scenario = str(EXAMPLES / "llama3-70b-full-trn2x16.json")
+    r = run_cli(
+        "quote", str(OFFER), "--scenario", scenario, "--field", "prices.node_hour", "-o", str(tmp_path / "x.json")
+    )
+    assert (r.returncode, r.stderr) == (
+        2,
+        "trnmodel: --field: prices.node_hour is not a quantity of the scenario format (did you mean "
+        "prices.node_hour_usd?)\n",
+    )
+    assert not (tmp_path / "x.json").exists()
