@@ -154,6 +154,24 @@ bare.completeness()[["status", "missing", "why"]]""",
         "code",
         """mine.completeness()[["status", "inputs"]]  # the built scenario: every phase present""",
     ),
+    (
+        "md",
+        """### The job card
+
+What the team states before asking for capacity (code version, data set, who accepts the
+result, ...) goes in the optional `card` block; `card()` shows what is filled and what is
+missing, and so do the job card display and the report. The one number in it,
+`max_error_to_restart_h`, is checked against the model's time from a failure to resumed
+training (its P90; docs/scenario.md, "The job card block").""",
+    ),
+    (
+        "code",
+        """carded = mine.updated({"card.code_version": "v1.4.2", "card.owners.quality": "A. Chen",
+                       "card.max_error_to_restart_h": 0.25})
+print(f"modelled P90 from a failure to resumed training: {carded.restart_time().quantile(0.9):.2f} h")
+print([e for e in carded.expectations() if e.startswith("card.")])
+carded.card()[["status", "value"]]""",
+    ),
 ]
 
 if __name__ == "__main__":

@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_throughput(m);
   trnmodel::python::register_calibrate(m);
   trnmodel::python::register_sensitivity(m);
+  trnmodel::python::register_prices(m);
 }

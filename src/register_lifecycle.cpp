@@ -7,6 +7,7 @@
 
 #include "python_run.hpp"
 #include "register.hpp"
+#include "trnmodel/lifecycle/restart_time.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
 
@@ -75,6 +76,18 @@ void register_lifecycle(py::module_& m) {
       },
       py::arg("scenario"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
       py::arg("keep_samples"), py::arg("allow_unknown"), py::arg("progress"));
+
+  m.def(
+      "restart_time",
+      [](const scenario& s, std::uint64_t samples, std::uint64_t seed, int threads) {
+        run_options options;
+        options.samples = samples;
+        options.seed = seed;
+        options.threads = threads;
+        return run_from_python(restart_time_model(s), {"restart_h"}, options, py::none());
+      },
+      py::arg("scenario"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"));
+  m.def("job_card_checks", &job_card_checks, py::arg("scenario"));
 
   py::module_ theory = m.def_submodule("theory", "Closed forms of checkpoint/restart theory.");
   theory.def("young_interval_s", &theory::young_interval_s, py::arg("checkpoint_s"), py::arg("mtbf_s"));

@@ -10,6 +10,7 @@
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/errors.hpp"
 #include "trnmodel/lifecycle/inputs.hpp"
+#include "trnmodel/lifecycle/restart_time.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"

@@ -37,6 +37,7 @@ from ._distributions import (
 )
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
+from ._quote import PriceList, Quote, quote, read_price_list
 from ._report import report
 from ._scenario import Scenario, json_schema, load_profile, profiles
 from ._search import search_parallelism
@@ -106,4 +107,8 @@ __all__ = [
     "Comparison",
     "sweep",
     "checkpoint_interval",
+    "quote",
+    "read_price_list",
+    "PriceList",
+    "Quote",
 ]

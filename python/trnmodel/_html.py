@@ -105,6 +105,25 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
     else:
         body.append("<p>Every lifecycle phase is described.</p>")
     body.extend(f'<p class="warn">{esc(w)}</p>' for w in scenario.expectations())
+    job_card = scenario.card()
+    missing = [f for f in job_card.index if job_card.loc[f, "status"] == "missing"]
+    filled = len(job_card) - len(missing)
+    body.append(
+        f"<p>Job card: {filled} of {len(job_card)} fields filled"
+        + (f'; <span class="warn">missing: {esc(", ".join(missing))}</span>' if missing else "")
+        + "</p>"
+    )
+    if filled:
+        body.append(
+            table(
+                ["job card", "value"],
+                [
+                    [f"<code>{esc(f)}</code>", esc(job_card.loc[f, "value"])]
+                    for f in job_card.index
+                    if job_card.loc[f, "status"] == "filled"
+                ],
+            )
+        )
     counts: dict = {}
     for r in provenance:
         counts[r.source] = counts.get(r.source, 0) + 1

@@ -83,9 +83,11 @@ class Document:
         self.blocks.append(("table", (list(header), [list(r) for r in rows], html_cells)))
 
     def figure(self, name: str, figure: Any, caption: str) -> None:
-        """A matplotlib figure, rendered once to PNG (its file name stem is ``name``)."""
+        """A matplotlib figure, rendered once to PNG (its file name stem is ``name``). Drawn once:
+        the plots lay themselves out (constrained layout, legends inside the figure), so no
+        ``bbox_inches="tight"``, which would draw each figure a second time to measure it."""
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+        figure.savefig(buffer, format="png", dpi=110)
         import matplotlib.pyplot as plt
 
         plt.close(figure)
@@ -393,6 +395,26 @@ def completeness_section(doc: Document, results: Dict[str, SimulationResult]) ->
             doc.bullets(unmet)
 
 
+def card_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
+    """The job card: which of its fields each scenario fills, and which it leaves missing."""
+    doc.heading("Job card")
+    cards = {name: result.scenario.card() for name, result in results.items()}
+    first = next(iter(cards.values()))
+    rows = [
+        [
+            field,
+            *(str(c.loc[field, "value"]) if c.loc[field, "status"] == "filled" else "missing" for c in cards.values()),
+        ]
+        for field in first.index
+    ]
+    doc.table(["field", *(cards if len(cards) > 1 else ["value"])], rows)
+    for name, c in cards.items():
+        missing = [f for f in c.index if c.loc[f, "status"] == "missing"]
+        if missing:
+            label = f"{name}: " if len(cards) > 1 else ""
+            doc.paragraph(f"{label}{len(missing)} of {len(c)} job-card fields missing: {', '.join(missing)}.")
+
+
 def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: Optional[_dt.date]) -> None:
     for name, result in results.items():
         scn = result.scenario
@@ -448,6 +470,7 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     stages_section(doc, results, figures=False)
     ledger_section(doc, results)
     completeness_section(doc, results)
+    card_section(doc, results)
     inputs_section(doc, results, today)
     return doc.markdown()
 
@@ -741,6 +764,7 @@ def _signoff_document(
         doc.figure("comparison", plot.comparison(cmp).figure, f"{output} of both scenarios on the same random numbers")
 
     completeness_section(doc, results)
+    card_section(doc, results)
     inputs_section(doc, results, today)
     return doc
 

@@ -206,9 +206,9 @@ class Scenario:
         if field.kind == "quantity":
             q = self._core.quantity(path)
             return None if q is None else _wrap(q)
-        section, _, key = path.partition(".")
-        data = self.to_dict()
-        value = data.get(section, {}).get(key) if key else data.get(section)
+        value: Any = self.to_dict()
+        for key in path.split("."):  # sections nest: card.owners.quality
+            value = value.get(key) if isinstance(value, dict) else None
         return field.default if value is None else value
 
     def inputs(self) -> Iterator[Tuple[str, Optional[Distribution], bool]]:
@@ -303,9 +303,43 @@ class Scenario:
         return list(_core.implausible_values(self._core))
 
     def expectations(self) -> List[str]:
-        """The platform expectations this scenario does not meet, one sentence each (the same
-        sentences :func:`tm.simulate` warns with)."""
-        return list(_core.unmet_expectations(self._core))
+        """The platform expectations this scenario does not meet, and what its job card promises
+        that the model does not support (:meth:`card`), one sentence each (the same sentences
+        :func:`tm.simulate` warns with)."""
+        return list(_core.unmet_expectations(self._core)) + list(_core.job_card_checks(self._core))
+
+    def card(self) -> Any:
+        """The job card (the ``card`` block: what a team states before asking for capacity), one
+        row per field in format order: ``status`` "filled" or "missing", the ``value`` and what
+        the field is for (``doc``). Every field is optional; the display and the sign-off report
+        show the missing ones."""
+        import pandas as pd
+
+        rows = []
+        for path, field in _FIELDS.items():
+            if not path.startswith("card."):
+                continue
+            value = self[path]
+            rows.append(
+                {
+                    "field": path[len("card.") :],
+                    "status": "missing" if value is None else "filled",
+                    "value": "" if value is None else value,
+                    "doc": field.doc,
+                }
+            )
+        return pd.DataFrame(rows).set_index("field")
+
+    def restart_time(self, samples: int = 10_000, seed: int = 0, threads: int = 0) -> Any:
+        """The modelled time from a failure to resumed training, in hours, as a pandas Series of
+        ``samples`` draws: restart, the recovery's compile (a cache hit loads the graphs, a miss
+        recompiles), the checkpoint load and the warm-up, started again when a failure
+        interrupts it (docs/lifecycle.md). ``card.max_error_to_restart_h`` is checked against
+        its P90 (10,000 samples, seed 0)."""
+        import pandas as pd
+
+        result = _core.restart_time(self._core, samples=samples, seed=seed, threads=threads)
+        return pd.Series(result.values("restart_h"), name="restart_h")
 
     def unknowns(self) -> Dict[str, str]:
         """{path: reason} of inputs marked unknown (and of an absent node price)."""

@@ -6,9 +6,9 @@ experience: argument checks, pandas tables, docs. Every call that runs Monte Car
 ``seed``, ``threads`` and ``progress``.
 
 The order of the tables: a table ranked by a sensitivity measure lists the largest first
-(:func:`tornado` by ``swing``, :func:`rank_correlations` by ``|prcc|``, NaN last, ties in the
-model's input order); :func:`sobol` keeps the model's factor order (the uncertain inputs in
-scenario-format order, then ``chance``), since its two indices S1 and ST rank differently.
+(:func:`tornado` by ``swing``, :func:`rank_correlations` by ``|prcc|``, :func:`sobol` and
+:func:`sobol_function` by the total index ``ST`` — what a factor moves, interactions included,
+the usual ranking for screening — then ``S1``; NaN last, ties in the model's input order).
 """
 
 from __future__ import annotations
@@ -91,6 +91,12 @@ def _sobol_frame(raw: "_core.SobolResult", output: str) -> Any:
 
     frame = pd.DataFrame({k: getattr(raw, k) for k in SOBOL_COLUMNS}, index=pd.Index(raw.factors, name="factor"))
     frame["note"] = raw.notes
+    # Like the tornado and the rank correlations: the factor that matters most first (by ST,
+    # then S1; a NaN index last; ties keep the factors' order).
+    order = np.lexsort(
+        (-np.nan_to_num(frame["S1"].to_numpy(), nan=-np.inf), -np.nan_to_num(frame["ST"].to_numpy(), nan=-np.inf))
+    )
+    frame = frame.iloc[order]
     frame.attrs.update(
         {
             "output": output,
@@ -123,7 +129,7 @@ def sobol(
     aleatory randomness (failures, cache draws, the quality gate). ``chance``'s indices say how
     much of the spread is luck rather than missing knowledge.
 
-    Returns a DataFrame, one row per factor, with SALib's columns ``S1 S1_conf ST ST_conf``
+    Returns a DataFrame, one row per factor sorted by ``ST`` (largest first), with SALib's columns ``S1 S1_conf ST ST_conf``
     (the ``_conf`` columns are half-widths of ``confidence`` intervals, asymptotic normal by
     the delta method) and ``note``, which flags estimates not to be taken at face value (a
     negative S1, S1 above ST). ``frame.attrs`` holds the output's mean and variance, the

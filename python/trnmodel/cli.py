@@ -8,6 +8,7 @@
     trnmodel validate FILE...              (scenarios and trial-run journals)
     trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
     trnmodel new --config config.json --platform P --kind lora --tokens 786M -o SCENARIO.json
+    trnmodel quote PRICE_LIST --instance-type T --region R [--scenario SCENARIO.json [-o OUT.json]]
 
 Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error.
 """
@@ -222,6 +223,64 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _quote(args: argparse.Namespace) -> int:
+    from ._quote import quote
+
+    scn = Scenario.from_json(args.scenario) if args.scenario else None
+    instance_type, region = args.instance_type, args.region
+    if scn is not None:
+        check_quantity_path(args.field, "--field")
+        doc = scn.to_dict()
+        # Re-quoting a scenario: its platform and the region of its current quote by default.
+        instance_type = instance_type or doc.get("cluster", {}).get("platform")
+        current: object = doc
+        for part in args.field.split("."):
+            current = current.get(part) if isinstance(current, dict) else None
+        if region is None and isinstance(current, dict):
+            region = current.get("region")
+    if not instance_type:
+        raise _core.ScenarioError("--instance-type: required (e.g. trn2.48xlarge) unless --scenario names a platform")
+    if not region:
+        raise _core.ScenarioError(
+            "--region: required (a region code such as us-east-1, or its location name such as "
+            "'US East (N. Virginia)') unless the scenario's current quote names one"
+        )
+    if args.output and scn is None:
+        raise _core.ScenarioError("-o: writes an updated scenario, so it needs --scenario")
+    attributes = {}
+    for item in args.attribute or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise _core.ScenarioError(f"--attribute: must be NAME=VALUE (a product attribute), got {item!r}")
+        attributes[name] = value
+    q = quote(
+        args.price_list,
+        instance_type,
+        region,
+        purchase=args.purchase,
+        operating_system=args.os,
+        tenancy=args.tenancy,
+        attributes=attributes,
+    )
+    if args.json:
+        print(json.dumps(q.to_dict(), indent=2))
+    else:
+        print(q)
+        print(f"  {q.note}")
+    if q.age_days() > 30:
+        print(
+            f"warning: the price list is {q.age_days()} days old (published {q.date}): fetch a current one",
+            file=sys.stderr,
+        )
+    if scn is not None:
+        updated = scn.updated({args.field: q.to_distribution()})
+        out = pathlib.Path(args.output or args.scenario)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        updated.to_json(out)
+        print(f"{args.field} = {q.usd_per_node_hour:g} (quote of {q.date}, {q.region}) written: {out}", file=sys.stderr)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trnmodel",
@@ -353,6 +412,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--logs-gb-usd", type=float, help="log ingestion price, USD per GB (default unknown)")
     p.add_argument("-o", "--output", required=True, help="the scenario JSON file to write")
     p.set_defaults(run=_new)
+
+    p = sub.add_parser(
+        "quote",
+        help="read a price per node-hour from AWS's price list; print it or write it into a scenario",
+        description="Read the price of one instance type in one region from an AWS Price List offer file or "
+        "a saved 'aws pricing get-products' output, with the documented filters (docs/prices.md), and print "
+        "the quote (price, list date, region, SKU) or write it into a scenario as a quantity with source quote.",
+    )
+    p.add_argument("price_list", help="offer file (index.json) or get-products output (JSON)")
+    p.add_argument("--instance-type", help="e.g. trn2.48xlarge (default: the scenario's cluster.platform)")
+    p.add_argument(
+        "--region", help="region code or location name (default: the region of the scenario's current quote)"
+    )
+    p.add_argument("--purchase", choices=list(_core.PURCHASE_MODES), default="on_demand", help="default on_demand")
+    p.add_argument("--os", default="Linux", help="operatingSystem (default Linux)")
+    p.add_argument("--tenancy", default="Shared", help="tenancy (default Shared)")
+    p.add_argument(
+        "--attribute",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a further product attribute to match, e.g. licenseModel='No License required' (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the quote as a scenario quantity (JSON)")
+    p.add_argument("--scenario", help="write the quote into this scenario (in place unless -o)")
+    p.add_argument("--field", default="prices.node_hour_usd", help="the scenario path (default prices.node_hour_usd)")
+    p.add_argument("-o", "--output", help="write the updated scenario here instead of in place")
+    p.set_defaults(run=_quote)
     return parser
 
 

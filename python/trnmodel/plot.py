@@ -49,6 +49,19 @@ def _axes(ax: Any, size: tuple = (7.0, 3.6)) -> Any:
     return ax
 
 
+def _legend_below(ax: Any, **options: Any) -> None:
+    """A legend under the axes. In a figure of our own (constrained layout) it is the figure's,
+    for which the layout makes room, so a plain ``savefig`` keeps it whole (no
+    ``bbox_inches="tight"``, which draws the figure twice); on a caller's axes it hangs below them."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    figure = ax.get_figure()
+    if isinstance(figure.get_layout_engine(), ConstrainedLayoutEngine) and len(figure.axes) == 1:
+        figure.legend(loc="outside lower center", **options)
+    else:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), **options)
+
+
 def _kept(result: Any, metric: str) -> np.ndarray:
     if metric not in result.outputs:
         raise _core.ScenarioError(f"metric: no metric {metric!r} (metrics: {', '.join(result.outputs)})")
@@ -129,7 +142,7 @@ def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = N
     ax.set_yticks(range(len(rows)), list(rows))
     ax.invert_yaxis()
     ax.set_xlabel("hours")
-    ax.legend(ncol=6, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), frameon=False)
+    _legend_below(ax, ncol=6, fontsize=7, frameon=False)
     ax.set_title("Where the time goes")
     return ax
 
@@ -193,7 +206,7 @@ def pit(backtest: Any, metric: str = "wall_h", bins: int = 10, ax: Any = None) -
     ax.axhline(expected, color="0.2", ls="--", lw=1, label="uniform")
     ax.set_xlabel(f"percentile of the observed {metric} in the prediction")
     ax.set_ylabel("runs")
-    ax.legend()
+    ax.legend(loc="upper right")
     return ax
 
 
@@ -266,7 +279,9 @@ def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
         )
     ax.set_xlabel(f"{cmp.output} ({unit_of(cmp.output)})" if unit_of(cmp.output) else cmp.output)
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    # A fixed corner: "best" searches the 2 × bins bars for the emptiest place, which matplotlib
+    # warns is slow (and the test suite turns warnings into errors).
+    ax.legend(fontsize=8, loc="upper right")
     ax.set_title(f"P(A < B) = {cmp.p_a_less_b:.3f}, same random numbers")
     return ax
 

@@ -90,16 +90,23 @@ TEST_CASE("one whole-number rule for integer fields", "[fields]") {
 TEST_CASE("the JSON Schema has every field, with its default and rule", "[fields][schema]") {
   const json schema = scenario_json_schema();
   for (const auto& f : scenario_fields()) {
-    const auto dot = f.path.find('.');
-    const json& prop = dot == std::string::npos
-                           ? schema["properties"][f.path]
-                           : schema["properties"][f.path.substr(0, dot)]["properties"][f.path.substr(dot + 1)];
+    // Each section of the path is an object of properties (card.owners.quality nests twice).
+    const json* prop = &schema;
+    std::string rest = f.path;
+    for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+      prop = &(*prop)["properties"][rest.substr(0, dot)];
+      CHECK((*prop)["additionalProperties"] == false);
+      rest = rest.substr(dot + 1);
+    }
+    prop = &(*prop)["properties"][rest];
     INFO(f.path);
-    CHECK(prop["description"] == f.doc);
-    CHECK(prop.contains("default") == !f.default_value.empty());
-    if (f.kind == field_kind::quantity) CHECK(prop["$ref"] == "#/$defs/quantity");
+    CHECK((*prop)["description"] == f.doc);
+    CHECK(prop->contains("default") == !f.default_value.empty());
+    if (f.kind == field_kind::quantity) CHECK((*prop)["$ref"] == "#/$defs/quantity");
+    if (f.kind == field_kind::number) CHECK((*prop)["type"] == "number");
   }
   CHECK(schema["properties"]["parallelism"]["properties"]["zero_stage"]["maximum"] == 3);
+  CHECK(schema["properties"]["card"]["properties"]["max_error_to_restart_h"]["exclusiveMinimum"] == 0);
   CHECK(schema["properties"]["cluster"]["required"] == json::array({"nodes"}));
   CHECK(schema["required"] == json::array({"schema", "cluster"}));
   // One branch per distribution family (two for lognormal's two forms), a number and unknown.

@@ -101,5 +101,5 @@ TEST_CASE("quote dates must be real calendar days; JSON numbers beyond double ra
           R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, "source": "quote", "date": "2028-02-29"}}})") ==
       "no error");
   CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e400}})"),
-             test::contains("scenario: JSON"));
+             test::contains("job.effective_steps: JSON number overflow parsing '1e400' at line 1, column"));
 }

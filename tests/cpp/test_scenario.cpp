@@ -122,6 +122,52 @@ TEST_CASE("JSON syntax errors give line and column; duplicate keys are refused",
   CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("checkpoint.save_s: must be a finite number, got nan"));
 }
 
+TEST_CASE("a number beyond the double range names its path, line and column", "[scenario]") {
+  CHECK(error_of("{\"schema\": \"trnmodel.scenario/1\",\n  \"job\": {\"effective_steps\": 1e400}}") ==
+        "job.effective_steps: JSON number overflow parsing '1e400' at line 2, column 34: beyond the largest number "
+        "(about 1.8e308)");
+  CHECK_THAT(error_of(with(R"("checkpoint": {"save_s": {"dist": "empirical", "samples": [1, 2, -3e999]}})")),
+             test::contains("checkpoint.save_s.samples[2]: JSON number overflow parsing '-3e999' at line 2"));
+  // Keys inside arrays name their element.
+  CHECK_THAT(error_of(with(R"("x": [{"a": 1}, {"b": 1, "b": 2}])")), test::contains("x[1].b: duplicate key"));
+}
+
+TEST_CASE("the job card: text fields, owners nested, a plain-number promise", "[scenario][card]") {
+  const auto s = scenario::from_text(with(R"("card": {"code_version": "v1.4.2", "max_error_to_restart_h": 0.75,
+    "owners": {"quality": "A. Chen", "operations": "infra on-call"}})"));
+  CHECK(s.text(field::card_code_version) == "v1.4.2");
+  CHECK(s.text(field::card_owners_quality) == "A. Chen");
+  CHECK(s.text("card.owners.operations") == "infra on-call");
+  CHECK_FALSE(s.has_text(field::card_owners_trajectory));
+  CHECK_FALSE(s.has_text(field::card_dataset));
+  CHECK(s.number(field::card_max_error_to_restart_h) == 0.75);
+  CHECK(s.to_json()["card"]["owners"]["quality"] == "A. Chen");  // saved as given
+
+  // Dotted updates reach nested sections, and a null removes the key.
+  const auto u = s.updated({{"card.owners.trajectory", "B. Diaz"}, {"card.owners.quality", nullptr}});
+  CHECK(u.text(field::card_owners_trajectory) == "B. Diaz");
+  CHECK_FALSE(u.has_text(field::card_owners_quality));
+  CHECK(u.text(field::card_owners_operations) == "infra on-call");
+  const auto fresh = scenario::from_text(minimal).updated({{"card.owners.quality", "C"}});
+  CHECK(fresh.to_json()["card"] == json::parse(R"({"owners": {"quality": "C"}})"));
+  CHECK_FALSE(scenario::from_text(minimal).updated({{"card.owners.quality", nullptr}}).to_json().contains("card"));
+
+  CHECK_THAT(error_of(with(R"("card": {"owners": {"qualty": "A"}})")),
+             test::contains("card.owners.qualty: unknown key (did you mean quality?)"));
+  CHECK_THAT(error_of(with(R"("card": {"owner": {"quality": "A"}})")),
+             test::contains("card.owner: unknown key (did you mean owners?)"));
+  CHECK_THAT(error_of(with(R"("card": {"owners": "A"})")),
+             test::contains("card.owners: must be an object of fields, got \"A\""));
+  CHECK_THAT(error_of(with(R"("card": {"dataset": 3})")), test::contains("card.dataset: must be a string, got 3"));
+  CHECK_THAT(error_of(with(R"("card": {"max_error_to_restart_h": "1 h"})")),
+             test::contains("card.max_error_to_restart_h: must be a number, got \"1 h\""));
+  CHECK_THAT(error_of(with(R"("card": {"max_error_to_restart_h": 0})")),
+             test::contains("card.max_error_to_restart_h: must be > 0, got 0"));
+  CHECK_THAT(error_of(with(R"("card": {"max_error_to_restart_h": -2})")),
+             test::contains("card.max_error_to_restart_h: must be > 0, got -2"));
+  CHECK_THROWS_WITH(s.q(field::card_dataset), test::contains("card.dataset: is not a field of this kind"));
+}
+
 TEST_CASE("a fixed count must be a whole number in range; only drawn values are rounded", "[scenario]") {
   CHECK(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 0}, "cluster": {"nodes": 2},
     "throughput": {"step_time_s": 1.5}})") ==

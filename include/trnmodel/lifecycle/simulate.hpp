@@ -137,6 +137,17 @@ class lifecycle_model {
   std::size_t input_count() const { return drawn_.size(); }
   const quantity& input_quantity(std::size_t j) const { return drawn_[j].value; }
 
+  // The inputs of row i of `evaluate`'s x, one entry per stage (one for a job without stages):
+  // the fixed ones, and drawn input j at x(i, j) in each stage that reads it.
+  void inputs_at(const Eigen::ArrayXXd& x, Eigen::Index i, std::vector<lifecycle_inputs>& ins) const {
+    ins.resize(base_.size());
+    for (std::size_t k = 0; k < base_.size(); ++k) ins[k] = base_[k];
+    for (std::size_t j = 0; j < drawn_.size(); ++j)
+      for (const std::size_t k : drawn_[j].stages) ins[k].*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+  }
+  std::size_t stage_count() const { return base_.size(); }
+  const lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
+
   // Turns uniforms u(i, j) of drawn input j into its values, in place.
   void to_values(Eigen::ArrayXXd& u) const {
     for (std::size_t j = 0; j < drawn_.size(); ++j) {
@@ -159,9 +170,7 @@ class lifecycle_model {
     std::vector<double> stage_out(stage_names_.empty() ? 0 : stages * per_stage);
     std::vector<lifecycle_inputs> ins(stages);
     for (Eigen::Index i = 0; i < rows; ++i) {
-      for (std::size_t k = 0; k < stages; ++k) ins[k] = base_[k];
-      for (std::size_t j = 0; j < drawn_.size(); ++j)
-        for (const std::size_t k : drawn_[j].stages) ins[k].*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+      inputs_at(x, i, ins);
       lifecycle_inputs& in = ins[0];
       if (time_known_) {
         step_parts parts;

@@ -7,7 +7,7 @@
 // Each row is X(id, path, kind, rule, default, required, group, when, count, slot, choices, doc):
 //   id        the field's name in C++ (`field::checkpoint_save_s`): a misspelt id does not compile;
 //   path      its dotted JSON path;
-//   kind      field_kind: quantity (uncertain), boolean, integer, text or choice;
+//   kind      field_kind: quantity (uncertain), boolean, integer, number, text or choice;
 //   rule      field_rule: the range every value (every draw of a quantity) must lie in; for
 //             integers also their bounds (integer_bounds);
 //   default   JSON text of the default ("" when required or absent by default);
@@ -33,6 +33,7 @@ enum class field_kind {
   quantity,  // an uncertain quantity (docs/distributions.md)
   boolean,
   integer,  // a plain whole number
+  number,  // a plain real number (a threshold the job card states, never drawn)
   text,  // free text
   choice,  // one of `choices`
 };
@@ -58,6 +59,7 @@ inline const char* name_of(field_kind kind) {
     case field_kind::quantity: return "quantity";
     case field_kind::boolean: return "boolean";
     case field_kind::integer: return "integer";
+    case field_kind::number: return "number";
     case field_kind::text: return "text";
     case field_kind::choice: return "choice";
   }
@@ -277,7 +279,33 @@ enum class counting { none, up, nearest };
   X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
     none, &in::rate_usd_per_h, "", "USD per engineering hour")                                                        \
   X(transition_s, "transition_s", quantity, nonnegative, "", false, time, always, none, &in::transition_s, "",        \
-    "stages: seconds to relaunch with a stage's configuration (default: its failures.restart_s)")
+    "stages: seconds to relaunch with a stage's configuration (default: its failures.restart_s)")                     \
+  X(card_code_version, "card.code_version", text, any, "", false, setting, always, none, nullptr, "",                 \
+    "the code version the job runs (a commit, a tag or a container image)")                                           \
+  X(card_dataset, "card.dataset", text, any, "", false, setting, always, none, nullptr, "",                           \
+    "the data set and its version")                                                                                   \
+  X(card_sequence_lengths, "card.sequence_lengths", text, any, "", false, setting, always, none, nullptr, "",         \
+    "the sequence lengths, per stage if they change")                                                                 \
+  X(card_micro_batch_and_accumulation, "card.micro_batch_and_accumulation", text, any, "", false,                     \
+    setting, always, none, nullptr, "", "micro-batch size and gradient-accumulation steps")                           \
+  X(card_restore_conditions, "card.restore_conditions", text, any, "", false, setting, always, none, nullptr, "",     \
+    "when a run is restored from a checkpoint, and from which one")                                                   \
+  X(card_max_error_to_restart_h, "card.max_error_to_restart_h", number, positive, "", false,                          \
+    setting, always, none, nullptr, "", "the longest acceptable time, in hours, from a failure to resumed training")  \
+  X(card_baseline_match_criteria, "card.baseline_match_criteria", text, any, "", false,                               \
+    setting, always, none, nullptr, "", "what counts as matching the baseline (metrics and tolerances)")              \
+  X(card_expected_loss_range, "card.expected_loss_range", text, any, "", false, setting, always, none, nullptr, "",   \
+    "the loss range expected at the end (and at milestones)")                                                         \
+  X(card_control_answers, "card.control_answers", text, any, "", false, setting, always, none, nullptr, "",           \
+    "the control questions and the answers the result must give")                                                     \
+  X(card_checkpoint_format, "card.checkpoint_format", text, any, "", false, setting, always, none, nullptr, "",       \
+    "the checkpoint format (sharded or not, framework, optimizer state included)")                                    \
+  X(card_owners_quality, "card.owners.quality", text, any, "", false, setting, always, none, nullptr, "",             \
+    "who accepts the result's quality")                                                                               \
+  X(card_owners_trajectory, "card.owners.trajectory", text, any, "", false, setting, always, none, nullptr, "",       \
+    "who accepts the loss trajectory")                                                                                \
+  X(card_owners_operations, "card.owners.operations", text, any, "", false, setting, always, none, nullptr, "",       \
+    "who runs and restores the job")
 // clang-format on
 
 // Every field of the scenario format, by name: `field::checkpoint_save_s`.

@@ -38,10 +38,16 @@ inline std::vector<std::string> top_level_keys() {
   return keys;
 }
 
+// The keys directly inside a section ("card" -> code_version, ..., owners): fields and
+// sub-sections, each once, in table order. Empty when `section` is not a section.
 inline std::vector<std::string> section_keys(const std::string& section) {
   std::vector<std::string> keys;
-  for (const auto& f : scenario_fields())
-    if (f.path.rfind(section + ".", 0) == 0) keys.push_back(f.path.substr(section.size() + 1));
+  for (const auto& f : scenario_fields()) {
+    if (f.path.rfind(section + ".", 0) != 0) continue;
+    const std::string rest = f.path.substr(section.size() + 1);
+    const std::string key = rest.substr(0, rest.find('.'));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
   return keys;
 }
 
@@ -167,21 +173,27 @@ class scenario {
       if (field == nullptr)
         fail(path.empty() ? "(empty path)" : path,
              "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
-      const auto dot = path.find('.');
-      if (dot == std::string::npos) {
-        if (value.is_null())
-          doc.erase(path);
-        else
-          doc[path] = value;
-        continue;
+      // Walk the sections of the path ("card.owners.quality"), making the missing ones.
+      json* block = &doc;
+      std::string rest = path;
+      bool absent = false;
+      for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+        const std::string section = rest.substr(0, dot);
+        rest = rest.substr(dot + 1);
+        if (!block->contains(section) || !(*block)[section].is_object()) {
+          if (value.is_null()) {
+            absent = true;  // nothing to remove
+            break;
+          }
+          (*block)[section] = json::object();
+        }
+        block = &(*block)[section];
       }
-      const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
-      if (value.is_null()) {
-        if (doc.contains(section) && doc[section].is_object()) doc[section].erase(key);
-        continue;
-      }
-      if (!doc.contains(section) || !doc[section].is_object()) doc[section] = json::object();
-      doc[section][key] = value;
+      if (absent) continue;
+      if (value.is_null())
+        block->erase(rest);
+      else
+        (*block)[rest] = value;
     }
     return from_json(doc, *profiles_);
   }
@@ -226,6 +238,8 @@ class scenario {
   bool has_integer(field f) const { return integers_[index(f)].has_value(); }
   bool has_integer(const std::string& path) const { return has_integer(field_at(path)); }
   bool has_text(field f) const { return texts_[index(f)].has_value(); }
+  double number(field f) const { return *present(numbers_, checked(f, field_kind::number)); }
+  bool has_number(field f) const { return numbers_[index(f)].has_value(); }
   bool has_text(const std::string& path) const { return has_text(field_at(path)); }
   // The hardware profile named by cluster.platform, when the library has it.
   const platform_profile* profile() const { return profile_ ? &*profile_ : nullptr; }
@@ -418,18 +432,27 @@ class scenario {
         load_field(*field, value);
         continue;
       }
-      if (!value.is_object()) fail(head, "must be an object of fields, got " + detail::describe_json(value));
-      for (const auto& [key, item] : value.items()) {
-        const std::string path = head + "." + key;
-        const field_spec* field = find_field(path);
-        if (field == nullptr) fail(path, "unknown key" + detail::suggest_field(head, key));
-        load_field(*field, item);
-      }
+      load_section(head, value);
     }
     for (const auto& field : scenario_fields()) {
       if (given_[field.index()]) continue;
       if (field.required) fail(field.path, "required (" + field.doc + ")");
       if (!field.default_value.empty()) load_value(field, json::parse(field.default_value));
+    }
+  }
+
+  // The fields of a section, and of its sub-sections (card.owners).
+  void load_section(const std::string& section, const json& value) {
+    if (!value.is_object()) fail(section, "must be an object of fields, got " + detail::describe_json(value));
+    for (const auto& [key, item] : value.items()) {
+      const std::string path = section + "." + key;
+      if (const field_spec* field = find_field(path)) {
+        load_field(*field, item);
+      } else if (!detail::section_keys(path).empty()) {
+        load_section(path, item);
+      } else {
+        fail(path, "unknown key" + detail::suggest_field(section, key));
+      }
     }
   }
 
@@ -456,6 +479,14 @@ class scenario {
         if (!value.is_number()) fail(path, "must be a whole number, got " + detail::describe_json(value));
         const auto [lo, hi] = integer_bounds(field.rule);
         integers_[field.index()] = detail::whole_number(path, value.get<double>(), lo, hi);
+        break;
+      }
+      case field_kind::number: {
+        if (!value.is_number()) fail(path, "must be a number, got " + detail::describe_json(value));
+        const double x = value.get<double>();
+        if (!std::isfinite(x) || !detail::in_range(field.rule, x, x) || (field.rule == field_rule::positive && x == 0))
+          fail(path, "must be " + detail::rule_text(field.rule) + ", got " + format_number(x));
+        numbers_[field.index()] = x;
         break;
       }
       case field_kind::text:
@@ -627,6 +658,7 @@ class scenario {
   std::vector<std::optional<quantity>> quantities_ = std::vector<std::optional<quantity>>(field_count);
   std::vector<std::optional<bool>> flags_ = std::vector<std::optional<bool>>(field_count);
   std::vector<std::optional<long long>> integers_ = std::vector<std::optional<long long>>(field_count);
+  std::vector<std::optional<double>> numbers_ = std::vector<std::optional<double>>(field_count);
   std::vector<std::optional<std::string>> texts_ = std::vector<std::optional<std::string>>(field_count);
 };
 

@@ -65,6 +65,11 @@ inline json field_schema(const field_spec& f) {
       if (hi < max_whole_number) prop["maximum"] = static_cast<long long>(hi);
       break;
     }
+    case field_kind::number:
+      prop = {{"type", "number"}};
+      if (f.rule == field_rule::positive) prop["exclusiveMinimum"] = 0;
+      if (f.rule == field_rule::nonnegative) prop["minimum"] = 0;
+      break;
     case field_kind::choice: prop = {{"enum", f.choices}}; break;
     case field_kind::text: prop = {{"type", "string"}}; break;
   }
@@ -109,12 +114,21 @@ inline json scenario_json_schema() {
       top[f.path] = detail::field_schema(f);
       continue;
     }
-    const std::string section = f.path.substr(0, dot), key = f.path.substr(dot + 1);
-    json& block = top[section];
-    if (block.is_null()) block = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
-    block["properties"][key] = detail::field_schema(f);
-    if (f.required) {
-      block["required"].push_back(key);
+    // Sections nest as far as the path does (card.owners.quality).
+    const std::string section = f.path.substr(0, dot);
+    json* block = &top[section];
+    std::string key = f.path.substr(dot + 1);
+    for (;;) {
+      if (block->is_null())
+        *block = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
+      const auto next = key.find('.');
+      if (next == std::string::npos) break;
+      block = &(*block)["properties"][key.substr(0, next)];
+      key = key.substr(next + 1);
+    }
+    (*block)["properties"][key] = detail::field_schema(f);
+    if (f.required) {  // required fields sit directly in a top-level section
+      (*block)["required"].push_back(key);
       if (std::find(required.begin(), required.end(), section) == required.end()) required.push_back(section);
     }
   }
