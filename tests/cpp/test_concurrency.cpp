@@ -21,7 +21,8 @@ namespace {
 scenario shared_scenario() {
   return scenario::from_text(
       R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 20000}, "cluster": {"nodes": 8},
-    "throughput": {"step_time_s": {"dist": "gamma", "shape": 9, "scale": 0.2}, "data_stall_fraction": {"dist": "beta", "a": 2, "b": 30, "hi": 0.5}},
+    "throughput": {"step_time_s": {"dist": "gamma", "shape": 9, "scale": 0.2},
+    "data_stall_fraction": {"dist": "beta", "a": 2, "b": 30, "hi": 0.5}},
     "checkpoint": {"every_steps": 500, "save_s": {"dist": "pert", "lo": 5, "mode": 15, "hi": 60}},
     "compile": {"initial_s": 1800, "recompile_s": 1800, "cache_load_s": 120, "cache_hit_prob": 0.8},
     "failures": {"node_mtbf_h": {"dist": "lognormal", "p50": 2000, "p90": 6000}, "restart_s": 600},

@@ -113,7 +113,8 @@ TEST_CASE("derived step times flow into the lifecycle simulation", "[throughput]
         derived(R"({"mode": "extrapolated", "compute_efficiency": {"dist": "uniform", "lo": 0.3, "hi": 0.6}})",
                 R"({"tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256})",
                 R"(, "reference": {"step_time_s": {"dist": "lognormal", "p50": 40, "p90": 44}, "nodes": 16,
-                               "tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256, "sequence_length": 8192})");
+                               "tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256,
+                               "sequence_length": 8192})");
     run_options options;
     options.samples = 2000;
     const auto r = simulate(s, options);
@@ -189,9 +190,11 @@ TEST_CASE("inconsistent or oversized layouts are refused with the reason", "[thr
   CHECK_THAT(
       message([] {
         scenario::from_text(
-            R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, "platform": "trn2.48xl"},)" +
+            R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, )"
+            R"("platform": "trn2.48xl"},)" +
                 std::string(llama70b) +
-                R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, "global_batch": 16}})",
+                R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, )"
+                R"("global_batch": 16}})",
             shipped());
       }),
       test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
