@@ -67,13 +67,11 @@ TEST_CASE("every invalid field is rejected with its path, value and rule", "[sce
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": {"dist": "lognormal", "p50": 3, "p90": 2}}})"),
              test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
-  CHECK_THAT(
-      error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": {"dist": "normal", "mean": 2, "sd": 0.5}}})"),
-      test::contains(
-          "throughput.step_time_s: must be > 0, "
-          "but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; "
-          "truncate it with \"lo\": 0"));
+             test::contains("throughput.step_time_s: must be > 0, "
+                            "but {\"dist\":\"normal\",\"mean\":2,\"sd\":0.5} can take values in [-inf, inf]; "
+                            "truncate it with \"lo\": 0"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 1, "data_stall_fraction": {"dist": "beta", "a": 2, "b": 5}}})"),
              test::contains("throughput.data_stall_fraction: must be in [0, 1), but"));
@@ -81,31 +79,23 @@ TEST_CASE("every invalid field is rejected with its path, value and rule", "[sce
              test::contains("compile.cache_hit_prob: must be in [0, 1], got 1.2"));
   CHECK_THAT(error_of(with(R"("quality": {"rerun_prob": {"dist": "uniform", "lo": 0.5, "hi": 1.5}})")),
              test::contains("quality.rerun_prob: must be in [0, 1], but"));
-  CHECK_THAT(
-      error_of(
-          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 0}, )"
-          R"("throughput": {"step_time_s": 1}})"),
-      test::contains("cluster.nodes: must be ≥ 1, got 0"));
-  CHECK_THAT(
-      error_of(
-          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 2.5}, )"
-          R"("throughput": {"step_time_s": 1}})"),
-      test::contains("cluster.nodes: must be a whole number, got 2.5"));
-  CHECK_THAT(
-      error_of(
-          R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": "2"}, )"
-          R"("throughput": {"step_time_s": 1}})"),
-      test::contains("cluster.nodes: must be a whole number, got \"2\""));
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 0}, )"
+                      R"("throughput": {"step_time_s": 1}})"),
+             test::contains("cluster.nodes: must be ≥ 1, got 0"));
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 2.5}, )"
+                      R"("throughput": {"step_time_s": 1}})"),
+             test::contains("cluster.nodes: must be a whole number, got 2.5"));
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": "2"}, )"
+                      R"("throughput": {"step_time_s": 1}})"),
+             test::contains("cluster.nodes: must be a whole number, got \"2\""));
   CHECK_THAT(error_of(with(R"("checkpoint": {"final": "yes"})")),
              test::contains("checkpoint.final: must be true or false, got \"yes\""));
   CHECK_THAT(error_of(with(R"("failures": {"distribution": "weibul"})")),
              test::contains(
                  "failures.distribution: must be one of exponential, weibull, got \"weibul\" (did you mean weibull?)"));
-  CHECK_THAT(
-      error_of(
-          R"({"schema": "trnmodel.scenario/1", "job": {"kind": "lora", "effective_steps": 10}, )"
-          R"("cluster": {"nodes": 1}})"),
-      test::contains("throughput.step_time_s: required"));
+  CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"kind": "lora", "effective_steps": 10}, )"
+                      R"("cluster": {"nodes": 1}})"),
+             test::contains("throughput.step_time_s: required"));
   CHECK_THAT(error_of(R"({"job": {"effective_steps": 10}})"), test::contains("schema: required"));
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/2"})"),
              test::contains("schema: must be \"trnmodel.scenario/1\", got \"trnmodel.scenario/2\""));
@@ -204,9 +194,8 @@ const std::string edge_head =
 TEST_CASE("zero or tiny rates are refused at load time", "[edge]") {
   CHECK_THAT(
       test::scenario_error(
-          edge_head +
-          R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", )"
-          R"("weibull_shape": 0}})"),
+          edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", )"
+                      R"("weibull_shape": 0}})"),
       test::contains("failures.weibull_shape: must be ≥ 0.1, got 0"));
   CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 0}})"),
              test::contains("throughput.step_time_s: must be > 0, got 0"));

@@ -256,10 +256,9 @@ TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sens
 
 TEST_CASE("tornado bars hold one input at its P10 and P90 and sort by swing", "[sensitivity][tornado]") {
   // Cost = 1000 steps x step time / 3600 h x 10 USD + the queue (not billed, so no cost).
-  const scenario s = simple(
-      R"({"dist": "uniform", "lo": 1, "hi": 3})",
-      R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 100}}, )"
-      R"("eval": {"final_s": {"dist": "uniform", "lo": 0, "hi": 36}})");
+  const scenario s = simple(R"({"dist": "uniform", "lo": 1, "hi": 3})",
+                            R"(, "startup": {"queue_wait_s": {"dist": "uniform", "lo": 0, "hi": 100}}, )"
+                            R"("eval": {"final_s": {"dist": "uniform", "lo": 0, "hi": 36}})");
   const tornado_result t = tornado(s, metric::run_cost_usd, statistic::mean(), runs(4000));
   REQUIRE(t.bars.size() == 3);
   CHECK(t.bars[0].factor == "throughput.step_time_s");

@@ -187,17 +187,16 @@ TEST_CASE("inconsistent or oversized layouts are refused with the reason", "[thr
                        R"({"tp": 8, "pp": 4, "dp": 8, "global_batch": 256})");
              }),
              test::contains("throughput.step_time_s: is not used when throughput.mode is analytic"));
-  CHECK_THAT(
-      message([] {
-        scenario::from_text(
-            R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, )"
-            R"("platform": "trn2.48xl"},)" +
-                std::string(llama70b) +
-                R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, )"
-                R"("global_batch": 16}})",
-            shipped());
-      }),
-      test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
+  CHECK_THAT(message([] {
+               scenario::from_text(
+                   R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1, )"
+                   R"("platform": "trn2.48xl"},)" +
+                       std::string(llama70b) +
+                       R"(, "throughput": {"mode": "analytic", "compute_efficiency": 0.4}, "parallelism": {"tp": 16, )"
+                       R"("global_batch": 16}})",
+                   shipped());
+             }),
+             test::contains("cluster.platform: no hardware profile named \"trn2.48xl\" (did you mean trn2.48xlarge?)"));
 }
 
 TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]") {
