@@ -35,6 +35,7 @@
 #include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
+#include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/run_result.hpp"
 #include "trnmodel/random/philox.hpp"
 #include "trnmodel/random/uniform_column.hpp"
@@ -54,18 +55,6 @@ struct block_view {
   void uniforms(std::uint32_t stream, double* out, std::uint32_t draw = 0) const {
     uniform_column(seed, stream, draw, first, 1, static_cast<std::size_t>(size), out);
   }
-};
-
-struct run_options {
-  std::uint64_t samples = 10'000;
-  std::uint64_t seed = 0;
-  int threads = 0;  // 0: all cores
-  bool keep_samples = true;
-  Eigen::Index block_size = 4096;  // part of the result's definition: merges follow blocks
-  double relative_accuracy = 1e-3;  // of histogram quantiles when samples are not kept
-  // Both hooks run on the calling thread between waves of blocks.
-  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
-  std::function<bool()> cancelled;  // return true to stop; the run throws cancelled_error
 };
 
 // Physical memory of the machine in bytes (0 when unknown).
@@ -92,7 +81,8 @@ inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
 inline void check_run_options(const run_options& options) {
   if (options.samples < 1) fail("samples", "must be ≥ 1, got 0");
   if (options.threads < 0) fail("threads", "must be ≥ 0 (0 means all cores), got " + std::to_string(options.threads));
-  if (options.block_size < 1) fail("block_size", "must be ≥ 1, got " + std::to_string(options.block_size));
+  if (options.block_size < 0)
+    fail("block_size", "must be ≥ 1 (or 0 for the call's default), got " + std::to_string(options.block_size));
   if (!(options.relative_accuracy > 0 && options.relative_accuracy < 0.5))
     fail("relative_accuracy", "must be in (0, 0.5), got " + format_number(options.relative_accuracy));
 }
@@ -168,7 +158,8 @@ inline void check_outputs(const std::vector<std::string>& output_names) {
 // not depend on order, are summed per thread and folded once at the end; kept samples are
 // written straight to their rows of the result.
 template <class Model>
-run_result run(const Model& model, std::vector<std::string> output_names, const run_options& options) {
+run_result run(const Model& model, std::vector<std::string> output_names, const run_options& given) {
+  const run_options options = with_block_size(given);
   check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
@@ -179,7 +170,7 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
                 options.relative_accuracy);
   std::vector<moments> wave_moments(
       static_cast<std::size_t>(blocks_per_wave(threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
-  Eigen::ArrayXXd& kept = fold.result().values();
+  Eigen::ArrayXXd& kept = fold.kept_values();
   for_each_wave(
       grid, 0, grid.blocks(), detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t slot) {
@@ -199,8 +190,9 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
 // (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
 // `options` see the progress of this range only.
 template <class Model> run_partial compute_partial(const Model& model, std::vector<std::string> output_names,
-                                                   const run_options& options, std::uint64_t first_block,
+                                                   const run_options& given, std::uint64_t first_block,
                                                    std::uint64_t last_block) {
+  const run_options options = with_block_size(given);
   check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());

@@ -82,7 +82,7 @@ template <class Function> run_result monte_carlo(const input_set& inputs, const 
     inputs.draw(block, x);
     f(static_cast<const Eigen::ArrayXXd&>(x), out);
   };
-  return run(model, std::move(output_names), options);
+  return run(model, std::move(output_names), with_block_size(options, function_block_size));
 }
 
 }  // namespace trnmodel

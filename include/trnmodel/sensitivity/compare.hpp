@@ -50,8 +50,39 @@ class comparison_model {
   metric::id metric_;
 };
 
-inline run_result compare(const scenario& a, const scenario& b, metric::id m, const run_options& options) {
-  return run(comparison_model(a, b, m), comparison_model::output_names(), options);
+/// The comparison of one metric between two scenarios on common random numbers: the run of
+/// comparison_model (outputs "a", "b", "difference", "a_less_b"), with its answers by name.
+/// Thread-safety: read-only, safe to share between threads. Ownership: a value type.
+class comparison_result : public run_result {
+ public:
+  comparison_result(run_result run, metric::id m) : run_result(std::move(run)), metric_(m) {}
+  /// The metric compared.
+  metric::id metric() const { return metric_; }
+  std::string metric_name() const { return metric_names()[metric_]; }
+  /// P(A < B): the share of samples in which scenario a's metric is below b's.
+  double p_a_less_b() const { return stats("a_less_b").mean; }
+  /// Moments of the per-sample difference a − b (mean, sd(), min, max).
+  const moments& difference() const { return stats("difference"); }
+  /// A quantile of the per-sample difference a − b.
+  double difference_quantile(double probability) const { return quantile("difference", probability); }
+  /// The scenarios' own distributions of the metric: a_quantile(0.9) is a's P90.
+  double a_quantile(double probability) const { return quantile("a", probability); }
+  double b_quantile(double probability) const { return quantile("b", probability); }
+
+ private:
+  metric::id metric_;
+};
+
+/// Compares metric m of scenarios a and b, sample by sample on common random numbers.
+/// Throws unknown_input_error when either scenario's metric needs unknown inputs. Bitwise the
+/// numbers of Python's tm.compare with the same samples, seed and keep_samples.
+inline comparison_result compare(const scenario& a, const scenario& b, metric::id m, const run_options& options) {
+  return comparison_result(run(comparison_model(a, b, m), comparison_model::output_names(), options), m);
+}
+/// compare() with the metric by name ("wall_h", "run_cost_usd", ...).
+inline comparison_result compare(const scenario& a, const scenario& b, const std::string& metric_name,
+                                 const run_options& options) {
+  return compare(a, b, metric_named(metric_name, "metric"), options);
 }
 
 struct break_even_result {
