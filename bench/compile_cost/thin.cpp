@@ -5,9 +5,9 @@
 #include <trnmodel/embed.hpp>
 
 int main(int argc, char** argv) {
-  namespace tm = trnmodel::embed;
+  namespace te = trnmodel::embed;
   trnmodel::run_options options;
   options.samples = 20'000;
-  const tm::result r = tm::simulate(tm::scenario::from_file(argc > 1 ? argv[1] : "scenario.json"), options);
+  const te::result r = te::simulate(te::scenario::from_file(argc > 1 ? argv[1] : "scenario.json"), options);
   std::printf("P90 wall time %.6g h\n", r.quantile("wall_h", 0.9));
 }

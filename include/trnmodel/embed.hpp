@@ -58,7 +58,7 @@ profiles shipped_profiles_from(const char* configured_dir);
 }  // namespace detail
 
 /// The profiles shipped with the package: the directory TRNMODEL_PROFILES_DIR names at run
-/// time, else the one the CMake package was installed with (<prefix>/share/trnmodel/profiles).
+/// time, else the one the CMake package was installed with (PREFIX/share/trnmodel/profiles).
 /// Read once per directory and process. Thread-safe.
 inline profiles shipped_profiles() {
 #ifdef TRNMODEL_PROFILES_DIR

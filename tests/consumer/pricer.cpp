@@ -10,7 +10,7 @@
 
 #include <trnmodel/embed.hpp>
 
-namespace tm = trnmodel::embed;
+namespace te = trnmodel::embed;
 
 namespace {
 
@@ -25,8 +25,8 @@ void check(bool ok, const std::string& what) {
 
 // The job: Llama-3-8B LoRA from the bundled example, its step time derived from FLOPs on the
 // platform's profile (model FLOPs utilization 17-37%) instead of assumed.
-tm::scenario job(const std::string& examples, const tm::profiles& profiles) {
-  return tm::scenario::from_file(examples + "/llama3-8b-lora-trn2.json", profiles)
+te::scenario job(const std::string& examples, const te::profiles& profiles) {
+  return te::scenario::from_file(examples + "/llama3-8b-lora-trn2.json", profiles)
       .updated({{"throughput.mode", R"("flops")"},
                 {"throughput.step_time_s", "null"},
                 {"throughput.model_flops_utilization", R"({"dist": "pert", "lo": 0.17, "mode": 0.25, "hi": 0.37})"},
@@ -37,7 +37,7 @@ tm::scenario job(const std::string& examples, const tm::profiles& profiles) {
 }
 
 // The same job on another platform (a shipped profile name), at its chips and price.
-tm::scenario on(const tm::scenario& base, const std::string& platform, int chips, double node_hour_usd) {
+te::scenario on(const te::scenario& base, const std::string& platform, int chips, double node_hour_usd) {
   return base.updated({{"cluster.platform", "\"" + platform + "\""},
                        {"parallelism.dp", std::to_string(chips)},
                        {"prices.node_hour_usd", std::to_string(node_hour_usd)}});
@@ -49,18 +49,18 @@ int main(int argc, char** argv) {
   const std::string examples = argc > 1 ? argv[1] : TRNMODEL_EXAMPLES_DIR;
 
   // Profiles: the shipped ones, installed with the package.
-  const tm::profiles profiles = tm::shipped_profiles();
+  const te::profiles profiles = te::shipped_profiles();
   check(profiles.contains("trn2.48xlarge") && profiles.contains("p5.48xlarge"), "the shipped profiles are found");
 
   // The README's lines: the shipped profiles are the default library.
-  const tm::scenario readme = tm::scenario::from_file(examples + "/llama3-8b-lora-trn2.json")
+  const te::scenario readme = te::scenario::from_file(examples + "/llama3-8b-lora-trn2.json")
                                   .updated("prices.node_hour_usd", 35.76);
   check(readme.profile_name() == "trn2.48xlarge", "a scenario file finds the shipped profiles by default");
 
   // Load, then update: the price of a fresh quote.
-  const tm::scenario base = job(examples, profiles);
-  const tm::scenario trn2 = base.updated("prices.node_hour_usd", 35.76);
-  const tm::scenario p5 = on(base, "p5.48xlarge", 8, 55.04);
+  const te::scenario base = job(examples, profiles);
+  const te::scenario trn2 = base.updated("prices.node_hour_usd", 35.76);
+  const te::scenario p5 = on(base, "p5.48xlarge", 8, 55.04);
   check(trn2.mode() == "flops" && trn2.profile_name() == "trn2.48xlarge", "the step time comes from the profile");
 
   // Simulate with options; P50/P90 by name.
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   options.seed = 1;
   std::uint64_t reported = 0;
   options.progress = [&](std::uint64_t done, std::uint64_t) { reported = done; };
-  const tm::result run = tm::simulate(trn2, options);
+  const te::result run = te::simulate(trn2, options);
   print("trn2.wall_h.p50", run.quantile("wall_h", 0.5));
   print("trn2.wall_h.p90", run.quantile("wall_h", 0.9));
   print("trn2.run_cost_usd.p50", run.quantile("run_cost_usd", 0.5));
@@ -81,35 +81,35 @@ int main(int argc, char** argv) {
   // Only two metrics, streamed (flat memory): the same moments, quantiles within 0.1%.
   trnmodel::run_options streamed = options;
   streamed.keep_samples = false;
-  const tm::result lean = tm::simulate(trn2, streamed, {"wall_h", "run_cost_usd"}, false);
+  const te::result lean = te::simulate(trn2, streamed, {"wall_h", "run_cost_usd"}, false);
   print("trn2.streamed.run_cost_usd.p90", lean.quantile("run_cost_usd", 0.9));
   print("trn2.streamed.run_cost_usd.mean", lean.stats("run_cost_usd").mean);
   check(lean.names().size() == 2 && lean.stats("run_cost_usd").mean == run.stats("run_cost_usd").mean,
         "two metrics kept, with the bits of the full run's moments");
 
   // Compare two platforms on common random numbers.
-  const tm::comparison c = tm::compare(trn2, p5, "run_cost_usd", options);
+  const te::comparison c = te::compare(trn2, p5, "run_cost_usd", options);
   print("compare.p_a_less_b", c.p_a_less_b());
   print("compare.difference.mean", c.difference().mean);
   print("compare.difference.p50", c.difference_quantile(0.5));
   print("compare.b.p90", c.quantile("b", 0.9));
 
   // Break-even: the p5 price at which its mean cost equals trn2's.
-  const tm::break_even_result even =
-      tm::break_even(trn2, p5, "run_cost_usd", "prices.node_hour_usd", tm::statistic::mean(), options);
+  const te::break_even_result even =
+      te::break_even(trn2, p5, "run_cost_usd", "prices.node_hour_usd", te::statistic::mean(), options);
   print("break_even.value", even.value);
   print("break_even.target", even.target);
   check(std::abs(even.achieved / even.target - 1) < 1e-6, "at the break-even price the means agree");
 
   // Unknowns: an unquoted price blocks the costs, and says so; allowed, the costs are NaN.
-  const tm::scenario unquoted = trn2.updated({{"prices.node_hour_usd", R"({"unknown": "not quoted yet"})"}});
+  const te::scenario unquoted = trn2.updated({{"prices.node_hour_usd", R"({"unknown": "not quoted yet"})"}});
   try {
-    tm::simulate(unquoted, options);
+    te::simulate(unquoted, options);
     check(false, "an unknown price is refused");
   } catch (const trnmodel::unknown_input_error& e) {
     check(e.paths() == std::vector<std::string>{"prices.node_hour_usd"}, std::string("refused: ") + e.what());
   }
-  const tm::result partial = tm::simulate(unquoted, options, true);
+  const te::result partial = te::simulate(unquoted, options, true);
   check(std::isnan(partial.stats("run_cost_usd").mean) &&
             partial.stats("wall_h").mean == run.stats("wall_h").mean,
         "allowed, the cost is NaN and the wall time unchanged");
@@ -132,13 +132,13 @@ int main(int argc, char** argv) {
   // Threads and cancellation: any thread count gives the same bits; a hook stops a run.
   trnmodel::run_options one_thread = options;
   one_thread.threads = 1;
-  check(tm::simulate(trn2, one_thread).quantile("wall_h", 0.9) == run.quantile("wall_h", 0.9),
+  check(te::simulate(trn2, one_thread).quantile("wall_h", 0.9) == run.quantile("wall_h", 0.9),
         "one thread gives the bits of all cores");
   trnmodel::run_options stop = options;
   stop.samples = 10'000'000;
   stop.cancelled = [] { return true; };
   try {
-    tm::simulate(trn2, stop);
+    te::simulate(trn2, stop);
     check(false, "a cancelled run stops");
   } catch (const trnmodel::cancelled_error&) {
     check(true, "a cancelled run throws cancelled_error");

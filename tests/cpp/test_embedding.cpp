@@ -80,7 +80,8 @@ TEST_CASE("an unknown platform lists the known ones, or says how to load them", 
                                       {"throughput.model_flops_utilization", json(0.25)},
                                       {"model.parameters", json(8.03e9)},
                                       {"model.sequence_length", json(4096)},
-                                      {"parallelism.global_batch", json(64)}});
+                                      {"parallelism.global_batch", json(64)},
+                                      {"parallelism.dp", json(16)}});
   const auto analytic = [&](const std::string& platform, profile_library profiles) {
     json doc = lora.to_json();
     doc["cluster"]["platform"] = platform;

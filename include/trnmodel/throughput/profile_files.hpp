@@ -1,7 +1,7 @@
 #pragma once
 // Hardware profiles read from files (docs/profiles.md, docs/cpp.md "Profiles"): a directory of
 // "trnmodel.profile/1" documents, one per file, named by the file's stem. The package ships one
-// such directory; CMake installs it with the headers (<prefix>/share/trnmodel/profiles) and the
+// such directory; CMake installs it with the headers (PREFIX/share/trnmodel/profiles) and the
 // package's targets carry its location, so an embedder finds the same profiles Python does.
 #include <algorithm>
 #include <cstdlib>
@@ -27,7 +27,7 @@ inline std::string directory_from(const char* variable, const char* built_in) {
 
 /// The directory of the shipped hardware profiles: the environment variable
 /// TRNMODEL_PROFILES_DIR when set and not empty, else the location the CMake target was
-/// configured with (the source tree in a build tree, <prefix>/share/trnmodel/profiles once
+/// configured with (the source tree in a build tree, PREFIX/share/trnmodel/profiles once
 /// installed). Empty when neither is known (the headers used without the CMake package).
 /// Thread-safe (reads the environment; do not change it concurrently).
 inline std::string shipped_profiles_dir() {
