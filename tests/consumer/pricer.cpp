@@ -2,6 +2,7 @@
 // it, built against the compiled target trnmodel::trnmodel_lib with only <trnmodel/embed.hpp>.
 // It prints every number as "key value" (%.17g, which round-trips a double exactly);
 // check_pricer.py computes the same calls in Python and requires the same bits.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -52,6 +53,11 @@ int main(int argc, char** argv) {
   const te::profiles profiles = te::shipped_profiles();
   check(profiles.contains("trn2.48xlarge") && profiles.contains("p5.48xlarge"), "the shipped profiles are found");
 
+  const te::profiles again = te::load_profiles(TRNMODEL_PROFILES_DIR);  // a directory of profiles
+  check(again.names() == profiles.names(), "load_profiles of the installed directory gives the shipped profiles");
+  const te::profiles mine = profiles.with_file("mine", std::string(TRNMODEL_PROFILES_DIR) + "/trn2.48xlarge.json");
+  check(mine.contains("mine") && !profiles.contains("mine"), "with_file adds a profile to a copy");
+
   // The README's lines: the shipped profiles are the default library.
   const te::scenario readme = te::scenario::from_file(examples + "/llama3-8b-lora-trn2.json")
                                   .updated("prices.node_hour_usd", 35.76);
@@ -77,6 +83,9 @@ int main(int argc, char** argv) {
   print("trn2.run_cost_usd.mean", run.stats("run_cost_usd").mean);
   print("trn2.step_time_s.mean", run.stats("step_time_s").mean);
   check(reported == options.samples, "progress reached every sample");
+  check(run.index("wall_h") == 11 && te::metric_names()[11] == "wall_h" &&
+            run.summary("wall_h").p90 == run.quantile(11, 0.9),
+        "outputs by name or index, in metric_names() order");
 
   // Only two metrics, streamed (flat memory): the same moments, quantiles within 0.1%.
   trnmodel::run_options streamed = options;
@@ -114,6 +123,11 @@ int main(int argc, char** argv) {
             partial.stats("wall_h").mean == run.stats("wall_h").mean,
         "allowed, the cost is NaN and the wall time unchanged");
   print("unknown.unknown_metrics", static_cast<double>(unquoted.unknown_metrics().size()));
+  check(unquoted.unknown_inputs() == std::vector<std::string>{"prices.node_hour_usd (not quoted yet)"},
+        "the scenario says what it leaves open");
+  const auto drawn = trn2.uncertain_inputs();
+  check(std::find(drawn.begin(), drawn.end(), "throughput.model_flops_utilization") != drawn.end(),
+        "and what it draws");
 
   // Errors: bad input names the path, the value and the rule.
   try {
