@@ -132,8 +132,7 @@ result simulate(const scenario& s, const run_options& options, bool allow_unknow
 
 result simulate(const scenario& s, const run_options& options, const std::vector<std::string>& metrics,
                 bool allow_unknown) {
-  return result(
-      std::make_shared<const run_result>(trnmodel::simulate(s.internals(), options, metrics, allow_unknown)));
+  return result(std::make_shared<const run_result>(trnmodel::simulate(s.internals(), options, metrics, allow_unknown)));
 }
 
 comparison compare(const scenario& a, const scenario& b, const std::string& metric, const run_options& options) {

@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
   check(mine.contains("mine") && !profiles.contains("mine"), "with_file adds a profile to a copy");
 
   // The README's lines: the shipped profiles are the default library.
-  const te::scenario readme = te::scenario::from_file(examples + "/llama3-8b-lora-trn2.json")
-                                  .updated("prices.node_hour_usd", 35.76);
+  const te::scenario readme =
+      te::scenario::from_file(examples + "/llama3-8b-lora-trn2.json").updated("prices.node_hour_usd", 35.76);
   check(readme.profile_name() == "trn2.48xlarge", "a scenario file finds the shipped profiles by default");
 
   // Load, then update: the price of a fresh quote.
@@ -119,8 +119,7 @@ int main(int argc, char** argv) {
     check(e.paths() == std::vector<std::string>{"prices.node_hour_usd"}, std::string("refused: ") + e.what());
   }
   const te::result partial = te::simulate(unquoted, options, true);
-  check(std::isnan(partial.stats("run_cost_usd").mean) &&
-            partial.stats("wall_h").mean == run.stats("wall_h").mean,
+  check(std::isnan(partial.stats("run_cost_usd").mean) && partial.stats("wall_h").mean == run.stats("wall_h").mean,
         "allowed, the cost is NaN and the wall time unchanged");
   print("unknown.unknown_metrics", static_cast<double>(unquoted.unknown_metrics().size()));
   check(unquoted.unknown_inputs() == std::vector<std::string>{"prices.node_hour_usd (not quoted yet)"},

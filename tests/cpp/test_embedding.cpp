@@ -53,8 +53,8 @@ TEST_CASE("the shipped profiles are every profile file of the package", "[embedd
 }
 
 TEST_CASE("load_profiles names a bad directory or file", "[embedding][profiles]") {
-  CHECK_THROWS_WITH(load_profiles("/nonexistent/profiles"), Catch::Contains("/nonexistent/profiles") &&
-                                                                Catch::Contains("not a directory"));
+  CHECK_THROWS_WITH(load_profiles("/nonexistent/profiles"),
+                    Catch::Contains("/nonexistent/profiles") && Catch::Contains("not a directory"));
   const auto dir = std::filesystem::temp_directory_path() / ("trnmodel-profiles-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   CHECK_THROWS_WITH(load_profiles(dir.string()), Catch::Contains("holds no hardware profile"));
@@ -118,8 +118,8 @@ TEST_CASE("result errors name the output, the index and the range", "[embedding]
   const run_result r = simulate(scenario::from_file(lora_file, shipped_profiles()), runs(100));
   CHECK_THROWS_AS(r.stats(99), input_error);
   CHECK_THROWS_WITH(r.stats(99), Catch::Contains("output: index 99 is out of range: the result has 32 outputs"));
-  CHECK_THROWS_WITH(r.quantile("wall_hours", 0.5), Catch::Contains("wall_hours: no such output") &&
-                                                       Catch::Contains("wall_h"));
+  CHECK_THROWS_WITH(r.quantile("wall_hours", 0.5),
+                    Catch::Contains("wall_hours: no such output") && Catch::Contains("wall_h"));
   CHECK_THROWS_WITH(r.quantile("wall_h", 1.5), Catch::Contains("q: probabilities must lie in [0, 1], got 1.5"));
   CHECK_THROWS_AS(r.histogram(32), input_error);
   run_options streamed = runs(100);
@@ -211,8 +211,8 @@ TEST_CASE("a sweep is each point simulated on the same seed", "[embedding][sweep
                                                   {"cluster.nodes", {json(1), json(2), json(3)}}};
   const auto points = sensitivity::sweep(lora, grid, o);
   REQUIRE(points.size() == 6);
-  CHECK(points[1].changes == std::vector<std::pair<std::string, json>>{{"checkpoint.every_steps", json(250)},
-                                                                         {"cluster.nodes", json(2)}});
+  CHECK(points[1].changes ==
+        std::vector<std::pair<std::string, json>>{{"checkpoint.every_steps", json(250)}, {"cluster.nodes", json(2)}});
   CHECK(points[5].changes.front().second == json(500));
   run_options plain = runs(3000, 4);
   plain.keep_samples = false;

@@ -23,6 +23,10 @@
 
 namespace trnmodel {
 
+/// A scenario as an engine model: one output per metric (metric_names()), each uncertain input
+/// drawn on the stream named by its JSON path. Thread-safety: immutable once made; the engine
+/// calls it concurrently. Ownership: a value holding what it needs of the scenario (copies are
+/// independent).
 class lifecycle_model {
  public:
   explicit lifecycle_model(const scenario& s) : config_(lifecycle_config::of(s)), throughput_(s) {

@@ -25,8 +25,9 @@
 
 namespace trnmodel::sensitivity {
 
-// Outputs, per sample: "a", "b", "difference" (a − b) and "a_less_b" (1 when a < b, else 0,
-// so its mean is P(A < B)).
+/// The engine model of a comparison. Outputs, per sample: "a", "b", "difference" (a − b) and
+/// "a_less_b" (1 when a < b, else 0, so its mean is P(A < B)). Thread-safety: immutable, called
+/// concurrently by the engine. Ownership: holds its own copies of both lifecycle models.
 class comparison_model {
  public:
   comparison_model(const scenario& a, const scenario& b, metric::id m) : a_(a), b_(b), metric_(m) {
@@ -85,17 +86,19 @@ inline comparison_result compare(const scenario& a, const scenario& b, const std
   return compare(a, b, metric_named(metric_name, "metric"), options);
 }
 
+/// What break_even found. A plain value.
 struct break_even_result {
-  double value;  // of the path in the varied scenario
-  double target;  // the fixed scenario's statistic
-  double achieved;  // the varied scenario's statistic at `value`
-  int evaluations;  // simulations of the varied scenario
+  double value;  ///< of the path in the varied scenario
+  double target;  ///< the fixed scenario's statistic
+  double achieved;  ///< the varied scenario's statistic at `value`
+  int evaluations;  ///< simulations of the varied scenario
 };
 
-// The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
-// of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
-// answer; with NaN bounds the bracket grows geometrically from the path's current median.
-// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9.
+/// The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
+/// of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
+/// answer; with NaN bounds the bracket grows geometrically from the path's current median.
+/// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9. Bitwise
+/// Python's Comparison.break_even with the same samples and seed.
 inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
                                     const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),
