@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 BUILD   ?= build
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup setup-test install lint test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
+.PHONY: run test setup setup-test install lint docs-cpp test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
 # a self-contained HTML report with plots and its Markdown twin, in out/.
@@ -35,6 +35,13 @@ lint: setup
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 	$(PY) -m mypy python/trnmodel
 
+# The C++ reference from the headers' comments (docs/cpp.md), when Doxygen is installed
+# (Debian: apt-get install doxygen); nothing else depends on it.
+docs-cpp:
+	@command -v doxygen >/dev/null || { echo "docs-cpp needs doxygen (apt-get install doxygen)"; exit 1; }
+	doxygen docs/doxygen/Doxyfile
+	@echo "the C++ reference: build/docs-cpp/html/index.html"
+
 test-cpp: setup-test
 	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON
 	cmake --build $(BUILD)/cpp
@@ -51,11 +58,14 @@ test-python: install setup-test
 	cd tests && ../$(PY) -m pytest -q python
 
 # A separate CMake project that finds the installed package: proof that embedding works.
-test-consumer: test-cpp
+test-consumer: test-cpp install
 	cmake --install $(BUILD)/cpp --prefix $(abspath $(BUILD))/install
 	cmake -S tests/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
 	cmake --build $(BUILD)/consumer
 	$(BUILD)/consumer/consumer
+	$(BUILD)/consumer/pricer > $(BUILD)/consumer/pricer.txt || { cat $(BUILD)/consumer/pricer.txt; exit 1; }
+	cat $(BUILD)/consumer/pricer.txt
+	$(PY) tests/consumer/check_pricer.py $(BUILD)/consumer/pricer.txt
 
 # Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,

@@ -9,11 +9,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "json_convert.hpp"
 #include "python_run.hpp"
 #include "register.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/sweep.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
 
 namespace py = pybind11;
@@ -156,6 +158,29 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("keep_samples"), py::arg("progress"));
+
+  // tm.sweep: the points' results, in grid order (the last path varying fastest), samples
+  // streamed (keep_samples false) as Python's sweep has always run them.
+  m.def(
+      "sweep",
+      [](const scenario& s, const std::vector<std::pair<std::string, py::list>>& grid, std::uint64_t samples,
+         std::uint64_t seed, int threads, const py::object& progress) {
+        std::vector<sweep_axis> axes;
+        for (const auto& [path, values] : grid) {
+          sweep_axis axis{path, {}};
+          for (const auto& value : values) axis.values.push_back(to_json(value, path));
+          axes.push_back(std::move(axis));
+        }
+        run_options options = make_run(samples, seed, threads);
+        options.keep_samples = false;
+        return with_python_hooks(options, progress, [&](const run_options& o) {
+          std::vector<run_result> results;
+          for (auto& point : sweep(s, axes, o)) results.push_back(std::move(point.result));
+          return results;
+        });
+      },
+      py::arg("scenario"), py::arg("grid"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
+      py::arg("progress"));
 
   m.def(
       "break_even",

@@ -31,13 +31,14 @@ inline std::string printable(const std::string& message) {
 }
 }  // namespace detail
 
-// Bad input: the message names the path, the value and the rule.
+/// Bad input: the message names the path, the value and the rule. Derives from
+/// std::invalid_argument so embedders can catch it without knowing trnmodel's types.
 class input_error : public std::invalid_argument {
  public:
   explicit input_error(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
 };
 
-// A computation needs inputs that are marked unknown; `paths()` lists every one of them.
+/// A computation needs inputs that are marked unknown; `paths()` lists every one of them.
 class unknown_input_error : public input_error {
  public:
   unknown_input_error(const std::string& message, std::vector<std::string> paths)
@@ -48,7 +49,7 @@ class unknown_input_error : public input_error {
   std::vector<std::string> paths_;
 };
 
-// A run stopped by its cancellation hook before it finished.
+/// A run stopped by its cancellation hook (run_options::cancelled) before it finished.
 class cancelled_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

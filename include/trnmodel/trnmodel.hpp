@@ -27,6 +27,8 @@
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/sweep.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
+#include "trnmodel/throughput/profile_files.hpp"
 #include "trnmodel/throughput/step_time.hpp"
 #include "trnmodel/version.hpp"

@@ -487,6 +487,15 @@ def compare(
     progress: _Progress,
 ) -> RunResult: ...
 def default_threads() -> int: ...
+def sweep(
+    scenario: Scenario,
+    grid: Sequence[tuple[str, list[Any]]],
+    *,
+    samples: int,
+    seed: int,
+    threads: int,
+    progress: _Progress,
+) -> list[RunResult]: ...
 def evaluate_uniforms(
     scenario: Scenario, output: str, seed: int, u: npt.ArrayLike, chance: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...

@@ -24,9 +24,9 @@ from ._display import Display
 from ._distributions import Distribution
 from ._metrics import METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
-from ._progress import ProgressArg, part_of, progress_bar
-from ._scenario import Scenario
-from ._simulate import SimulationResult, simulate
+from ._progress import ProgressArg, progress_bar
+from ._scenario import Scenario, _plain
+from ._simulate import SimulationResult, _warn_expectations, simulate
 
 #: Base samples per block of a scenario's Saltelli design (each block evaluates
 #: (d + 2) × this many samples). Part of the result's definition, so fixed.
@@ -548,27 +548,24 @@ def sweep(
     for o in outputs:
         _check_output(o)
     rows = []
-    points = list(itertools.product(*axes.values()))
+    points = [dict(zip(axes, point)) for point in itertools.product(*axes.values())]
     samples = _check_whole("samples", samples, 1)
+    seed = _check_whole("seed", seed, 0)
+    # Each point validated here first: its errors and warnings as Scenario.updated gives them.
+    updated = [scenario.updated(changes) for changes in points]
     with progress_bar(progress, "sweep") as callback:
-        results = []
-        for k, point in enumerate(points):
-            changes = dict(zip(axes, point))
-            results.append(
-                (
-                    changes,
-                    simulate(
-                        scenario.updated(changes),
-                        samples=samples,
-                        seed=seed,
-                        threads=threads,
-                        keep_samples=False,
-                        progress=part_of(callback, k * samples, len(points) * samples),
-                    ),
-                )
-            )
-    for changes, res in results:
-        stats = res.summary()
+        cores = _core.sweep(
+            scenario._core,
+            [(path, [_plain(v) for v in values]) for path, values in axes.items()],
+            samples=samples,
+            seed=seed,
+            threads=_check_threads(threads),
+            progress=callback,
+        )
+    for changes, point, core in zip(points, updated, cores):
+        # The warnings tm.simulate gives about a result (a day or more without failures).
+        _warn_expectations(point, SimulationResult(core, point, _core.lifecycle_info(point._core), seed))
+        stats = summary_frame(core.summary(), "metric")
         for o in outputs:
             rows.append(
                 {

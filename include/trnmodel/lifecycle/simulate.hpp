@@ -23,6 +23,10 @@
 
 namespace trnmodel {
 
+/// A scenario as an engine model: one output per metric (metric_names()), each uncertain input
+/// drawn on the stream named by its JSON path. Thread-safety: immutable once made; the engine
+/// calls it concurrently. Ownership: a value holding what it needs of the scenario (copies are
+/// independent).
 class lifecycle_model {
  public:
   // A job of several stages (scenario::stage_count) runs each stage with its own inputs: a
@@ -302,12 +306,66 @@ inline void require_known(const lifecycle_model& model) {
                             model.unknown_inputs());
 }
 
-// Simulates the scenario. Unless `allow_unknown`, refuses (unknown_input_error listing every
-// unknown input) when any metric would need an unknown input; with it, those metrics are NaN.
+/// Simulates the scenario: one output per metric (metric_names(), docs/metrics.md). Unless
+/// `allow_unknown`, refuses (unknown_input_error listing every unknown input) when any metric
+/// would need an unknown input; with it, those metrics are NaN. Bitwise the numbers of
+/// Python's tm.simulate with the same samples, seed and keep_samples, for any thread count.
+/// Thread-safe: concurrent calls on the same scenario are fine (it is only read).
 inline run_result simulate(const scenario& s, const run_options& options, bool allow_unknown = false) {
   const lifecycle_model model(s);
   if (!allow_unknown) require_known(model);
   return run(model, model.output_names(), options);
+}
+
+namespace detail {
+// The lifecycle model with only some of its metrics as outputs: each kept column's values and
+// block statistics are those of the full run, bit for bit.
+class metric_subset {
+ public:
+  metric_subset(const scenario& s, std::vector<Eigen::Index> columns) : model_(s), columns_(std::move(columns)) {}
+  const lifecycle_model& model() const { return model_; }
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    model_(block, all);
+    for (std::size_t k = 0; k < columns_.size(); ++k) out.col(static_cast<Eigen::Index>(k)) = all.col(columns_[k]);
+  }
+
+ private:
+  lifecycle_model model_;
+  std::vector<Eigen::Index> columns_;
+};
+}  // namespace detail
+
+/// simulate() keeping only `metrics` (names from metric_names(), in the order given): the same
+/// values and statistics for those metrics, in 8 bytes per sample per metric kept instead of
+/// 8 x metric::count. With `allow_unknown` false, refuses only unknown inputs that the metrics
+/// kept need.
+inline run_result simulate(const scenario& s, const run_options& options, const std::vector<std::string>& metrics,
+                           bool allow_unknown) {
+  if (metrics.empty()) fail("metrics", "name at least one metric to keep");
+  std::vector<Eigen::Index> columns;
+  for (const auto& name : metrics) {
+    const auto& names = metric_names();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + std::string(n);
+      fail("metrics", "no metric named \"" + name + "\" (metrics: " + all + ")");
+    }
+    const auto column = static_cast<Eigen::Index>(it - names.begin());
+    if (std::find(columns.begin(), columns.end(), column) != columns.end())
+      fail("metrics", "\"" + name + "\" is named twice");
+    columns.push_back(column);
+  }
+  const detail::metric_subset model(s, columns);
+  if (!allow_unknown) {
+    std::vector<std::string> needed;
+    for (const auto column : columns)
+      for (const auto& path : model.model().unknowns_needed_by(static_cast<metric::id>(column)))
+        if (std::find(needed.begin(), needed.end(), path) == needed.end()) needed.push_back(path);
+    if (!needed.empty()) require_known(model.model());
+  }
+  return run(model, metrics, options);
 }
 
 }  // namespace trnmodel

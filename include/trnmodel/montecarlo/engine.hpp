@@ -35,40 +35,32 @@
 #include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
+#include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/run_result.hpp"
 #include "trnmodel/random/philox.hpp"
 #include "trnmodel/random/uniform_column.hpp"
 
 namespace trnmodel {
 
-// What a model sees of one block of samples.
+/// What a model sees of one block of samples: the run's seed and the block's sample range,
+/// with the draws of any stream. A plain value, handed to the model by the engine; the model
+/// may be called with many blocks at once, from several threads.
 struct block_view {
   std::uint64_t seed = 0;
   std::uint64_t first = 0;  // index of the block's first sample
   Eigen::Index size = 0;
 
+  /// The uniform in (0, 1) of sample `first + row` on `stream` (draw `draw` of that stream).
   double uniform(Eigen::Index row, std::uint32_t stream, std::uint32_t draw = 0) const {
     return trnmodel::uniform(seed, first + static_cast<std::uint64_t>(row), stream, draw);
   }
-  // One uniform per row of the block from `stream`, into out[0 .. size).
+  /// One uniform per row of the block from `stream`, into out[0 .. size).
   void uniforms(std::uint32_t stream, double* out, std::uint32_t draw = 0) const {
     uniform_column(seed, stream, draw, first, 1, static_cast<std::size_t>(size), out);
   }
 };
 
-struct run_options {
-  std::uint64_t samples = 10'000;
-  std::uint64_t seed = 0;
-  int threads = 0;  // 0: all cores
-  bool keep_samples = true;
-  Eigen::Index block_size = 4096;  // part of the result's definition: merges follow blocks
-  double relative_accuracy = 1e-3;  // of histogram quantiles when samples are not kept
-  // Both hooks run on the calling thread between waves of blocks.
-  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
-  std::function<bool()> cancelled;  // return true to stop; the run throws cancelled_error
-};
-
-// Physical memory of the machine in bytes (0 when unknown).
+/// Physical memory of the machine in bytes (0 when unknown).
 inline double physical_memory_bytes() {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -77,7 +69,8 @@ inline double physical_memory_bytes() {
   return 0;
 }
 
-// Kept samples must fit in memory: refuse before allocating, saying how much is needed.
+/// Kept samples must fit in memory: refuses (input_error) before allocating, saying how much
+/// is needed.
 inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
   const double needed = static_cast<double>(samples) * static_cast<double>(outputs) * sizeof(double);
   const double available = physical_memory_bytes();
@@ -89,10 +82,12 @@ inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
   }
 }
 
+/// Refuses options no run can use (input_error naming the option, the value and the rule).
 inline void check_run_options(const run_options& options) {
   if (options.samples < 1) fail("samples", "must be ≥ 1, got 0");
   if (options.threads < 0) fail("threads", "must be ≥ 0 (0 means all cores), got " + std::to_string(options.threads));
-  if (options.block_size < 1) fail("block_size", "must be ≥ 1, got " + std::to_string(options.block_size));
+  if (options.block_size < 0)
+    fail("block_size", "must be ≥ 1 (or 0 for the call's default), got " + std::to_string(options.block_size));
   if (!(options.relative_accuracy > 0 && options.relative_accuracy < 0.5))
     fail("relative_accuracy", "must be in (0, 0.5), got " + format_number(options.relative_accuracy));
 }
@@ -163,12 +158,18 @@ inline void check_outputs(const std::vector<std::string>& output_names) {
 
 }  // namespace detail
 
+/// Runs `model` — any callable `model(const block_view&, Eigen::Ref<Eigen::ArrayXXd> out) const`
+/// that fills `out` (block.size rows, one column per output name) and is safe to call
+/// concurrently — over options.samples samples. Bitwise the same result for any thread count.
+/// Throws cancelled_error when options.cancelled says so, input_error for bad options.
+//
 // The run as partials folded in block order: each wave of blocks is a partial whose moments
 // are folded as soon as the wave ends (so memory stays flat); the histograms, whose counts do
 // not depend on order, are summed per thread and folded once at the end; kept samples are
 // written straight to their rows of the result.
 template <class Model>
-run_result run(const Model& model, std::vector<std::string> output_names, const run_options& options) {
+run_result run(const Model& model, std::vector<std::string> output_names, const run_options& given) {
+  const run_options options = with_block_size(given);
   check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
@@ -179,7 +180,7 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
                 options.relative_accuracy);
   std::vector<moments> wave_moments(
       static_cast<std::size_t>(blocks_per_wave(threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
-  Eigen::ArrayXXd& kept = fold.result().values();
+  Eigen::ArrayXXd& kept = fold.kept_values();
   for_each_wave(
       grid, 0, grid.blocks(), detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t slot) {
@@ -194,13 +195,17 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   return std::move(fold).finish();
 }
 
+/// The partial of blocks [first_block, last_block) of run(model, output_names, options), to
+/// be folded with the others in block order (partial.hpp) into that run, bit for bit.
+//
 // The partial of blocks [first_block, last_block) of the run run(model, output_names, options)
 // would make: for a run split across processes, each computes its partials, and fold()
 // (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
 // `options` see the progress of this range only.
 template <class Model> run_partial compute_partial(const Model& model, std::vector<std::string> output_names,
-                                                   const run_options& options, std::uint64_t first_block,
+                                                   const run_options& given, std::uint64_t first_block,
                                                    std::uint64_t last_block) {
+  const run_options options = with_block_size(given);
   check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());

@@ -18,11 +18,15 @@
 
 namespace trnmodel {
 
+/// An input of a user function: its name (which names its random stream) and its quantity.
 struct named_quantity {
   std::string name;
   quantity value;
 };
 
+/// The named uncertain inputs of a user function, checked (no empty or repeated name, no
+/// colliding streams, no unknown quantity: input_error / unknown_input_error otherwise).
+/// Thread-safety: immutable once made; draw() may run from many threads. Ownership: a value.
 class input_set {
  public:
   explicit input_set(std::vector<named_quantity> inputs) : inputs_(std::move(inputs)) {
@@ -74,7 +78,12 @@ class input_set {
   std::vector<std::uint32_t> streams_;
 };
 
-// f(const Eigen::ArrayXXd& inputs, Eigen::Ref<Eigen::ArrayXXd> outputs) evaluates one block.
+/// Monte Carlo of a user function. The contract of `f`: callable as
+/// `f(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) const`, where x holds one block
+/// (rows = samples, columns = the inputs in the order given) and y (same rows, one column per
+/// output name, already sized: write into it, never resize) receives the outputs; it is called
+/// concurrently from several threads (one block each), so it must not mutate shared state.
+/// block_size 0 takes function_block_size, as Python's tm.monte_carlo: the same bits.
 template <class Function> run_result monte_carlo(const input_set& inputs, const Function& f,
                                                  std::vector<std::string> output_names, const run_options& options) {
   const auto model = [&](const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) {
@@ -82,7 +91,7 @@ template <class Function> run_result monte_carlo(const input_set& inputs, const 
     inputs.draw(block, x);
     f(static_cast<const Eigen::ArrayXXd&>(x), out);
   };
-  return run(model, std::move(output_names), options);
+  return run(model, std::move(output_names), with_block_size(options, function_block_size));
 }
 
 }  // namespace trnmodel

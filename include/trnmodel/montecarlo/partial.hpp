@@ -160,7 +160,7 @@ class run_fold {
               format_number(result_.histogram(0).relative_accuracy()));
     add_block_moments(p.first_block, p.last_block, p.block_moments.data());
     if (!p.kept) add_histograms(p.histograms);
-    if (p.kept) result_.values().middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
+    if (p.kept) result_.values_.middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
   }
 
   // The pieces of add(), for the engine's own waves. Moments: blocks [first, last) x outputs,
@@ -173,20 +173,21 @@ class run_fold {
     const std::size_t outputs = result_.names().size();
     for (std::uint64_t b = first; b < last; ++b)
       for (std::size_t k = 0; k < outputs; ++k)
-        result_.stats(k).merge(block_moments[static_cast<std::size_t>(b - first) * outputs + k]);
+        result_.moments_[k].merge(block_moments[static_cast<std::size_t>(b - first) * outputs + k]);
     next_block_ = last;
   }
   void add_histograms(const std::vector<log_histogram>& histograms) {
-    for (std::size_t k = 0; k < histograms.size(); ++k) result_.histogram(k).merge(histograms[k]);
+    for (std::size_t k = 0; k < histograms.size(); ++k) result_.histograms_[k].merge(histograms[k]);
   }
 
-  // The result so far (the engine writes kept samples straight into it).
-  run_result& result() { return result_; }
+  // Where the engine writes kept samples straight into the result (samples x outputs).
+  Eigen::ArrayXXd& kept_values() { return result_.values_; }
 
   run_result finish() && {
     if (!complete())
       fail("partials", "blocks [" + std::to_string(next_block_) + ", " + std::to_string(grid_.blocks()) +
                            ") of the run were never folded");
+    result_.finish_moments();
     return std::move(result_);
   }
 

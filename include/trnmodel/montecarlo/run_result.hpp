@@ -14,21 +14,17 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
+#include "trnmodel/montecarlo/summary_row.hpp"
 
 namespace trnmodel {
 
-// One row of a summary table (docs/montecarlo.md: mean sd p10 p50 p80 p90 p99, then min max).
-struct summary_row {
-  std::string name;
-  double mean, sd, p10, p50, p80, p90, p99, min, max;
-  std::uint64_t nan_count;
-};
+class run_fold;
 
-inline const std::vector<double>& summary_probabilities() {
-  static const std::vector<double> p{0.10, 0.50, 0.80, 0.90, 0.99};
-  return p;
-}
-
+/// The result of one Monte Carlo run (run, monte_carlo, simulate, compare): read-only once
+/// made. Outputs are addressed by name (as in Python) or by index (their order in names()).
+///
+/// Thread-safety: every member is const and safe to call from many threads at once.
+/// Ownership: a value type; copies are deep (kept samples included), moves are cheap.
 class run_result {
  public:
   run_result(std::vector<std::string> names, std::uint64_t samples, bool kept, double relative_accuracy)
@@ -39,26 +35,46 @@ class run_result {
     if (kept) values_.resize(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(names_.size()));
   }
 
+  /// The outputs' names, in column order.
   const std::vector<std::string>& names() const { return names_; }
+  /// The number of outputs.
+  std::size_t outputs() const { return names_.size(); }
+  /// Samples drawn.
   std::uint64_t samples() const { return samples_; }
+  /// Whether every sample was kept (run_options::keep_samples): quantiles are then exact.
   bool kept() const { return values_.size() > 0; }
+  /// The index of output `name`; input_error when the result has no such output.
   std::size_t index(const std::string& name) const {
     const auto it = std::find(names_.begin(), names_.end(), name);
-    if (it == names_.end()) fail(name, "no such output in this result");
+    if (it == names_.end()) fail(name, "no such output in this result" + output_list());
     return static_cast<std::size_t>(it - names_.begin());
   }
 
-  // samples x outputs, column-major: each output's samples are contiguous. Empty unless kept.
+  /// samples x outputs, column-major: each output's samples are contiguous. Empty unless kept.
   const Eigen::ArrayXXd& values() const { return values_; }
-  Eigen::ArrayXXd& values() { return values_; }
-  const moments& stats(std::size_t output) const { return moments_[output]; }
-  moments& stats(std::size_t output) { return moments_[output]; }
-  const log_histogram& histogram(std::size_t output) const { return histograms_[output]; }
-  log_histogram& histogram(std::size_t output) { return histograms_[output]; }
+  /// Output `output`'s samples (a column of values()); input_error unless samples were kept.
+  Eigen::Ref<const Eigen::ArrayXd> values(std::size_t output) const {
+    checked(output);
+    if (!kept()) fail(names_[output], "samples were not kept (run with keep_samples = true)");
+    return values_.col(static_cast<Eigen::Index>(output));
+  }
+  Eigen::Ref<const Eigen::ArrayXd> values(const std::string& name) const { return values(index(name)); }
 
-  // Quantiles: exact (type 7, as numpy.quantile) from kept samples, else from the histogram.
-  // NaN values are left out; an output with no finite value gives NaN.
+  /// Streamed moments of one output, over its non-NaN values (count, nan_count, mean, sd(),
+  /// min, max). An output with no such value has mean, min and max NaN, as in Python.
+  /// input_error when `output` is out of range.
+  const moments& stats(std::size_t output) const { return moments_[checked(output)]; }
+  const moments& stats(const std::string& name) const { return moments_[index(name)]; }
+  /// The log histogram of one output (filled only when samples were not kept).
+  const log_histogram& histogram(std::size_t output) const { return histograms_[checked(output)]; }
+
+  /// Quantiles: exact (type 7, as numpy.quantile) from kept samples, else from the histogram
+  /// (within its relative accuracy). NaN values are left out; an output with no non-NaN value
+  /// gives NaN. input_error for a probability outside [0, 1] or an unknown output.
   std::vector<double> quantiles(std::size_t output, const std::vector<double>& probabilities) const {
+    checked(output);
+    for (const double p : probabilities)
+      if (!(p >= 0 && p <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(p));
     std::vector<double> result;
     if (!kept()) {
       for (const double p : probabilities) result.push_back(histograms_[output].quantile(p));
@@ -85,20 +101,48 @@ class run_result {
     }
     return result;
   }
-
-  std::vector<summary_row> summary() const {
-    std::vector<summary_row> rows;
-    for (std::size_t k = 0; k < names_.size(); ++k) {
-      const moments& m = moments_[k];
-      const auto q = quantiles(k, summary_probabilities());
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      rows.push_back({names_[k], m.count ? m.mean : nan, m.sd(), q[0], q[1], q[2], q[3], q[4], m.count ? m.min : nan,
-                      m.count ? m.max : nan, m.nan_count});
-    }
-    return rows;
+  std::vector<double> quantiles(const std::string& name, const std::vector<double>& probabilities) const {
+    return quantiles(index(name), probabilities);
+  }
+  /// One quantile: quantile("wall_h", 0.9) is the P90 of the wall time.
+  double quantile(std::size_t output, double probability) const { return quantiles(output, {probability}).front(); }
+  double quantile(const std::string& name, double probability) const {
+    return quantiles(index(name), {probability}).front();
   }
 
+  /// One row per output: mean sd p10 p50 p80 p90 p99 min max (NaN where no value is finite).
+  std::vector<summary_row> summary() const {
+    std::vector<summary_row> rows;
+    for (std::size_t k = 0; k < names_.size(); ++k) rows.push_back(summary(k));
+    return rows;
+  }
+  summary_row summary(std::size_t output) const {
+    const moments& m = stats(output);
+    const auto q = quantiles(output, summary_probabilities());
+    return {names_[output], m.mean, m.sd(), q[0], q[1], q[2], q[3], q[4], m.min, m.max, m.nan_count};
+  }
+  summary_row summary(const std::string& name) const { return summary(index(name)); }
+
  private:
+  friend class run_fold;  // the only writer: it folds a run's blocks, then hands the result over
+
+  std::size_t checked(std::size_t output) const {
+    if (output >= names_.size())
+      fail("output", "index " + std::to_string(output) + " is out of range: the result has " +
+                         std::to_string(names_.size()) + " outputs" + output_list());
+    return output;
+  }
+  std::string output_list() const {
+    std::string list;
+    for (std::size_t k = 0; k < names_.size() && k < 40; ++k) list += (k ? ", " : " (") + names_[k];
+    return list.empty() ? list : list + ")";
+  }
+  // An output without a non-NaN value has no mean, min or max: NaN, as Python reports them.
+  void finish_moments() {
+    for (auto& m : moments_)
+      if (m.count == 0) m.mean = m.min = m.max = std::numeric_limits<double>::quiet_NaN();
+  }
+
   std::vector<std::string> names_;
   std::uint64_t samples_;
   std::vector<moments> moments_;

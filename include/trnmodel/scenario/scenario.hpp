@@ -556,7 +556,10 @@ class scenario {
                                      ? " (did you mean " + prefixed + "?)"
                                      : detail::did_you_mean(text(field::cluster_platform), profile_names());
         fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) + "\"" +
-                                                   hint + (known.empty() ? "" : " (known: " + known + ")"));
+                                                   hint +
+                                                   (known.empty() ? " (no hardware profiles were given: pass "
+                                                                    "shipped_profiles() or load_profiles(dir))"
+                                                                  : " (known: " + known + ")"));
       }
       if (!profile_->peak_tflops_per_chip.count(text(field::throughput_precision)))
         fail(path_of(field::throughput_precision),

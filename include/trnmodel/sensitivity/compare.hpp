@@ -25,8 +25,9 @@
 
 namespace trnmodel::sensitivity {
 
-// Outputs, per sample: "a", "b", "difference" (a − b) and "a_less_b" (1 when a < b, else 0,
-// so its mean is P(A < B)).
+/// The engine model of a comparison. Outputs, per sample: "a", "b", "difference" (a − b) and
+/// "a_less_b" (1 when a < b, else 0, so its mean is P(A < B)). Thread-safety: immutable, called
+/// concurrently by the engine. Ownership: holds its own copies of both lifecycle models.
 class comparison_model {
  public:
   comparison_model(const scenario& a, const scenario& b, metric::id m) : a_(a), b_(b), metric_(m) {
@@ -50,21 +51,54 @@ class comparison_model {
   metric::id metric_;
 };
 
-inline run_result compare(const scenario& a, const scenario& b, metric::id m, const run_options& options) {
-  return run(comparison_model(a, b, m), comparison_model::output_names(), options);
-}
+/// The comparison of one metric between two scenarios on common random numbers: the run of
+/// comparison_model (outputs "a", "b", "difference", "a_less_b"), with its answers by name.
+/// Thread-safety: read-only, safe to share between threads. Ownership: a value type.
+class comparison_result : public run_result {
+ public:
+  comparison_result(run_result run, metric::id m) : run_result(std::move(run)), metric_(m) {}
+  /// The metric compared.
+  metric::id metric() const { return metric_; }
+  std::string metric_name() const { return metric_names()[metric_]; }
+  /// P(A < B): the share of samples in which scenario a's metric is below b's.
+  double p_a_less_b() const { return stats("a_less_b").mean; }
+  /// Moments of the per-sample difference a − b (mean, sd(), min, max).
+  const moments& difference() const { return stats("difference"); }
+  /// A quantile of the per-sample difference a − b.
+  double difference_quantile(double probability) const { return quantile("difference", probability); }
+  /// The scenarios' own distributions of the metric: a_quantile(0.9) is a's P90.
+  double a_quantile(double probability) const { return quantile("a", probability); }
+  double b_quantile(double probability) const { return quantile("b", probability); }
 
-struct break_even_result {
-  double value;  // of the path in the varied scenario
-  double target;  // the fixed scenario's statistic
-  double achieved;  // the varied scenario's statistic at `value`
-  int evaluations;  // simulations of the varied scenario
+ private:
+  metric::id metric_;
 };
 
-// The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
-// of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
-// answer; with NaN bounds the bracket grows geometrically from the path's current median.
-// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9.
+/// Compares metric m of scenarios a and b, sample by sample on common random numbers.
+/// Throws unknown_input_error when either scenario's metric needs unknown inputs. Bitwise the
+/// numbers of Python's tm.compare with the same samples, seed and keep_samples.
+inline comparison_result compare(const scenario& a, const scenario& b, metric::id m, const run_options& options) {
+  return comparison_result(run(comparison_model(a, b, m), comparison_model::output_names(), options), m);
+}
+/// compare() with the metric by name ("wall_h", "run_cost_usd", ...).
+inline comparison_result compare(const scenario& a, const scenario& b, const std::string& metric_name,
+                                 const run_options& options) {
+  return compare(a, b, metric_named(metric_name, "metric"), options);
+}
+
+/// What break_even found. A plain value.
+struct break_even_result {
+  double value;  ///< of the path in the varied scenario
+  double target;  ///< the fixed scenario's statistic
+  double achieved;  ///< the varied scenario's statistic at `value`
+  int evaluations;  ///< simulations of the varied scenario
+};
+
+/// The value of `path` (a quantity, set to a fixed value) in `varied` at which its statistic
+/// of metric m equals that of `fixed`, every run on the same seed. [lo, hi] must bracket the
+/// answer; with NaN bounds the bracket grows geometrically from the path's current median.
+/// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9. Bitwise
+/// Python's Comparison.break_even with the same samples and seed.
 inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
                                     const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),

@@ -196,7 +196,7 @@ template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::ve
   check_sobol_options(options);
   if (factors.empty()) fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
   const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);
-  const run_options& run = options.run;
+  const run_options run = with_block_size(options.run);
   const block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
   const auto evaluate_block = [&](std::uint64_t b) {
     Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid.size(b)), kinds);

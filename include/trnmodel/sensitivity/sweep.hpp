@@ -1,0 +1,69 @@
+#pragma once
+// A scenario on a grid of one or two dotted paths (docs/sensitivity.md), every point on the same
+// seed: common random numbers, so differences between points are the change's effect, not noise.
+// Python's tm.sweep (and tm.checkpoint_interval, which sweeps checkpoint.every_steps) call this.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/detail/json.hpp"
+#include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/montecarlo/run_options.hpp"
+#include "trnmodel/montecarlo/run_result.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+
+namespace trnmodel::sensitivity {
+
+/// One axis of a sweep: a dotted path and the values it takes (JSON, as in a scenario file).
+struct sweep_axis {
+  std::string path;
+  std::vector<json> values;
+};
+
+/// One point of a sweep: the changes made to the scenario and its simulation. A plain value.
+struct sweep_point {
+  std::vector<std::pair<std::string, json>> changes;
+  run_result result;
+};
+
+/// Simulates `s` updated at every point of the grid (the product of one or two axes, the last
+/// axis varying fastest), each with `options` (same seed). Progress reports one count over the
+/// whole grid; the cancellation hook stops the sweep within one wave. Refuses unknown inputs
+/// unless `allow_unknown` (then their metrics are NaN). A point whose changes make the scenario
+/// invalid fails with that point's input_error. Thread-safe as simulate.
+inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep_axis>& grid,
+                                      const run_options& options, bool allow_unknown = false) {
+  if (grid.empty() || grid.size() > 2)
+    fail("grid", "must map one or two dotted paths to lists of values, got " + std::to_string(grid.size()) + " paths");
+  std::size_t points = 1;
+  for (const auto& axis : grid) {
+    if (axis.values.empty()) fail("grid[" + axis.path + "]", "must be a non-empty list of values");
+    points *= axis.values.size();
+  }
+  std::vector<sweep_point> out;
+  out.reserve(points);
+  for (std::size_t k = 0; k < points; ++k) {
+    std::vector<std::pair<std::string, json>> changes;
+    std::size_t rest = k;
+    for (std::size_t a = grid.size(); a-- > 0;) {
+      changes.emplace_back(grid[a].path, grid[a].values[rest % grid[a].values.size()]);
+      rest /= grid[a].values.size();
+    }
+    std::reverse(changes.begin(), changes.end());
+    run_options point = options;
+    if (options.progress) {
+      const std::uint64_t before = k * options.samples, total = points * options.samples;
+      point.progress = [&options, before, total](std::uint64_t done, std::uint64_t) {
+        options.progress(before + done, total);
+      };
+    }
+    run_result result = simulate(s.updated(changes), point, allow_unknown);
+    out.push_back({std::move(changes), std::move(result)});
+  }
+  return out;
+}
+
+}  // namespace trnmodel::sensitivity
