@@ -68,8 +68,11 @@ class restart_time_model {
       chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
       // A promise about every failure: in a staged job, the slowest stage's recovery.
       double longest_s = 0;
-      for (std::size_t k = 0; k < stages.size(); ++k)
-        longest_s = std::max(longest_s, detail::restart_time_s(stages[k], lifecycle_.stage_config(k), chance));
+      for (std::size_t k = 0; k < stages.size(); ++k) {
+        const double stage_s = detail::restart_time_s(stages[k], lifecycle_.stage_config(k), chance);
+        longest_s = std::isnan(stage_s) ? stage_s : std::max(longest_s, stage_s);  // unknown stays unknown
+        if (std::isnan(longest_s)) break;
+      }
       out(i, 0) = longest_s / 3600;
     }
   }
