@@ -25,6 +25,8 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/math_policy.hpp"
 #include "trnmodel/detail/quantile_table.hpp"
+#include "trnmodel/dist/lane_math.hpp"
+#include "trnmodel/dist/normal_quantile.hpp"
 #include "trnmodel/errors.hpp"
 
 namespace trnmodel::dist {
@@ -36,13 +38,12 @@ namespace detail {
 using trnmodel::detail::fast_policy;
 inline constexpr double sqrt2 = 1.41421356237309504880;
 
-// Standard normal distribution and quantile, through erfc so both tails keep full
-// relative accuracy.
+// Standard normal distribution through erfc, so both tails keep full relative accuracy; the
+// quantile is normal_quantile.hpp's (AS 241).
 inline double normal_cdf(double z) { return 0.5 * boost::math::erfc(-z / sqrt2, fast_policy()); }
 inline double normal_sf(double z) { return 0.5 * boost::math::erfc(z / sqrt2, fast_policy()); }
-inline double normal_ppf(double p) { return -sqrt2 * boost::math::erfc_inv(2 * p, fast_policy()); }
-// The z with upper-tail probability q, accurate for tiny q.
-inline double normal_isf(double q) { return sqrt2 * boost::math::erfc_inv(2 * q, fast_policy()); }
+// The z with upper-tail probability q, accurate for tiny q (AS 241 is odd about 1/2).
+inline double normal_isf(double q) { return -normal_ppf(q); }
 
 // Tables built on first use and shared by copies of the distribution (thread-safe).
 struct quantile_tables {
@@ -331,6 +332,15 @@ struct normal {
     }
     return std::clamp(mean_value + sd * z, lo, hi);
   }
+  // The hot path: the untruncated quantile in vector lanes (the same numbers as ppf(u)).
+  void ppf(const double* u, double* x, std::size_t n) const {
+    if (truncated()) {
+      for (std::size_t i = 0; i < n; ++i) x[i] = ppf(u[i]);
+      return;
+    }
+    detail::normal_ppf_column(u, x, n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = mean_value + sd * x[i];
+  }
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
@@ -364,7 +374,11 @@ struct lognormal {
   double p50_given = 0, p90_given = 0;
   static constexpr double z90 = 1.2815515655446004;  // Φ^-1(0.9)
 
-  double ppf(double u) const { return std::exp(mu + sigma * detail::normal_ppf(u)); }
+  double ppf(double u) const { return detail::lane_exp(mu + sigma * detail::normal_ppf(u)); }
+  void ppf(const double* u, double* x, std::size_t n) const {
+    detail::normal_ppf_column(u, x, n);
+    detail::exp_affine_column(mu, sigma, x, x, n);
+  }
   double cdf(double x) const { return x <= 0 ? 0.0 : detail::normal_cdf((std::log(x) - mu) / sigma); }
   double mean() const { return std::exp(mu + 0.5 * sigma * sigma); }
   support_t support() const { return {0.0, infinity}; }
