@@ -59,7 +59,8 @@ TEST_CASE("uniform columns are uniform() bit for bit on every path", "[random][i
           uniform_column(0x123456789abcdefull, 77, 5, first, stride, n, x.data());
           INFO(isa_name(i) << " first " << first << " stride " << stride << " n " << n);
           bool all = true;
-          for (std::size_t k = 0; k < n; ++k) all = all && same_bits(x[k], uniform(0x123456789abcdefull, first + k * stride, 77, 5));
+          for (std::size_t k = 0; k < n; ++k)
+            all = all && same_bits(x[k], uniform(0x123456789abcdefull, first + k * stride, 77, 5));
           CHECK(all);
           CHECK(x[n] == -1);
         }
@@ -68,9 +69,9 @@ TEST_CASE("uniform columns are uniform() bit for bit on every path", "[random][i
 
 TEST_CASE("quantile columns are the scalar ppf bit for bit on every path", "[dist][isa]") {
   const std::vector<double> u = test_uniforms();
-  const std::vector<quantity> families{make_normal(10, 3),       make_normal(1, 2, 0.5, 4), make_lognormal(0.3, 0.8),
-                                       make_lognormal(-20, 3),   make_beta(0.5, 0.5),       make_beta(2, 5, 1, 3),
-                                       make_pert(1, 2, 6),       make_gamma(0.3, 2),        make_gamma(4, 0.5),
+  const std::vector<quantity> families{make_normal(10, 3),     make_normal(1, 2, 0.5, 4), make_lognormal(0.3, 0.8),
+                                       make_lognormal(-20, 3), make_beta(0.5, 0.5),       make_beta(2, 5, 1, 3),
+                                       make_pert(1, 2, 6),     make_gamma(0.3, 2),        make_gamma(4, 0.5),
                                        make_uniform(2, 3)};
   std::vector<std::vector<double>> first_path;
   for (const isa i : available_isas()) {

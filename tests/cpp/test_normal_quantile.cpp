@@ -21,14 +21,15 @@ namespace {
 // Boost's quantile in long double precision: the reference.
 long double reference_ppf(double p) {
   const long double lp = p;
-  return p < 0.5 ? -std::sqrt(2.0L) * boost::math::erfc_inv(2 * lp) : std::sqrt(2.0L) * boost::math::erfc_inv(2 * (1 - lp));
+  return p < 0.5 ? -std::sqrt(2.0L) * boost::math::erfc_inv(2 * lp)
+                 : std::sqrt(2.0L) * boost::math::erfc_inv(2 * (1 - lp));
 }
 }  // namespace
 
 TEST_CASE("the normal quantile is within 1e-15 of Boost.Math over the whole open interval", "[dist]") {
   std::vector<double> ps;
   for (double e = -323; e < -0.302; e += 0.0137) ps.push_back(std::pow(10.0, e));  // lower tail to the subnormals
-  for (int i = 1; i < 20000; ++i) ps.push_back(i / 20000.0);                      // both region boundaries
+  for (int i = 1; i < 20000; ++i) ps.push_back(i / 20000.0);  // both region boundaries
   for (double e = -16; e < -0.302; e += 0.0137) ps.push_back(1 - std::pow(10.0, e));  // upper tail
   for (const double p : {0.075, 0.925, 0.5 - 0.425, 0.5 + 0.425, std::ldexp(1.0, -53), 1 - std::ldexp(1.0, -53),
                          1.4e-11, 1.3887943864964021e-11})
@@ -97,6 +98,7 @@ TEST_CASE("normal and lognormal quantiles follow AS 241 and the lane exp", "[dis
   for (const double u : {1e-12, 0.01, 0.3, 0.5, 0.9, 1 - 1e-12}) {
     CHECK(n.ppf(u) == 10 + 3 * normal_ppf(u));
     CHECK(ln.ppf(u) == lane_exp(0.3 + 0.8 * normal_ppf(u)));
-    CHECK_THAT(ln.ppf(u), Catch::Matchers::WithinRel(std::exp(0.3 + 0.8 * static_cast<double>(reference_ppf(u))), 1e-14));
+    CHECK_THAT(ln.ppf(u),
+               Catch::Matchers::WithinRel(std::exp(0.3 + 0.8 * static_cast<double>(reference_ppf(u))), 1e-14));
   }
 }

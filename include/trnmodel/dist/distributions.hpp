@@ -130,9 +130,40 @@ class lazy_tables {
 // transformed coordinate (`from_tail` maps back), else the exact inverse (`exact`).
 template <class FromTail, class Exact>
 double table_quantile(const quantile_tables& t, double u, FromTail from_tail, Exact exact) {
-  if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
+  if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) {
+    const double x = (*t.centre)(u);
+    if (!std::isnan(x)) return x;
+  }
   const double y = t.tails(u);
   return std::isnan(y) ? exact(u) : from_tail(y);
+}
+
+// x[i] = affine(at(u[i])) for a column: the central table in vector lanes for every lane, then
+// `at` (the scalar quantile: tail table or exact inverse) for the lanes outside it, listed
+// without a branch. The same numbers as the scalar path, lane by lane; x may be u.
+template <class At, class Affine>
+void table_column(const quantile_tables& t, const double* u, double* x, std::size_t n, At at, Affine affine) {
+  if (!t.centre) {
+    for (std::size_t i = 0; i < n; ++i) x[i] = affine(at(u[i]));
+    return;
+  }
+  using trnmodel::detail::central_quantile_table;
+  const trnmodel::detail::cardinal_hermite& spline = t.centre->spline();
+  constexpr std::size_t chunk = 256;
+  double value[chunk];
+  std::size_t others[chunk];
+  for (std::size_t done = 0; done < n; done += chunk) {
+    const std::size_t m = n - done < chunk ? n - done : chunk;
+    trnmodel::detail::hermite_column(spline, u + done, value, m);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double v = u[done + i];
+      others[count] = i;
+      count += central_quantile_table::covers(v) && v <= spline.xf ? 0 : 1;
+    }
+    for (std::size_t k = 0; k < count; ++k) value[others[k]] = at(u[done + others[k]]);
+    for (std::size_t i = 0; i < m; ++i) x[done + i] = affine(value[i]);
+  }
 }
 
 // Beta(a, b) quantile on [0, 1]: table in logit coordinates, exact Boost in the far tails.
@@ -147,7 +178,8 @@ class beta_quantile {
   // The hot path: the tables are looked up once per column of uniforms.
   void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) x[i] = lo + width * at(t, u[i]);
+    table_column(
+        t, u, x, n, [&](double v) { return at(t, v); }, [lo, width](double v) { return lo + width * v; });
   }
 
   double exact(double u) const {
@@ -242,7 +274,8 @@ class gamma_quantile {
 
   void batch(const double* u, double* x, std::size_t n, double scale) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) x[i] = scale * at(t, u[i]);
+    table_column(
+        t, u, x, n, [&](double v) { return at(t, v); }, [scale](double v) { return scale * v; });
   }
 
   double exact(double u) const {

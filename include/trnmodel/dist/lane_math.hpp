@@ -4,9 +4,9 @@
 // vectorises on any instruction set and every path (and the scalar call) gives the same bits.
 // Both are accurate to a few units in the last place (tests/cpp/test_lane_math.cpp compares
 // them with std::exp and std::log over their whole range).
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <cstddef>
 #include <limits>
 
 #include "trnmodel/random/isa.hpp"
@@ -62,8 +62,7 @@ TRNMODEL_LANE_INLINE double lane_exp(double x) {
   const std::uint64_t half = biased >> 1;
   const double s1 = double_of((half - 1024 + 1023) << 52);
   const double s2 = double_of((biased - half - 1024 + 1023) << 52);
-  const double y = p * s1 * s2;
-  return x != x ? x : y;  // NaN stays NaN
+  return p * s1 * s2;  // NaN stays NaN: the clamps keep it, and it spreads through p
 }
 
 // log x for x > 0 (finite, subnormals included); log 0 = -inf, NaN and negative x give NaN.
@@ -79,8 +78,8 @@ TRNMODEL_LANE_INLINE double lane_log(double x) {
   m *= big ? 0.5 : 1.0;
   exponent += big ? 1 : 0;
   // The exponent as a double without an int64 conversion instruction: 2^52 + (e + 2048).
-  const double e = double_of(0x4330000000000000ull | (exponent + 1025)) - (0x1.0p52 + 2048.0) -
-                   (subnormal ? 54.0 : 0.0);
+  const double e =
+      double_of(0x4330000000000000ull | (exponent + 1025)) - (0x1.0p52 + 2048.0) - (subnormal ? 54.0 : 0.0);
   const double s = (m - 1) / (m + 1);
   const double s2 = s * s;
   double p = 1.0 / 23;

@@ -5,8 +5,9 @@
 // no build flag requires AVX. Every variant performs the same IEEE operations in the same order
 // (integer Philox arithmetic, no FMA contraction: build with -ffp-contract=off, as the CMake
 // target does), so the results do not depend on the path (tested bit for bit). The target also
-// carries -fno-math-errno: nothing reads errno, and without it a square root is one
-// instruction that vectorises (without the flag the kernels are slower, not different).
+// carries -fno-math-errno and -fno-trapping-math: nothing reads errno or the floating-point
+// exception flags, and with them square roots and selects vectorise (without the flags the
+// kernels are slower, not different).
 //
 // TRNMODEL_ISA=sse2|avx2|avx512 in the environment caps the path (benchmarks, tests);
 // set_isa_limit() does the same from code.
@@ -43,8 +44,8 @@ namespace detail {
 inline isa detected_isa() {
 #ifdef TRNMODEL_X86_DISPATCH
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw"))
     return isa::avx512;
   if (__builtin_cpu_supports("avx2")) return isa::avx2;
 #endif

@@ -114,6 +114,12 @@ struct lanes_avx512 {
 #undef TRNMODEL_LANES_ATTR
 #undef TRNMODEL_LANES_NAME
 
+// GCC 12 warns that _mm512_set1_epi64's internal placeholder may be uninitialised (a false
+// positive of its own header).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define TRNMODEL_LANES lanes_avx512
 #define TRNMODEL_LANES_ATTR TRNMODEL_TARGET_AVX512
 #define TRNMODEL_LANES_NAME philox_pairs_avx512
@@ -121,6 +127,9 @@ struct lanes_avx512 {
 #undef TRNMODEL_LANES
 #undef TRNMODEL_LANES_ATTR
 #undef TRNMODEL_LANES_NAME
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 inline void philox_pairs(std::uint64_t seed, std::uint32_t stream, std::uint32_t draw, std::uint64_t first_pair,
