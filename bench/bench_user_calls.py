@@ -9,8 +9,9 @@ built, as in any session after the first call), best of ``--repeats``:
   100k-sample simulations, drivers, Sobol, the comparison, a break-even, the figures);
 * ``tm.checkpoint_interval(LoRA trn2)`` (its defaults: 20,000 samples per point);
 * ``tm.compare(LoRA trn2, LoRA p5, samples=20_000).break_even("prices.node_hour_usd")``;
-* ``tm.search_parallelism(70B trn2x16, samples=500)``, in units of a 100k simulate of that
-  scenario.
+* ``tm.search_parallelism(samples=500)`` on the 70B Trn2 example with its step time
+  extrapolated from a 2-node trial (built as tests/python/test_extrapolation.py builds it), in
+  units of a 100k simulate of that scenario.
 
 Run:  .venv/bin/python bench/bench_user_calls.py [--repeats 3]
 Prints Markdown.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import sys
 import tempfile
 import time
 
@@ -45,7 +47,13 @@ def main() -> None:
     args = parser.parse_args()
     lora = tm.Scenario.from_json(str(EXAMPLES / "llama3-8b-lora-trn2.json"))
     p5 = tm.Scenario.from_json(str(EXAMPLES / "llama3-8b-lora-p5.json"))
-    big = tm.Scenario.from_json(str(EXAMPLES / "llama3-70b-full-trn2x16.json"))
+    sys.path.insert(0, str(EXAMPLES.parent / "tests" / "python"))
+    from test_extrapolation import LLAMA70B, extrapolated_from_two_nodes
+
+    trn2 = tm.Scenario.from_json(str(EXAMPLES / "llama3-70b-full-trn2x16.json")).updated(
+        {**LLAMA70B, "parallelism.tp": 8, "parallelism.pp": 4, "parallelism.dp": 8}
+    )
+    big = extrapolated_from_two_nodes(trn2, {"tp": 8, "pp": 4, "dp": 1})
     out = pathlib.Path(tempfile.mkdtemp()) / "signoff.html"
 
     def unit(s: tm.Scenario):
@@ -64,7 +72,7 @@ def main() -> None:
             6,
         ),
         (
-            "`search_parallelism(samples=500)`, 70B trn2x16",
+            "`search_parallelism(samples=500)`, 70B Trn2 extrapolated",
             lambda: tm.search_parallelism(big, samples=500),
             unit_big,
             15,
