@@ -154,3 +154,34 @@ TEST_CASE("moments and histograms round-trip through bytes exactly", "[accumulat
   (void)moments::read(truncated);
   CHECK_THROWS_WITH(log_histogram::read(truncated), test::contains("partial: truncated"));
 }
+
+TEST_CASE("the log-free bucket index is the logarithm's, edges included", "[montecarlo]") {
+  // index() estimates log m from the exponent bits and a table; exact_index() is the
+  // definition, ceil(log(m) / log(gamma)). They must agree for every value: random magnitudes
+  // over the whole range, and the bucket edges gamma^i with their neighbouring doubles.
+  std::size_t compared = 0, differ = 0;
+  for (const double alpha : {1e-4, 1e-3, 1e-2, 0.1, 0.4}) {
+    const log_histogram h(alpha);
+    const double log_gamma = std::log((1 + alpha) / (1 - alpha));
+    const auto check = [&](double m) {
+      ++compared;
+      differ += h.index(m) == h.exact_index(m) ? 0 : 1;
+    };
+    for (std::uint64_t k = 0; k < 200000; ++k) {
+      const double u = uniform(9, k, 4);
+      check(std::exp((u - 0.5) * 1400));  // the whole double range
+      check(std::exp((u - 0.5) * 40));  // the values a run meets
+      check(1 + u * 1e-3);  // the first buckets above 1
+    }
+    for (std::int64_t i = -3000; i <= 3000; ++i) {
+      const double edge = std::exp(static_cast<double>(i) * log_gamma);
+      for (double m = edge, k = 0; k < 3; ++k, m = std::nextafter(m, 0.0)) check(m);
+      for (double m = edge, k = 0; k < 3; ++k, m = std::nextafter(m, 1e308)) check(m);
+    }
+    for (const double m :
+         {std::ldexp(1.0, -1074), std::ldexp(1.0, -1022), 1.0, 2.0, 0.5, 1e308, 1.7976931348623157e308})
+      check(m);
+  }
+  CHECK(differ == 0);
+  CHECK(compared > 3'000'000);
+}

@@ -6,6 +6,7 @@
 
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/gamma.hpp>
+#include <boost/math/interpolators/cubic_hermite.hpp>
 
 #include "catch.hpp"
 #include "scenario_errors.hpp"
@@ -323,4 +324,30 @@ TEST_CASE("quantile tables are shared by family and parameters, across copies an
   CHECK(cache.size() == std::min(after_first + 1, dist::detail::table_cache::capacity));
   // PERT is a beta on [lo, hi]: PERT(0, 2, 8) has shapes 1 + 4(2/8) = 2 and 1 + 4(6/8) = 4.
   CHECK(make_pert(0, 2, 8).ppf(u) == 8 * make_beta(2, 4).ppf(u));
+}
+
+TEST_CASE("the tables' Hermite interpolant is Boost's cardinal_cubic_hermite bit for bit", "[dist]") {
+  // The tables' numbers must not change with the class that evaluates them: same knots, same
+  // operations, same bits, anywhere in [x0, xf] (including the last knot itself).
+  std::vector<double> y(4097), dy(4097);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    y[i] = std::sin(0.001 * i) + 1e-3 * i;
+    dy[i] = std::cos(0.001 * i) * 1e3 + 1;
+  }
+  const double x0 = 1.0 / 16, dx = 0.875 / 4096;
+  const boost::math::interpolators::cardinal_cubic_hermite<std::vector<double>> boost_spline(
+      std::vector<double>(y), std::vector<double>(dy), x0, dx);
+  const trnmodel::detail::cardinal_hermite ours(std::vector<double>(y), std::vector<double>(dy), x0, dx);
+  std::vector<double> xs{ours.x0, ours.xf};
+  for (std::uint64_t i = 0; i < 20000; ++i) xs.push_back(x0 + (ours.xf - x0) * uniform(5, i, 2));
+  std::vector<double> column(xs.size());
+  trnmodel::detail::hermite_column(ours, xs.data(), column.data(), xs.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    differ += ours(xs[i]) == boost_spline(xs[i]) ? 0 : 1;
+    differ += column[i] == boost_spline(xs[i]) ? 0 : 1;
+  }
+  CHECK(differ == 0);
+  CHECK(std::isnan(ours(ours.xf * (1 + 1e-15))));
+  CHECK(std::isnan(ours(x0 * (1 - 1e-15))));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A fast quantile function for distributions whose inverse CDF has no closed form (gamma,
 // beta, PERT). Boost.Math's ibeta_inv / gamma_p_inv iterate (microseconds per call); the
-// hot loop instead evaluates a cubic Hermite interpolant built once per distribution.
+// hot loop instead evaluates a cubic Hermite interpolant built once per distribution (a column
+// of draws evaluates the central table in vector lanes, hermite_column).
 //
 // Coordinates: t = logit(u) on [-38, 38] (every uniform our RNG produces lies inside), and
 // y = log(x) (gamma) or y = logit(x) (beta). In these coordinates both tails become
@@ -14,14 +15,95 @@
 // exact Boost inverse.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
-#include <boost/math/interpolators/cubic_hermite.hpp>
+#include "trnmodel/random/isa.hpp"
 
 namespace trnmodel::detail {
+
+// A cubic Hermite interpolant on a uniform grid: Boost.Math's cardinal_cubic_hermite, with its
+// arithmetic kept operation for operation (the tables' numbers did not change when it replaced
+// Boost's class), its knots readable by the column kernel below, and NaN instead of an
+// exception outside [x0, xf].
+struct cardinal_hermite {
+  std::vector<double> y, dy;  // dy: the derivatives times dx, as Boost keeps them
+  double x0 = 0, inv_dx = 1, xf = 0;
+
+  cardinal_hermite(std::vector<double> values, std::vector<double> derivatives, double first, double dx)
+      : y(std::move(values)), dy(std::move(derivatives)), x0(first), inv_dx(1 / dx) {
+    for (double& d : dy) d *= dx;
+    xf = x0 + static_cast<double>(y.size() - 1) / inv_dx;
+  }
+
+  double operator()(double x) const {
+    if (x < x0 || x > xf) return std::numeric_limits<double>::quiet_NaN();
+    if (x == xf) return y.back();
+    return unchecked(x);
+  }
+
+  // For x in [x0, xf); the index is kept inside the table so that a lane given any x reads
+  // valid knots.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  inline double
+  unchecked(double x) const {
+    const double s = (x - x0) * inv_dx;
+    const double ii = std::floor(s);
+    const auto last = static_cast<std::int32_t>(y.size() - 2);
+    auto i = static_cast<std::int32_t>(ii);
+    i = i > last ? last : i;
+    const double t = s - ii;
+    const double y0 = y[i], y1 = y[i + 1], dy0 = dy[i], dy1 = dy[i + 1];
+    const double r = 1 - t;
+    return r * r * (y0 * (1 + 2 * t) + dy0 * t) + t * t * (y1 * (3 - 2 * t) - dy1 * r);
+  }
+};
+
+// out[i] = h(x[i]) for x[i] in [x0, xf]; other lanes get a value of the table's ends (the
+// caller replaces them).
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+inline void
+hermite_column_body(const cardinal_hermite& h, const double* x, double* out, std::size_t n) {
+  const double lo = h.x0, hi = h.xf, top = h.y.back();
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = x[i];
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    const double value = h.unchecked(v);
+    out[i] = v == hi ? top : value;
+  }
+}
+inline void hermite_column_sse2(const cardinal_hermite& h, const double* x, double* out, std::size_t n) {
+  hermite_column_body(h, x, out, n);
+}
+#ifdef TRNMODEL_X86_DISPATCH
+TRNMODEL_TARGET_AVX2 inline void hermite_column_avx2(const cardinal_hermite& h, const double* x, double* out,
+                                                     std::size_t n) {
+  hermite_column_body(h, x, out, n);
+}
+TRNMODEL_TARGET_AVX512 inline void hermite_column_avx512(const cardinal_hermite& h, const double* x, double* out,
+                                                         std::size_t n) {
+  hermite_column_body(h, x, out, n);
+}
+#endif
+inline void hermite_column(const cardinal_hermite& h, const double* x, double* out, std::size_t n) {
+#ifdef TRNMODEL_X86_DISPATCH
+  switch (active_isa()) {
+    case isa::avx512: return hermite_column_avx512(h, x, out, n);
+    case isa::avx2: return hermite_column_avx2(h, x, out, n);
+    default: break;
+  }
+#endif
+  hermite_column_sse2(h, x, out, n);
+}
 
 struct knot {
   double y;  // transformed quantile at the knot
@@ -56,7 +138,7 @@ class quantile_table {
     t_hi_ = -t_limit + dt * static_cast<double>(last);
     std::vector<double> ys(y.begin() + first, y.begin() + last + 1);
     std::vector<double> dys(dy.begin() + first, dy.begin() + last + 1);
-    spline_ = std::make_unique<spline>(std::move(ys), std::move(dys), t_lo_, dt);
+    spline_ = std::make_unique<cardinal_hermite>(std::move(ys), std::move(dys), t_lo_, dt);
   }
 
   // The transformed quantile y at u, or NaN when u lies outside the table's domain.
@@ -67,8 +149,7 @@ class quantile_table {
   }
 
  private:
-  using spline = boost::math::interpolators::cardinal_cubic_hermite<std::vector<double>>;
-  std::unique_ptr<spline> spline_;
+  std::unique_ptr<cardinal_hermite> spline_;
   double t_lo_ = 0, t_hi_ = 0;
 };
 
@@ -96,15 +177,16 @@ class central_quantile_table {
       x[i] = p.x;
       dx[i] = p.dx_du;
     }
-    spline_ = std::make_unique<spline>(std::move(x), std::move(dx), u_lo, du);
+    spline_ = std::make_unique<cardinal_hermite>(std::move(x), std::move(dx), u_lo, du);
   }
 
   static bool covers(double u) { return u >= u_lo && u <= u_hi; }
+  // NaN in the sliver between the last knot as rounded and u_hi (then the tail table answers).
   double operator()(double u) const { return (*spline_)(u); }
+  const cardinal_hermite& spline() const { return *spline_; }
 
  private:
-  using spline = boost::math::interpolators::cardinal_cubic_hermite<std::vector<double>>;
-  std::unique_ptr<spline> spline_;
+  std::unique_ptr<cardinal_hermite> spline_;
 };
 
 }  // namespace trnmodel::detail

@@ -25,6 +25,8 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/math_policy.hpp"
 #include "trnmodel/detail/quantile_table.hpp"
+#include "trnmodel/dist/lane_math.hpp"
+#include "trnmodel/dist/normal_quantile.hpp"
 #include "trnmodel/errors.hpp"
 
 namespace trnmodel::dist {
@@ -36,13 +38,12 @@ namespace detail {
 using trnmodel::detail::fast_policy;
 inline constexpr double sqrt2 = 1.41421356237309504880;
 
-// Standard normal distribution and quantile, through erfc so both tails keep full
-// relative accuracy.
+// Standard normal distribution through erfc, so both tails keep full relative accuracy; the
+// quantile is normal_quantile.hpp's (AS 241).
 inline double normal_cdf(double z) { return 0.5 * boost::math::erfc(-z / sqrt2, fast_policy()); }
 inline double normal_sf(double z) { return 0.5 * boost::math::erfc(z / sqrt2, fast_policy()); }
-inline double normal_ppf(double p) { return -sqrt2 * boost::math::erfc_inv(2 * p, fast_policy()); }
-// The z with upper-tail probability q, accurate for tiny q.
-inline double normal_isf(double q) { return sqrt2 * boost::math::erfc_inv(2 * q, fast_policy()); }
+// The z with upper-tail probability q, accurate for tiny q (AS 241 is odd about 1/2).
+inline double normal_isf(double q) { return -normal_ppf(q); }
 
 // Tables built on first use and shared by copies of the distribution (thread-safe).
 struct quantile_tables {
@@ -129,9 +130,40 @@ class lazy_tables {
 // transformed coordinate (`from_tail` maps back), else the exact inverse (`exact`).
 template <class FromTail, class Exact>
 double table_quantile(const quantile_tables& t, double u, FromTail from_tail, Exact exact) {
-  if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) return (*t.centre)(u);
+  if (t.centre && trnmodel::detail::central_quantile_table::covers(u)) {
+    const double x = (*t.centre)(u);
+    if (!std::isnan(x)) return x;
+  }
   const double y = t.tails(u);
   return std::isnan(y) ? exact(u) : from_tail(y);
+}
+
+// x[i] = affine(at(u[i])) for a column: the central table in vector lanes for every lane, then
+// `at` (the scalar quantile: tail table or exact inverse) for the lanes outside it, listed
+// without a branch. The same numbers as the scalar path, lane by lane; x may be u.
+template <class At, class Affine>
+void table_column(const quantile_tables& t, const double* u, double* x, std::size_t n, At at, Affine affine) {
+  if (!t.centre) {
+    for (std::size_t i = 0; i < n; ++i) x[i] = affine(at(u[i]));
+    return;
+  }
+  using trnmodel::detail::central_quantile_table;
+  const trnmodel::detail::cardinal_hermite& spline = t.centre->spline();
+  constexpr std::size_t chunk = 256;
+  double value[chunk];
+  std::size_t others[chunk];
+  for (std::size_t done = 0; done < n; done += chunk) {
+    const std::size_t m = n - done < chunk ? n - done : chunk;
+    trnmodel::detail::hermite_column(spline, u + done, value, m);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double v = u[done + i];
+      others[count] = i;
+      count += central_quantile_table::covers(v) && v <= spline.xf ? 0 : 1;
+    }
+    for (std::size_t k = 0; k < count; ++k) value[others[k]] = at(u[done + others[k]]);
+    for (std::size_t i = 0; i < m; ++i) x[done + i] = affine(value[i]);
+  }
 }
 
 // Beta(a, b) quantile on [0, 1]: table in logit coordinates, exact Boost in the far tails.
@@ -146,7 +178,8 @@ class beta_quantile {
   // The hot path: the tables are looked up once per column of uniforms.
   void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) x[i] = lo + width * at(t, u[i]);
+    table_column(
+        t, u, x, n, [&](double v) { return at(t, v); }, [lo, width](double v) { return lo + width * v; });
   }
 
   double exact(double u) const {
@@ -241,7 +274,8 @@ class gamma_quantile {
 
   void batch(const double* u, double* x, std::size_t n, double scale) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    for (std::size_t i = 0; i < n; ++i) x[i] = scale * at(t, u[i]);
+    table_column(
+        t, u, x, n, [&](double v) { return at(t, v); }, [scale](double v) { return scale * v; });
   }
 
   double exact(double u) const {
@@ -331,6 +365,15 @@ struct normal {
     }
     return std::clamp(mean_value + sd * z, lo, hi);
   }
+  // The hot path: the untruncated quantile in vector lanes (the same numbers as ppf(u)).
+  void ppf(const double* u, double* x, std::size_t n) const {
+    if (truncated()) {
+      for (std::size_t i = 0; i < n; ++i) x[i] = ppf(u[i]);
+      return;
+    }
+    detail::normal_ppf_column(u, x, n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = mean_value + sd * x[i];
+  }
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
@@ -364,7 +407,11 @@ struct lognormal {
   double p50_given = 0, p90_given = 0;
   static constexpr double z90 = 1.2815515655446004;  // Φ^-1(0.9)
 
-  double ppf(double u) const { return std::exp(mu + sigma * detail::normal_ppf(u)); }
+  double ppf(double u) const { return detail::lane_exp(mu + sigma * detail::normal_ppf(u)); }
+  void ppf(const double* u, double* x, std::size_t n) const {
+    detail::normal_ppf_column(u, x, n);
+    detail::exp_affine_column(mu, sigma, x, x, n);
+  }
   double cdf(double x) const { return x <= 0 ? 0.0 : detail::normal_cdf((std::log(x) - mu) / sigma); }
   double mean() const { return std::exp(mu + 0.5 * sigma * sigma); }
   support_t support() const { return {0.0, infinity}; }

@@ -43,14 +43,16 @@ inline philox_counter philox4x32_10(philox_counter counter, philox_key key) {
 inline double bits_to_open_unit(std::uint64_t bits) { return (static_cast<double>(bits >> 12) + 0.5) * 0x1.0p-52; }
 
 // The uniform number `draw` of stream `stream` for sample `sample` under `seed`.
-// Counter layout: (sample low, sample high, stream, draw / 2); each Philox call yields two
-// uniforms, draws 2j and 2j+1.
+// Counter layout: (pair low, pair high, stream, draw) with pair = sample / 2; each Philox call
+// yields the uniforms of two neighbouring samples, 2p (output words 0, 1) and 2p + 1 (words
+// 2, 3), so a column of consecutive samples uses all 128 bits of every call.
 inline double uniform(std::uint64_t seed, std::uint64_t sample, std::uint32_t stream, std::uint32_t draw = 0) {
+  const std::uint64_t pair = sample >> 1;
   const philox_counter out =
-      philox4x32_10({static_cast<std::uint32_t>(sample), static_cast<std::uint32_t>(sample >> 32), stream, draw >> 1},
+      philox4x32_10({static_cast<std::uint32_t>(pair), static_cast<std::uint32_t>(pair >> 32), stream, draw},
                     {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
   const std::uint64_t bits =
-      (draw & 1u) == 0 ? (std::uint64_t{out[1]} << 32) | out[0] : (std::uint64_t{out[3]} << 32) | out[2];
+      (sample & 1u) == 0 ? (std::uint64_t{out[1]} << 32) | out[0] : (std::uint64_t{out[3]} << 32) | out[2];
   return bits_to_open_unit(bits);
 }
 
