@@ -397,7 +397,7 @@ def completeness_section(doc: Document, results: Dict[str, SimulationResult]) ->
 
 def card_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     """The job card: which of its fields each scenario fills, and which it leaves missing."""
-    doc.heading("Job card")
+    doc.heading("Job card: the fields filled and missing")
     cards = {name: result.scenario.card() for name, result in results.items()}
     first = next(iter(cards.values()))
     rows = [

@@ -115,7 +115,7 @@ def test_display_and_report_show_the_card():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         md = tm.report(scn, samples=500, progress=False).markdown()
-    assert "## Job card" in md
+    assert "## Job card: the fields filled and missing" in md
     assert "| code_version | v1.4.2 |" in md
     assert "| dataset | missing |" in md
     assert "11 of 13 job-card fields missing: dataset, sequence_lengths" in md
