@@ -126,3 +126,17 @@ def test_a_number_beyond_double_range_names_its_field(tmp_path):
     path.write_text('{"schema": "trnmodel.scenario/1",\n "job": {"effective_steps": 1e400}}')
     with pytest.raises(tm.ScenarioError, match=r"job\.effective_steps: JSON number overflow parsing '1e400' at line 2"):
         tm.Scenario.from_json(path)
+
+
+def test_a_staged_job_promises_its_slowest_stage():
+    # Without interruptions each stage's recovery is the sum of its parts; the second stage
+    # restarts in 6000 s instead of 600 s, so every sample is that stage's recovery.
+    d = json.loads(json.dumps(JOB))
+    d["failures"]["during_recovery"] = False
+    d["job"] = {"effective_steps": 500}
+    d["stages"] = [
+        {"name": "short"},
+        {"name": "long", "job": {"effective_steps": 500}, "failures": {"restart_s": 6000}},
+    ]
+    t = tm.Scenario.from_dict(d).restart_time(samples=200)
+    assert np.all(t.to_numpy() == (6000 + 1200 + 300 + 100) / 3600)
