@@ -278,6 +278,10 @@ def test_an_interrupted_signoff_stops_its_background_runs():
     import time
 
     a, b = tm.Scenario.from_json(LORA_TRN2), tm.Scenario.from_json(LORA_P5)
+    # A small sign-off first, so that every module the report imports lazily (matplotlib's) is
+    # loaded: an interrupt that lands while Python reads a module's file leaves that file for
+    # the garbage collector, and its ResourceWarning would fail the test for the wrong reason.
+    tm.report(a, b, samples=1_000, progress=False)
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()
     start = time.monotonic()
