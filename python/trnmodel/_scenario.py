@@ -103,10 +103,11 @@ class Scenario:
     raises :class:`tm.ScenarioError` naming the JSON path, the value and the rule.
     """
 
-    __slots__ = ("_core",)
+    __slots__ = ("_core", "_expectations")
 
     def __init__(self, core: "_core.Scenario") -> None:
         self._core = core
+        self._expectations: Optional[List[str]] = None  # computed once: a scenario is immutable
 
     # -- loading and saving ---------------------------------------------------------
     @classmethod
@@ -306,7 +307,9 @@ class Scenario:
         """The platform expectations this scenario does not meet, and what its job card promises
         that the model does not support (:meth:`card`), one sentence each (the same sentences
         :func:`tm.simulate` warns with)."""
-        return list(_core.unmet_expectations(self._core)) + list(_core.job_card_checks(self._core))
+        if self._expectations is None:  # the job-card check runs a small Monte Carlo: once per scenario
+            self._expectations = list(_core.unmet_expectations(self._core)) + list(_core.job_card_checks(self._core))
+        return list(self._expectations)
 
     def card(self) -> Any:
         """The job card (the ``card`` block: what a team states before asking for capacity), one
