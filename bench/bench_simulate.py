@@ -175,16 +175,29 @@ def fixed_at_means(scn: "tm.Scenario") -> "tm.Scenario":
     """The scenario with every uncertain quantity replaced by its mean (nothing to draw but
     the failure process, cache draws and the quality gate)."""
     d = copy.deepcopy(scn.to_dict())
+    fixed = {}  # path -> (the dict holding it, its key)
 
     def walk(node: dict, prefix: str) -> None:
         for key, value in list(node.items()):
             path = prefix + key
             if isinstance(value, dict) and "dist" in value:
                 node[key] = float(scn[path].mean())
+                fixed[path] = (node, key)
             elif isinstance(value, dict) and "unknown" not in value:
                 walk(value, path + ".")
 
     walk(d, "")
+    # A count (optimizer steps, segments) fixed at a mean that is not whole is refused by the
+    # loader, which names the field: such a field is rounded up, as its drawn values are.
+    for _ in range(len(fixed) + 1):
+        try:
+            return tm.Scenario.from_dict(d)
+        except tm.ScenarioError as error:
+            path = str(error).split(":", 1)[0]
+            if path not in fixed or "whole" not in str(error):
+                raise
+            node, key = fixed.pop(path)
+            node[key] = float(math.ceil(node[key]))
     return tm.Scenario.from_dict(d)
 
 

@@ -61,6 +61,7 @@ class lifecycle_model {
     }
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
+    index_scatter();
   }
 
   // Whether the scenario's mode, failure model and step source read field `f`.
@@ -125,15 +126,28 @@ class lifecycle_model {
   }
 
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(drawn_.size()));
-    for (std::size_t j = 0; j < drawn_.size(); ++j) {
-      // Each column is turned into values while it is still in cache.
-      double* column = x.col(static_cast<Eigen::Index>(j)).data();
-      block.uniforms(drawn_[j].stream, column);
-      drawn_[j].value.ppf(column, column, static_cast<std::size_t>(block.size));
+    // The block in parts of chunk_rows samples: the loop over samples reads each sample's row
+    // across every input column and writes it across every output column, which stays in cache
+    // only when the columns are short. A sample's draws depend on its index alone, so the parts
+    // give the same bits as the whole block.
+    // The columns are a cache line longer than the part, so that a row's elements of successive
+    // columns fall in different cache sets (2 KiB apart, they would compete for the same few).
+    constexpr Eigen::Index chunk_rows = 256;
+    Eigen::ArrayXXd x(chunk_rows + 8, static_cast<Eigen::Index>(drawn_.size()));
+    for (Eigen::Index first_row = 0; first_row < block.size; first_row += chunk_rows) {
+      block_view part = block;
+      part.first = block.first + static_cast<std::uint64_t>(first_row);
+      part.size = std::min(chunk_rows, block.size - first_row);
+      for (std::size_t j = 0; j < drawn_.size(); ++j) {
+        double* column = x.col(static_cast<Eigen::Index>(j)).data();
+        part.uniforms(drawn_[j].stream, column);
+        drawn_[j].value.ppf(column, column, static_cast<std::size_t>(part.size));
+      }
+      evaluate(
+          block.seed, x.topRows(part.size),
+          [&](Eigen::Index row) { return part.first + static_cast<std::uint64_t>(row); },
+          out.middleRows(first_row, part.size));
     }
-    evaluate(
-        block.seed, x, [&](Eigen::Index row) { return block.first + static_cast<std::uint64_t>(row); }, out);
   }
 
   // The stream each drawn input takes its uniforms from (column j of `evaluate`'s x).
@@ -143,11 +157,10 @@ class lifecycle_model {
 
   // The inputs of row i of `evaluate`'s x, one entry per stage (one for a job without stages):
   // the fixed ones, and drawn input j at x(i, j) in each stage that reads it.
-  void inputs_at(const Eigen::ArrayXXd& x, Eigen::Index i, std::vector<lifecycle_inputs>& ins) const {
+  void inputs_at(const Eigen::Ref<const Eigen::ArrayXXd>& x, Eigen::Index i, std::vector<lifecycle_inputs>& ins) const {
     ins.resize(base_.size());
     for (std::size_t k = 0; k < base_.size(); ++k) ins[k] = base_[k];
-    for (std::size_t j = 0; j < drawn_.size(); ++j)
-      for (const std::size_t k : drawn_[j].stages) ins[k].*(drawn_[j].member) = x(i, static_cast<Eigen::Index>(j));
+    for (const auto& to : scatter_) ins[to.stage].*(to.member) = x(i, to.column);
   }
   std::size_t stage_count() const { return base_.size(); }
   const lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
@@ -164,7 +177,7 @@ class lifecycle_model {
   // chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
   // gate). The ordinary run passes each sample's own draws and index; a sensitivity design
   // mixes the inputs and chance indices of several samples.
-  template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::ArrayXXd& x,
+  template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
                                              const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
     const Eigen::Index rows = x.rows();
     const std::size_t stages = base_.size();
@@ -214,6 +227,7 @@ class lifecycle_model {
     lifecycle_model copy = *this;
     for (const std::size_t k : drawn_[j].stages) copy.base_[k].*(drawn_[j].member) = value;
     copy.drawn_.erase(copy.drawn_.begin() + static_cast<std::ptrdiff_t>(j));
+    copy.index_scatter();
     return copy;
   }
 
@@ -275,6 +289,15 @@ class lifecycle_model {
                 &lifecycle_inputs::extrapolation_error, stream_id(stream));
   }
 
+  // Where each drawn input goes, flat: the per-sample loop then reads a short array instead of
+  // walking the drawn inputs' descriptions.
+  void index_scatter() {
+    scatter_.clear();
+    for (std::size_t j = 0; j < drawn_.size(); ++j)
+      for (const std::size_t k : drawn_[j].stages)
+        scatter_.push_back({static_cast<Eigen::Index>(j), k, drawn_[j].member});
+  }
+
   struct drawn_input {
     double lifecycle_inputs::*member;
     quantity value;
@@ -287,6 +310,12 @@ class lifecycle_model {
   std::vector<lifecycle_inputs> base_;  // per stage
   std::vector<std::string> stage_names_;
   std::vector<drawn_input> drawn_;
+  struct scatter_entry {
+    Eigen::Index column;  // of evaluate's x
+    std::size_t stage;
+    double lifecycle_inputs::*member;
+  };
+  std::vector<scatter_entry> scatter_;  // from drawn_, by index_scatter()
   std::vector<std::string> unknown_, unknown_reasons_;
   bool time_known_ = true;
 };

@@ -120,14 +120,18 @@ template <class Model> class block_evaluator {
     block.seed = options_.seed;
     block.first = grid_.first_sample(b);
     block.size = static_cast<Eigen::Index>(grid_.size(b));
-    Eigen::ArrayXXd out(block.size, outputs_);
+    // Columns a cache line longer than the block: with a power-of-two block size, a row's
+    // elements of successive columns would otherwise fall in the same cache set, and a model
+    // writing its outputs a row at a time would evict its own lines.
+    Eigen::ArrayXXd storage(block.size + 8, outputs_);
+    auto out = storage.topRows(block.size);
     model_(block, out);
     for (Eigen::Index k = 0; k < outputs_; ++k) {
       block_moments[k] = moments{};
       block_moments[k].add(out.col(k).data(), static_cast<std::size_t>(block.size));
     }
     if (options_.keep_samples) {
-      keep(static_cast<const Eigen::ArrayXXd&>(out));
+      keep(out);
     } else {
       auto& histograms = histograms_.local();
       for (Eigen::Index k = 0; k < outputs_; ++k)
@@ -184,7 +188,7 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   for_each_wave(
       grid, 0, grid.blocks(), detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t slot) {
-        evaluate(b, &wave_moments[slot * static_cast<std::size_t>(outputs)], [&](const Eigen::ArrayXXd& out) {
+        evaluate(b, &wave_moments[slot * static_cast<std::size_t>(outputs)], [&](const auto& out) {
           kept.middleRows(static_cast<Eigen::Index>(grid.first_sample(b)), out.rows()) = out;
         });
       },
@@ -230,10 +234,9 @@ template <class Model> run_partial compute_partial(const Model& model, std::vect
   for_each_wave(
       grid, first_block, last_block, detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t) {
-        evaluate(b, &p.block_moments[static_cast<std::size_t>(b - first_block) * p.outputs()],
-                 [&](const Eigen::ArrayXXd& out) {
-                   p.values.middleRows(static_cast<Eigen::Index>(grid.first_sample(b)) - first_row, out.rows()) = out;
-                 });
+        evaluate(b, &p.block_moments[static_cast<std::size_t>(b - first_block) * p.outputs()], [&](const auto& out) {
+          p.values.middleRows(static_cast<Eigen::Index>(grid.first_sample(b)) - first_row, out.rows()) = out;
+        });
       },
       [](std::uint64_t, std::uint64_t) {});
   if (!p.kept) p.histograms = evaluate.histograms();
