@@ -22,7 +22,7 @@ import numpy as np
 from . import _core, theory
 from ._display import Display
 from ._distributions import Distribution
-from ._metrics import METRICS, SUMMARY_COLUMNS
+from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario, _plain
@@ -43,10 +43,23 @@ def _check_scenario(name: str, scenario: Any) -> Scenario:
     return scenario
 
 
-def _check_output(output: Any) -> str:
-    if output not in METRICS:
-        raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)})")
-    return output
+def _check_output(output: Any, stages: Sequence[str] = ()) -> str:
+    """A metric, or, for a job in ``stages``, a stage's ``"<stage>/<metric>"`` (tm.STAGE_METRICS)."""
+    if output in METRICS:
+        return output
+    stage, _, metric = str(output).partition("/") if isinstance(output, str) else ("", "", "")
+    if stage in stages and metric in STAGE_METRICS:
+        return output
+    per_stage = (
+        f"; per stage '<stage>/<metric>' for the stages {', '.join(stages)} and the metrics {', '.join(STAGE_METRICS)}"
+        if stages
+        else ("; '<stage>/<metric>' names need a scenario with stages" if "/" in str(output) else "")
+    )
+    raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)}{per_stage})")
+
+
+def _stages_of(scenario: Scenario) -> List[str]:
+    return list(_core.lifecycle_info(scenario._core).stage_names)
 
 
 def _probability(statistic: StatisticArg) -> float:
@@ -143,7 +156,7 @@ def sobol(
     with progress_bar(progress, "sobol") as callback:
         raw = _core.sobol_scenario(
             scenario._core,
-            _check_output(output),
+            _check_output(output, _stages_of(scenario)),
             base_samples=_check_base_samples(base_samples),
             seed=_check_whole("seed", seed, 0),
             threads=_check_threads(threads),
@@ -223,7 +236,7 @@ def tornado(
     with progress_bar(progress, "tornado") as callback:
         raw = _core.tornado(
             scenario._core,
-            _check_output(output),
+            _check_output(output, _stages_of(scenario)),
             probability=_probability(statistic),
             samples=_check_whole("samples", samples, 1),
             seed=_check_whole("seed", seed, 0),
@@ -266,7 +279,7 @@ def rank_correlations(
         )
     if not result._core.kept:
         raise _core.ScenarioError("result: samples were not kept (simulate with keep_samples=True)")
-    y = np.asarray(result[_check_output(output)], dtype=float)
+    y = np.asarray(result[_check_output(output, result.stage_names)], dtype=float)
     raw = _core.rank_correlations(result.scenario._core, result.seed, y)
     frame = pd.DataFrame({"spearman": raw.spearman, "prcc": raw.prcc}, index=pd.Index(raw.factors, name="factor"))
     frame = frame.iloc[np.argsort(-np.nan_to_num(np.abs(frame["prcc"].to_numpy()), nan=-1), kind="stable")]
