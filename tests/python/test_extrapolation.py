@@ -204,6 +204,8 @@ def test_a_reference_measured_with_context_parallelism_gives_reference_cp():
     assert abs(np.median(tm.simulate(same, samples=n, seed=1)["step_time_s"]) - 20.0) < 4 * se_median
     with pytest.raises(tm.ScenarioError, match=r"reference: tp x pp x dp = 128 must equal the chips"):
         same.updated({"reference.cp": None})
+    with pytest.raises(tm.ScenarioError, match=r"reference\.cp: must divide reference\.sequence_length = 8192, got 3"):
+        same.updated({"reference.cp": 3})
     without = same.updated({"reference.cp": None, "reference.dp": 8})
     ratio = np.median(
         tm.simulate(analytic, samples=n, seed=1)["step_time_s"]

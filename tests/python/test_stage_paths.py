@@ -121,6 +121,10 @@ def test_a_precompiled_stage_needs_no_compile_time_on_neuron():
         return mutate
 
     assert _scn(neuron(True)).expectations() == []
+    # Completeness agrees: the precompiled stage loads its graphs (its cache_load_s) instead.
+    compile_row = _phase(_scn(neuron(True)), "compile")
+    assert "stages[1].compile.initial_s" not in compile_row["missing"]
+    assert "stages[1].compile.initial_s" in _phase(_scn(neuron(False)), "compile")["missing"]
     assert _scn(neuron(False)).expectations() == [
         "cluster.platform is trn2.48xlarge (Neuron) but stages[1].compile.initial_s is not given: Neuron compiles "
         "every graph before the first step, typically tens of minutes; give it, or 0 if the graphs are precompiled"

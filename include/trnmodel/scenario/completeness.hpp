@@ -151,16 +151,23 @@ struct rule_input {
   field f;
   bool missing, unknown;
 };
-inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenario& s) {
+// A later stage with compile.precompiled loads its graphs at its transition (cache_load_s)
+// instead of compiling them (initial_s).
+inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenario& s, bool loads_graphs = false) {
   const bool failures = s.has(field::failures_node_mtbf_h);
   const quantity* every = s.find(field::eval_every_steps);
   const bool periodic_eval = every != nullptr && !(every->is_fixed() && every->ppf(0.5) == 0);
   std::vector<rule_input> out;
+  const auto add = [&](field f) {
+    for (const auto& in : out)
+      if (in.f == f) return;
+    const quantity* q = s.has(f) ? s.find(f) : nullptr;
+    out.push_back({f, !s.has(f), q != nullptr && q->is_unknown()});
+  };
   for (const auto& [f, when] : rule.inputs) {
     if (when == needed_when::failures_modelled && !failures) continue;
     if (when == needed_when::periodic_eval && !periodic_eval) continue;
-    const quantity* q = s.has(f) ? s.find(f) : nullptr;
-    out.push_back({f, !s.has(f), q != nullptr && q->is_unknown()});
+    add(loads_graphs && f == field::compile_initial_s ? field::compile_cache_load_s : f);
   }
   return out;
 }
@@ -191,7 +198,8 @@ inline std::vector<phase_completeness> completeness(const scenario& s) {
       std::vector<std::pair<field, std::vector<std::string>>> lacking;
       std::vector<field> given_by_a_stage;
       for (std::size_t k = 0; k < s.stage_count(); ++k) {
-        for (const auto& in : detail::rule_inputs(rule, s.stage(k))) {
+        const bool loads_graphs = k > 0 && s.stage(k).flag(field::compile_precompiled);
+        for (const auto& in : detail::rule_inputs(rule, s.stage(k), loads_graphs)) {
           const bool own = s.stage_gives(k, in.f);
           const std::string path = own ? s.stage_path(k, path_of(in.f)) : path_of(in.f);
           detail::add_once(p.inputs, path);
@@ -204,6 +212,7 @@ inline std::vector<phase_completeness> completeness(const scenario& s) {
         }
       }
       for (const auto& [f, stages] : lacking) {
+        // Every stage reads it and lacks it, and none removes it: the top level is where to give it.
         const bool everywhere =
             stages.size() == s.stage_count() &&
             std::find(given_by_a_stage.begin(), given_by_a_stage.end(), f) == given_by_a_stage.end();

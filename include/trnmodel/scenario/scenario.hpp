@@ -719,6 +719,11 @@ class scenario {
       fail(path_of(field::parallelism_cp),
            "must divide model.sequence_length = " + std::to_string(integer(field::model_sequence_length)) + ", got " +
                std::to_string(cp));
+    if (has_integer(field::reference_cp) && has_integer(field::reference_sequence_length) &&
+        integer(field::reference_sequence_length) % integer(field::reference_cp) != 0)
+      fail(path_of(field::reference_cp),
+           "must divide reference.sequence_length = " + std::to_string(integer(field::reference_sequence_length)) +
+               ", got " + std::to_string(integer(field::reference_cp)));
   }
 
   void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,
