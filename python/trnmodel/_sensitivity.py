@@ -53,7 +53,11 @@ def _check_output(output: Any, stages: Sequence[str] = ()) -> str:
     per_stage = (
         f"; per stage '<stage>/<metric>' for the stages {', '.join(stages)} and the metrics {', '.join(STAGE_METRICS)}"
         if stages
-        else ("; '<stage>/<metric>' names need a scenario with stages" if "/" in str(output) else "")
+        else (
+            "; '<stage>/<metric>' outputs need a scenario with stages (in tm.sobol, tm.tornado, tm.rank_correlations)"
+            if "/" in str(output)
+            else ""
+        )
     )
     raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)}{per_stage})")
 

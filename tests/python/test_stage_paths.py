@@ -284,5 +284,5 @@ def test_a_bad_stage_metric_is_refused():
     with pytest.raises(tm.ScenarioError, match="no metric named 'long/goodput'"):
         tm.sobol(scn, "long/goodput", base_samples=8, progress=False)
     plain = tm.Scenario.from_dict({k: v for k, v in TWO.items() if k != "stages"})
-    with pytest.raises(tm.ScenarioError, match="'<stage>/<metric>' names need a scenario with stages"):
+    with pytest.raises(tm.ScenarioError, match="'<stage>/<metric>' outputs need a scenario with stages"):
         tm.sobol(plain, "long/wall_h", base_samples=8, progress=False)

@@ -43,7 +43,7 @@ inline output_column output_named(const lifecycle_model& model, const std::strin
       per_stage += (per_stage.empty() ? "" : ", ") + std::string(metric_names()[m]);
     all += "; per stage \"<stage>/<metric>\" for the stages " + stages + " and the metrics " + per_stage;
   } else if (name.find('/') != std::string::npos) {
-    all += "; \"<stage>/<metric>\" names need a scenario with stages";
+    all += "; \"<stage>/<metric>\" outputs need a scenario with stages";
   }
   fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
