@@ -51,9 +51,9 @@ def search_parallelism(
     divided by cp) is tried for sequences longer than 8,192 tokens, with every degree that
     divides the sequence length and leaves each chip at least 8,192 of its tokens (at most
     ``max_cp``; ``max_cp=1`` turns it off). Layouts that do not fit in device memory are
-    listed with the reason; the others
-    are simulated (``samples`` samples, common random numbers) and ranked by the median of
-    ``rank_by`` (``run_cost_usd`` or ``step_time_s``). Returns a pandas DataFrame.
+    listed with the reason; the others are simulated (``samples`` samples, common random
+    numbers) and ranked by the median of ``rank_by`` (``run_cost_usd`` or ``step_time_s``).
+    Returns a pandas DataFrame with a ``cp`` column beside ``tp pp dp micro_batch``.
     ``progress`` covers every layout simulated (one bar, or one callable over all samples).
     """
     import pandas as pd
