@@ -144,7 +144,9 @@ def sobol(
 
     Factors are the scenario's uncertain (drawn) inputs, by JSON path, plus ``chance``: all
     aleatory randomness (failures, cache draws, the quality gate). ``chance``'s indices say how
-    much of the spread is luck rather than missing knowledge.
+    much of the spread is luck rather than missing knowledge. In a job in stages, ``output`` may
+    be a stage's own metric (``"32k/wall_h"``, tm.STAGE_METRICS) and a stage's own input is a
+    factor named ``"<stage>/<path>"``.
 
     Returns a DataFrame, one row per factor sorted by ``ST`` (largest first), with SALib's columns ``S1 S1_conf ST ST_conf``
     (the ``_conf`` columns are half-widths of ``confidence`` intervals, asymptotic normal by
@@ -229,7 +231,8 @@ def tornado(
     Returns a DataFrame sorted by ``swing`` = |high − low|, one row per input, with the input
     values (``low_value``, ``high_value``), the statistic there (``low``, ``high``) and the
     baseline statistic with every input random in ``frame.attrs["baseline"]``. ``chance`` has no
-    P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``.
+    P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``. ``output`` may be a
+    stage's own metric, ``"<stage>/<metric>"``.
     """
     import pandas as pd
 
@@ -271,7 +274,8 @@ def rank_correlations(
     From a :class:`SimulationResult` (with kept samples) this costs no model run: the inputs
     are recomputed from the random streams' counters. Given a Scenario, it is simulated first
     (``samples``, ``seed``). Returns a DataFrame (``spearman``, ``prcc``), sorted by |prcc|.
-    Constant inputs, and ``chance`` (not a scalar input), have no rank correlation.
+    Constant inputs, and ``chance`` (not a scalar input), have no rank correlation. ``output``
+    may be a stage's own metric, ``"<stage>/<metric>"``.
     """
     import pandas as pd
 
