@@ -14,6 +14,7 @@
 
 #include "fuzz_support.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/scenario/completeness.hpp"
 
 using namespace trnmodel;
 
@@ -73,6 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const scenario s = scenario::from_text(text, profiles);
     const scenario again = scenario::from_json(s.to_json(), profiles);
     require(again.to_json() == s.to_json(), "save and reload changed the scenario", text);
+    // Completeness per stage: a phase is "not described" exactly when an input is missing.
+    for (const auto& p : completeness(s))
+      require(p.missing.empty() == (p.status != phase_status::not_described),
+              "a phase's status disagrees with its missing inputs", text);
+    unmet_expectations(s);
     run_options options;
     options.samples = 32;
     options.threads = 1;

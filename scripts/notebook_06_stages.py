@@ -21,6 +21,7 @@ pre-training, **40B tokens at 8K then 2B tokens at 32K**, on 16 × trn2.48xlarge
 1. how long and how much each stage costs, and the two platforms side by side;
 2. what a restored checkpoint that fails its check (`checkpoint.restore_fail_prob`) costs, and
    how many checkpoints to keep (`checkpoint.keep_last`).
+3. which inputs move the long-context stage's own time, and how to change one of them.
 
 The format is in docs/scenario.md ("Stages"), the semantics in docs/lifecycle.md ("Stages",
 "Restore fidelity").""",
@@ -106,6 +107,25 @@ sensitivity analysis sees it, and its draws are part of the `chance` factor:""",
         "code",
         """scn = trn2.updated({"checkpoint.restore_fail_prob": tm.Uniform(0, 0.3), "checkpoint.keep_last": 1})
 tm.sobol(scn, output="lost_h", base_samples=2**10, seed=0).sort_values("ST", ascending=False).head(5)""",
+    ),
+    (
+        "md",
+        """## 3. What moves the long-context stage
+
+A stage's own metrics are outputs like any other: `"32k/wall_h"` is the long-context stage's
+time (its transition included). Its own inputs are factors named `"32k/<path>"`, and a factor
+can be changed as it is printed:""",
+    ),
+    (
+        "code",
+        """bars = tm.tornado(trn2, output="32k/wall_h", samples=2_000, seed=0)
+bars[["low_value", "high_value", "swing"]].head(5)""",
+    ),
+    (
+        "code",
+        """faster = trn2.updated({"32k/throughput.step_time_s": tm.LogNormal.from_quantiles(p50=25.0, p90=33.0)})
+print(trn2["32k/throughput.step_time_s"], "->", faster["stages[1].throughput.step_time_s"])
+tm.simulate(faster, samples=20_000, seed=1).stages()[["wall_h", "cost_compute_usd"]]""",
     ),
     (
         "md",

@@ -76,7 +76,27 @@ void register_scenario(py::module_& m) {
           py::arg("path"))
       .def(
           "has", [](const scenario& s, const std::string& path) { return s.has(path); }, py::arg("path"))
-      .def_property_readonly("name", &scenario::name);
+      .def_property_readonly("name", &scenario::name)
+      // A job in stages: each stage as a scenario of its own, its name, whether it gives a
+      // field itself, and a path into a stage resolved to (index, field path) or None.
+      .def_property_readonly("stage_count", &scenario::stage_count)
+      .def(
+          "stage", [](const scenario& s, std::size_t k) { return s.stage(k); }, py::arg("k"))
+      .def(
+          "stage_name", [](const scenario& s, std::size_t k) { return s.stage_name(k); }, py::arg("k"))
+      .def(
+          "stage_gives",
+          [](const scenario& s, std::size_t k, const std::string& path) {
+            return path == "transition_s" ? s.stage_gives(k, field::transition_s) : s.stage_gives(k, field_at(path));
+          },
+          py::arg("k"), py::arg("path"))
+      .def(
+          "stage_field",
+          [](const scenario& s, const std::string& path) -> py::object {
+            if (const auto at = s.stage_field(path)) return py::make_tuple(at->first, at->second);
+            return py::none();
+          },
+          py::arg("path"));
 
   py::class_<field_spec>(m, "ScenarioField")
       .def_readonly("path", &field_spec::path)

@@ -61,9 +61,8 @@ template <class Body> sobol_result run_sobol(std::uint64_t base_samples, std::ui
 sobol_result sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples,
                             std::uint64_t seed, int threads, double confidence, Eigen::Index block_size,
                             const py::object& progress) {
-  const metric::id m = metric_named(output);
   return run_sobol(base_samples, seed, threads, confidence, block_size, progress,
-                   [&](const sobol_options& options) { return sobol(s, m, options); });
+                   [&](const sobol_options& options) { return sobol(s, output, options); });
 }
 
 sobol_result sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
@@ -140,10 +139,9 @@ void register_sensitivity(py::module_& m) {
       "tornado",
       [](const scenario& s, const std::string& output, double probability, std::uint64_t samples, std::uint64_t seed,
          int threads, double low, double high, const py::object& progress) {
-        const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
         return with_python_hooks(make_run(samples, seed, threads), progress,
-                                 [&](const run_options& o) { return tornado(s, id, stat, o, low, high); });
+                                 [&](const run_options& o) { return tornado(s, output, stat, o, low, high); });
       },
       py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("probability"), py::arg("samples"),
       py::arg("seed"), py::arg("threads"), py::arg("low"), py::arg("high"), py::arg("progress"));
@@ -203,8 +201,8 @@ void register_sensitivity(py::module_& m) {
       [](const scenario& s, const std::string& output, std::uint64_t seed, Eigen::ArrayXXd u,
          const Eigen::Array<std::uint64_t, Eigen::Dynamic, 1>& chance) {
         const lifecycle_model model(s);
-        const metric::id id = metric_named(output);
-        require_known_for(model, id);
+        const output_column id = output_named(model, output);
+        require_known_for(model, id.metric);
         if (u.cols() != static_cast<Eigen::Index>(model.input_count()) || chance.size() != u.rows())
           fail("u", "needs one column per drawn input (" + std::to_string(model.input_count()) +
                         ") and one chance index per row, got " + std::to_string(u.rows()) + " x " +
@@ -213,10 +211,10 @@ void register_sensitivity(py::module_& m) {
         {
           py::gil_scoped_release release;
           model.to_values(u);
-          Eigen::ArrayXXd metrics(u.rows(), static_cast<Eigen::Index>(metric::count));
+          Eigen::ArrayXXd metrics(u.rows(), id.columns(model));
           model.evaluate(
               seed, u, [&](Eigen::Index r) { return chance(r); }, metrics);
-          y = metrics.col(static_cast<Eigen::Index>(id));
+          y = metrics.col(id.column);
         }
         return y;
       },

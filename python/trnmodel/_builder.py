@@ -253,6 +253,7 @@ def new(
             "layers": int(model.layers),
             "hidden_size": int(model.hidden_size),
             "heads": int(model.heads),
+            "kv_heads": int(model.kv_heads),
             "ffn_size": int(model.ffn_size),
             "vocab_size": int(model.vocab_size),
             "sequence_length": sequence_length,

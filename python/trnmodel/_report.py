@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import io
+import math
 import pathlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -220,43 +221,55 @@ def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     rows: List[List[str]] = []
     columns = {name: r for name, r in results.items()}
 
-    def row(label: str, value: Callable[[SimulationResult], str]) -> None:
-        rows.append([label] + [value(r) for r in columns.values()])
+    def row(label: str, value: Callable[[SimulationResult], str], staged: Optional[Callable[..., str]] = None) -> None:
+        """`staged(scenario, result, prefix)`: the value for one stage; a job in stages lists each."""
+        cells = []
+        for r in columns.values():
+            if staged is None or not r.stage_names:
+                cells.append(value(r))
+                continue
+            stages = [Scenario(r.scenario._core.stage(k)) for k in range(len(r.stage_names))]
+            values = [staged(s, r, f"{name}/") for name, s in zip(r.stage_names, stages)]
+            cells.append(
+                values[0] if len(set(values)) == 1 else "; ".join(f"{n}: {v}" for n, v in zip(r.stage_names, values))
+            )
+        rows.append([label] + cells)
 
-    def cluster(r: SimulationResult) -> str:
-        return f"{r.scenario['cluster.nodes']} × {r.scenario['cluster.platform'] or 'nodes'}"
+    def cluster(s: Scenario) -> str:
+        return f"{s['cluster.nodes']} × {s['cluster.platform'] or 'nodes'}"
 
-    def tokens(r: SimulationResult) -> str:
-        seq, batch = r.scenario["model.sequence_length"], r.scenario["parallelism.global_batch"]
+    def tokens(s: Scenario) -> str:
+        seq, batch = s["model.sequence_length"], s["parallelism.global_batch"]
         return f"{seq * batch:,} ({batch} × {seq})" if seq and batch else "not given"
 
-    def layout(r: SimulationResult) -> str:
-        s = r.scenario
+    def layout(s: Scenario) -> str:
         if "parallelism" not in s.to_dict():
             return "not given"
+        cp = f" × cp {s['parallelism.cp']}" if s["parallelism.cp"] != 1 else ""
         return (
-            f"tp {s['parallelism.tp']} × pp {s['parallelism.pp']} × dp {s['parallelism.dp']}, "
+            f"tp {s['parallelism.tp']}{cp} × pp {s['parallelism.pp']} × dp {s['parallelism.dp']}, "
             f"micro-batch {s['parallelism.micro_batch']}"
         )
 
-    def step(r: SimulationResult) -> str:
-        q = r.summary().loc["step_time_s"]
+    def step(r: SimulationResult, prefix: str = "") -> str:
+        q = r.summary().loc[f"{prefix}step_time_s"]
         return f"{q['p10']:.4g} / {q['p50']:.4g} / {q['p90']:.4g} s"
 
-    row("cluster", cluster)
+    def steps(s: Scenario) -> str:
+        if s["job.tokens"] is None:
+            return _quantiles(s["job.effective_steps"])
+        seq, batch = s["model.sequence_length"], s["parallelism.global_batch"]
+        per_step = seq * batch if seq and batch else 0
+        steps_of = f" = {math.ceil(float(s['job.tokens'].ppf(0.5)) / per_step):,} steps at the P50" if per_step else ""
+        return f"from job.tokens {_quantiles(s['job.tokens'])}{steps_of}"
+
+    row("cluster", lambda r: cluster(r.scenario), lambda s, r, p: cluster(s))
     row("job kind", lambda r: str(r.scenario["job.kind"]))
     row("step time from", lambda r: r.step_time_source)
-    row("step time P10 / P50 / P90", step)
-    row(
-        "effective steps P10 / P50 / P90",
-        lambda r: (
-            _quantiles(r.scenario["job.effective_steps"])
-            if r.scenario["job.tokens"] is None
-            else f"from job.tokens {_quantiles(r.scenario['job.tokens'])}"
-        ),
-    )
-    row("tokens per step", tokens)
-    row("layout", layout)
+    row("step time P10 / P50 / P90", step, lambda s, r, p: step(r, p))
+    row("effective steps P10 / P50 / P90", lambda r: steps(r.scenario), lambda s, r, p: steps(s))
+    row("tokens per step", lambda r: tokens(r.scenario), lambda s, r, p: tokens(s))
+    row("layout", lambda r: layout(r.scenario), lambda s, r, p: layout(s))
     row("implied MFU", _implied_mfu)
     doc.table(["", *columns], rows)
 

@@ -173,24 +173,29 @@ class Scenario:
         """A copy with changes at dotted paths, e.g. ``{"checkpoint.every_steps": 500}``.
         A value of None restores the field's default. The copy is validated again.
 
+        A stage's field is ``"stages[1].throughput.step_time_s"`` or, by the stage's name,
+        ``"long/throughput.step_time_s"`` (the name its input has in a sensitivity analysis);
+        None there removes the stage's own value, so the stage takes the top level's again.
+
         A measured step time does not scale with the cluster: changing ``cluster.nodes`` or
         the layout (``parallelism.*``) of a scenario in measured mode warns
         (:class:`tm.CompletenessWarning`) and points to extrapolated mode."""
         copy = Scenario(self._core.updated({str(k): _plain(v) for k, v in changes.items()}))
-        if copy._core.mode == "measured":
-            moved = [
-                str(k)
-                for k in changes
-                if (str(k) == "cluster.nodes" or str(k).startswith("parallelism.")) and copy[str(k)] != self[str(k)]
-            ]
-            if moved:
-                warnings.warn(
-                    f"{', '.join(moved)} changed but throughput.step_time_s is measured: the measured step time does "
-                    "not scale with the cluster (the cost of the same step time grows with the nodes); use "
-                    "throughput.mode extrapolated with a reference configuration",
-                    CompletenessWarning,
-                    stacklevel=2,
-                )
+        moved = []
+        for key in map(str, changes):
+            at = copy._core.stage_field(key)  # a stage's field runs in that stage's mode
+            field, mode = (key, copy._core.mode) if at is None else (at[1], copy._core.stage(at[0]).mode)
+            if mode == "measured" and (field == "cluster.nodes" or field.startswith("parallelism.")):
+                if copy[key] != self[key]:
+                    moved.append(key)
+        if moved:
+            warnings.warn(
+                f"{', '.join(moved)} changed but throughput.step_time_s is measured: the measured step time does "
+                "not scale with the cluster (the cost of the same step time grows with the nodes); use "
+                "throughput.mode extrapolated with a reference configuration",
+                CompletenessWarning,
+                stacklevel=2,
+            )
         return copy
 
     # -- reading ----------------------------------------------------------------------
@@ -200,7 +205,15 @@ class Scenario:
 
     def __getitem__(self, path: str) -> Any:
         """The value at a dotted path: a Distribution for quantities (their defaults when
-        not given), else the plain value; None when absent without default."""
+        not given), else the plain value; None when absent without default. In a job in
+        stages, ``"stages[1].<path>"`` or ``"<stage name>/<path>"`` is the value that stage
+        runs with (its own, or the top level's)."""
+        at = self._core.stage_field(path) if "/" in path or path.startswith("stages[") else None
+        if at is not None:
+            k, field_path = at
+            if field_path == "name":
+                return self._core.stage_name(k)
+            return Scenario(self._core.stage(k))[field_path]
         field = _FIELDS.get(path)
         if field is None:
             raise KeyError(path)
@@ -218,13 +231,25 @@ class Scenario:
             if field.kind == "quantity":
                 yield path, self[path], self._core.has(path)
 
+    def _stage_inputs(self) -> Iterator[Tuple[str, Distribution]]:
+        """The quantities the stages give themselves, as ("stages[k].<path>", Distribution), in
+        stage order then format order (a stage's null, which removes a field, is left out)."""
+        for k, stage in enumerate(self.to_dict().get("stages") or []):
+            for path, field in _FIELDS.items():
+                if field.kind != "quantity" or not self._core.stage_gives(k, path):
+                    continue
+                head, _, key = path.partition(".")
+                spec = stage.get(head) if not key else (stage.get(head) or {}).get(key)
+                if spec is not None:
+                    yield f"stages[{k}].{path}", as_distribution(spec)
+
     def provenance(self) -> List[ProvenanceRow]:
         """Every given input with where it comes from, in format order: an unknown input as
-        ``value`` "unknown" and its reason as the note."""
+        ``value`` "unknown" and its reason as the note. The inputs a stage gives itself follow
+        the top level's, as ``"stages[k].<path>"``."""
         rows = []
-        for path, d, given in self.inputs():
-            if not given or d is None:
-                continue
+        given_inputs = [(path, d) for path, d, given in self.inputs() if given and d is not None]
+        for path, d in given_inputs + list(self._stage_inputs()):
             spec = d.to_dict()
             meta = spec if isinstance(spec, dict) else {}
             if d.is_unknown:
@@ -244,9 +269,11 @@ class Scenario:
         return rows
 
     def assumptions(self) -> List[str]:
-        """Paths of the given inputs whose source is 'assumption' or that carry no source."""
+        """Paths of the given inputs whose source is 'assumption' or that carry no source (a
+        stage's own as ``"stages[k].<path>"``)."""
         out = []
-        for path, d, given in self.inputs():
+        staged = [(path, d, True) for path, d in self._stage_inputs()]
+        for path, d, given in list(self.inputs()) + staged:
             if given and d is not None and not d.is_unknown:
                 spec = d.to_dict()
                 source = spec.get("source") if isinstance(spec, dict) else None

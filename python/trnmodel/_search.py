@@ -11,28 +11,49 @@ from ._progress import ProgressArg, part_of, progress_bar
 from ._scenario import Scenario
 from ._simulate import simulate
 
+#: Context parallelism is searched only for sequences longer than this, and each chip keeps at
+#: least this many tokens of a sequence: below it attention is a small share of the step and
+#: the key/value exchange is not worth it (Llama 3 trained its 8K stage without it and used it
+#: for long context, arXiv:2407.21783 sec. 3.3.2).
+CP_MIN_CHUNK_TOKENS = 8192
+
 
 def _divisors(n: int) -> List[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _cp_degrees(sequence_length: int, max_cp: Optional[int]) -> List[int]:
+    """The context-parallel degrees worth trying: 1, and the divisors of the sequence length
+    that leave each chip at least CP_MIN_CHUNK_TOKENS tokens (at most ``max_cp``)."""
+    return [
+        c
+        for c in _divisors(sequence_length)
+        if (c == 1 or sequence_length // c >= CP_MIN_CHUNK_TOKENS) and (not max_cp or c <= max_cp)
+    ]
 
 
 def search_parallelism(
     scenario: Scenario,
     micro_batches: Sequence[int] = (1, 2, 4, 8),
     max_tp: Optional[int] = None,
+    max_cp: Optional[int] = None,
     samples: int = 2_000,
     seed: int = 0,
     rank_by: str = "run_cost_usd",
     threads: Optional[int] = None,
     progress: ProgressArg = None,
 ) -> Any:
-    """Rank the (tp, pp, dp, micro_batch) layouts of the scenario's chips.
+    """Rank the (tp, cp, pp, dp, micro_batch) layouts of the scenario's chips.
 
     Every layout with tp dividing the chips of one fast domain (a node or UltraServer), pp
-    dividing the layers, dp = chips / (tp·pp) and a global batch divisible by dp·micro_batch
-    is tried: layouts that do not fit in device memory are listed with the reason; the others
-    are simulated (``samples`` samples, common random numbers) and ranked by the median of
-    ``rank_by`` (``run_cost_usd`` or ``step_time_s``). Returns a pandas DataFrame.
+    dividing the layers, dp = chips / (tp·cp·pp) and a global batch divisible by dp·micro_batch
+    is tried. Context parallelism (cp, each sequence split over cp chips, its activations
+    divided by cp) is tried for sequences longer than 8,192 tokens, with every degree that
+    divides the sequence length and leaves each chip at least 8,192 of its tokens (at most
+    ``max_cp``; ``max_cp=1`` turns it off). Layouts that do not fit in device memory are
+    listed with the reason; the others are simulated (``samples`` samples, common random
+    numbers) and ranked by the median of ``rank_by`` (``run_cost_usd`` or ``step_time_s``).
+    Returns a pandas DataFrame with a ``cp`` column beside ``tp pp dp micro_batch``.
     ``progress`` covers every layout simulated (one bar, or one callable over all samples).
     """
     import pandas as pd
@@ -53,17 +74,24 @@ def search_parallelism(
     domain = chips_per_node * nodes_per_domain
     layers = int(doc["model"]["layers"])
     global_batch = int(doc["parallelism"]["global_batch"])
+    cps = _cp_degrees(int(doc["model"]["sequence_length"]), max_cp)
     layouts = []
-    for tp, pp in itertools.product(_divisors(domain), _divisors(layers)):
-        if (max_tp and tp > max_tp) or chips % (tp * pp):
+    for tp, cp, pp in itertools.product(_divisors(domain), cps, _divisors(layers)):
+        if (max_tp and tp > max_tp) or chips % (tp * cp * pp):
             continue
-        dp = chips // (tp * pp)
-        layouts += [(tp, pp, dp, mb) for mb in micro_batches if global_batch % (dp * mb) == 0]
+        dp = chips // (tp * cp * pp)
+        layouts += [(tp, cp, pp, dp, mb) for mb in micro_batches if global_batch % (dp * mb) == 0]
     rows = []
     with progress_bar(progress, "search") as callback:
-        for k, (tp, pp, dp, mb) in enumerate(layouts):
-            layout = {"parallelism.tp": tp, "parallelism.pp": pp, "parallelism.dp": dp, "parallelism.micro_batch": mb}
-            row: dict = {"tp": tp, "pp": pp, "dp": dp, "micro_batch": mb}
+        for k, (tp, cp, pp, dp, mb) in enumerate(layouts):
+            layout = {
+                "parallelism.tp": tp,
+                "parallelism.cp": cp,
+                "parallelism.pp": pp,
+                "parallelism.dp": dp,
+                "parallelism.micro_batch": mb,
+            }
+            row: dict = {"tp": tp, "cp": cp, "pp": pp, "dp": dp, "micro_batch": mb}
             try:
                 candidate = scenario.updated(layout)
             except _core.ScenarioError as e:

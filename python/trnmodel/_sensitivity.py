@@ -22,7 +22,7 @@ import numpy as np
 from . import _core, theory
 from ._display import Display
 from ._distributions import Distribution
-from ._metrics import METRICS, SUMMARY_COLUMNS
+from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario, _plain
@@ -43,10 +43,27 @@ def _check_scenario(name: str, scenario: Any) -> Scenario:
     return scenario
 
 
-def _check_output(output: Any) -> str:
-    if output not in METRICS:
-        raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)})")
-    return output
+def _check_output(output: Any, stages: Sequence[str] = ()) -> str:
+    """A metric, or, for a job in ``stages``, a stage's ``"<stage>/<metric>"`` (tm.STAGE_METRICS)."""
+    if output in METRICS:
+        return output
+    stage, _, metric = str(output).partition("/") if isinstance(output, str) else ("", "", "")
+    if stage in stages and metric in STAGE_METRICS:
+        return output
+    per_stage = (
+        f"; per stage '<stage>/<metric>' for the stages {', '.join(stages)} and the metrics {', '.join(STAGE_METRICS)}"
+        if stages
+        else (
+            "; '<stage>/<metric>' outputs need a scenario with stages (in tm.sobol, tm.tornado, tm.rank_correlations)"
+            if "/" in str(output)
+            else ""
+        )
+    )
+    raise _core.ScenarioError(f"output: no metric named {output!r} (metrics: {', '.join(METRICS)}{per_stage})")
+
+
+def _stages_of(scenario: Scenario) -> List[str]:
+    return list(_core.lifecycle_info(scenario._core).stage_names)
 
 
 def _probability(statistic: StatisticArg) -> float:
@@ -127,7 +144,9 @@ def sobol(
 
     Factors are the scenario's uncertain (drawn) inputs, by JSON path, plus ``chance``: all
     aleatory randomness (failures, cache draws, the quality gate). ``chance``'s indices say how
-    much of the spread is luck rather than missing knowledge.
+    much of the spread is luck rather than missing knowledge. In a job in stages, ``output`` may
+    be a stage's own metric (``"32k/wall_h"``, tm.STAGE_METRICS) and a stage's own input is a
+    factor named ``"<stage>/<path>"``.
 
     Returns a DataFrame, one row per factor sorted by ``ST`` (largest first), with SALib's columns ``S1 S1_conf ST ST_conf``
     (the ``_conf`` columns are half-widths of ``confidence`` intervals, asymptotic normal by
@@ -143,7 +162,7 @@ def sobol(
     with progress_bar(progress, "sobol") as callback:
         raw = _core.sobol_scenario(
             scenario._core,
-            _check_output(output),
+            _check_output(output, _stages_of(scenario)),
             base_samples=_check_base_samples(base_samples),
             seed=_check_whole("seed", seed, 0),
             threads=_check_threads(threads),
@@ -212,7 +231,8 @@ def tornado(
     Returns a DataFrame sorted by ``swing`` = |high − low|, one row per input, with the input
     values (``low_value``, ``high_value``), the statistic there (``low``, ``high``) and the
     baseline statistic with every input random in ``frame.attrs["baseline"]``. ``chance`` has no
-    P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``.
+    P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``. ``output`` may be a
+    stage's own metric, ``"<stage>/<metric>"``.
     """
     import pandas as pd
 
@@ -223,7 +243,7 @@ def tornado(
     with progress_bar(progress, "tornado") as callback:
         raw = _core.tornado(
             scenario._core,
-            _check_output(output),
+            _check_output(output, _stages_of(scenario)),
             probability=_probability(statistic),
             samples=_check_whole("samples", samples, 1),
             seed=_check_whole("seed", seed, 0),
@@ -254,7 +274,8 @@ def rank_correlations(
     From a :class:`SimulationResult` (with kept samples) this costs no model run: the inputs
     are recomputed from the random streams' counters. Given a Scenario, it is simulated first
     (``samples``, ``seed``). Returns a DataFrame (``spearman``, ``prcc``), sorted by |prcc|.
-    Constant inputs, and ``chance`` (not a scalar input), have no rank correlation.
+    Constant inputs, and ``chance`` (not a scalar input), have no rank correlation. ``output``
+    may be a stage's own metric, ``"<stage>/<metric>"``.
     """
     import pandas as pd
 
@@ -266,7 +287,7 @@ def rank_correlations(
         )
     if not result._core.kept:
         raise _core.ScenarioError("result: samples were not kept (simulate with keep_samples=True)")
-    y = np.asarray(result[_check_output(output)], dtype=float)
+    y = np.asarray(result[_check_output(output, result.stage_names)], dtype=float)
     raw = _core.rank_correlations(result.scenario._core, result.seed, y)
     frame = pd.DataFrame({"spearman": raw.spearman, "prcc": raw.prcc}, index=pd.Index(raw.factors, name="factor"))
     frame = frame.iloc[np.argsort(-np.nan_to_num(np.abs(frame["prcc"].to_numpy()), nan=-1), kind="stable")]

@@ -218,3 +218,30 @@ def test_cli_new_errors_exit_2(tmp_path, config, extra, message):
     r = run_cli(*"new --platform trn2.48xlarge --tokens 1B -o x.json".split(), "--config", config, *extra, cwd=tmp_path)
     assert r.returncode == 2 and message in r.stderr.strip().splitlines()[-1], r.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_key_value_heads_come_from_the_config(lora_trn2, tmp_path):
+    """num_key_value_heads (grouped-query attention) becomes model.kv_heads; a config without
+    it has as many key/value heads as heads (multi-head attention)."""
+    assert lora_trn2.to_dict()["model"]["kv_heads"] == 8  # Llama 3 8B: 32 heads, 8 KV heads
+    config = json.loads(LLAMA_8B.read_text())
+    del config["num_key_value_heads"]
+    mha = tm.Scenario.new(config, "trn2.48xlarge", kind="lora", tokens="786M")
+    assert mha.to_dict()["model"]["kv_heads"] == 32
+    # The CLI writes it too.
+    out = tmp_path / "new.json"
+    r = run_cli(
+        "new",
+        "--config",
+        str(LLAMA_70B),
+        "--platform",
+        "trn2.48xlarge",
+        "--nodes",
+        "16",
+        "--tokens",
+        "1B",
+        "-o",
+        str(out),
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["model"]["kv_heads"] == 8

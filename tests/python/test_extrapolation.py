@@ -176,3 +176,40 @@ def test_a_trial_of_another_model_size_is_a_reference_with_a_larger_error():
     assert b > 2 * a
     with pytest.raises(tm.ScenarioError, match=r"reference\.parameters: required"):
         same.updated({"reference.layers": 32})
+
+
+def test_a_reference_measured_with_context_parallelism_gives_reference_cp():
+    """reference.cp is the trial's context-parallel degree (absent: 1). A trial at the job's own
+    layout, cp 2 included, extrapolates to itself: the median step is the trial's (within 4
+    standard errors of the error factor's median). Without reference.cp the trial is modelled
+    at cp 1, its layout must fill the chips without cp, and the ratio is the analytic model's."""
+    job = {**LLAMA70B, "parallelism.tp": 8, "parallelism.cp": 2, "parallelism.pp": 4, "parallelism.dp": 4}
+    analytic = tm.Scenario.from_json(EXAMPLES / "llama3-70b-full-trn2x16.json").updated(
+        {**job, "model.kv_heads": 8, "throughput.step_time_s": None}
+    )
+    trial = {
+        "throughput.mode": "extrapolated",
+        "reference.step_time_s": 20.0,
+        "reference.nodes": 16,
+        "reference.tp": 8,
+        "reference.pp": 4,
+        "reference.micro_batch": 1,
+        "reference.global_batch": 256,
+        "reference.sequence_length": 8192,
+    }
+    same = analytic.updated({**trial, "reference.dp": 4, "reference.cp": 2})
+    n, c = 4000, shipped_constants()
+    assert same.extrapolation_log_spread() == pytest.approx(c["base"])  # the same layout: no distance
+    se_median = 1.2533 * c["base"] * 20.0 / math.sqrt(n)
+    assert abs(np.median(tm.simulate(same, samples=n, seed=1)["step_time_s"]) - 20.0) < 4 * se_median
+    with pytest.raises(tm.ScenarioError, match=r"reference: tp x pp x dp = 128 must equal the chips"):
+        same.updated({"reference.cp": None})
+    with pytest.raises(tm.ScenarioError, match=r"reference\.cp: must divide reference\.sequence_length = 8192, got 3"):
+        same.updated({"reference.cp": 3})
+    without = same.updated({"reference.cp": None, "reference.dp": 8})
+    ratio = np.median(
+        tm.simulate(analytic, samples=n, seed=1)["step_time_s"]
+        / tm.simulate(analytic.updated({"parallelism.cp": 1, "parallelism.dp": 8}), samples=n, seed=1)["step_time_s"]
+    )
+    assert abs(np.median(tm.simulate(without, samples=n, seed=1)["step_time_s"]) - 20.0 * ratio) < 4 * se_median
+    assert abs(ratio - 1) > 6 * se_median / 20.0  # the two references are told apart

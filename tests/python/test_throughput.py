@@ -216,3 +216,34 @@ def test_analytic_step_time_is_keyword_only_and_names_bad_fields():
         _core.analytic_step_time(**{**args, "intra_efficiency": 77})
     with pytest.raises(tm.ScenarioError, match="hbm_tb_s: must be > 0, got 0"):
         _core.analytic_step_time(**args, elementwise_traffic=1.0)
+
+
+def test_search_tries_context_parallelism_for_long_sequences():
+    from trnmodel._search import _cp_degrees
+
+    assert _cp_degrees(8192, None) == [1]  # at 8K: not tried (the 8K search above is unchanged)
+    assert _cp_degrees(32768, None) == [1, 2, 4]  # each chip keeps at least 8,192 tokens
+    assert _cp_degrees(131072, 8) == [1, 2, 4, 8]
+    assert _cp_degrees(32768, 1) == [1]
+    long = trn2_analytic(
+        **{
+            "model.sequence_length": 32768,
+            "parallelism.global_batch": 64,
+            "model.kv_heads": 8,
+            "parallelism.cp": 2,  # at cp 1 this layout is over by 22 GiB
+            "parallelism.dp": 4,
+        }
+    )
+    table = tm.search_parallelism(long, micro_batches=(1,), samples=50)
+    assert set(table["cp"]) == {1, 2, 4}
+    assert (table["tp"] * table["cp"] * table["pp"] * table["dp"] == 256).all()
+    # The memory rule (docs/throughput.md, "Memory fit"): activations per chip are
+    # (layers / pp) x min(pp, micro-batches in flight) / (tp x cp) times one constant, so a layout
+    # over at cp 1 is told 1/cp of the activations at cp (for the same micro-batches in flight).
+    over = table[~table["fits"]].copy()
+    over["gib"] = over["reason"].str.extract(r"activations ([0-9.]+) GiB")[0].astype(float)
+    in_flight = np.minimum(over["pp"], 64 // over["dp"])
+    unit = over["gib"] * over["tp"] * over["cp"] * over["pp"] / in_flight
+    assert set(over["cp"]) == {1, 2, 4}
+    np.testing.assert_allclose(unit, unit.iloc[0], rtol=0.01)
+    assert (table.loc[table["fits"], "cp"] > 1).any()

@@ -170,8 +170,9 @@ class lifecycle_sample {
         spend(metric::warmup_h, in_->data_load_s);
         time_to_failure_s_ = draw_time_to_failure();
       } else {
+        const failure_hazard before = hazard();
         enter_stage(k);
-        time_to_failure_s_ = draw_time_to_failure();  // the new stage's failure rate
+        carry_failure_clock(before);  // at the new stage's failure rate
         transition();
       }
       run_stage(static_cast<std::uint32_t>(k));
@@ -315,7 +316,41 @@ class lifecycle_sample {
            "a sample reached " + format_number(max_failures_per_sample) +
                " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
-    return config_->weibull ? weibull_scale_s_ * std::pow(e, 1 / in_->weibull_shape) : e / rate_per_s_;
+    failure_budget_ = e;
+    failure_drawn_s_ = config_->weibull ? weibull_scale_s_ * std::pow(e, 1 / in_->weibull_shape) : e / rate_per_s_;
+    return failure_drawn_s_;
+  }
+
+  // The failure clock at a stage boundary (docs/lifecycle.md, "Stages"). A boundary is not a
+  // failure, so the renewal process goes on: the exposed time since the last failure keeps its
+  // age, and the new stage's hazard applies from that age on. The standard exponential drawn at
+  // the last failure is a budget of cumulative hazard; what the old stage left of it is spent
+  // at the new stage's hazard. With exponential times on both sides that is a fresh draw
+  // (memoryless), and a fresh draw is what is made.
+  struct failure_hazard {
+    double rate_per_s, weibull_scale_s, shape;
+    bool weibull;
+  };
+  failure_hazard hazard() const {
+    return {rate_per_s_, weibull_scale_s_, config_->weibull ? in_->weibull_shape : 1.0, config_->weibull};
+  }
+  static double cumulative_hazard(const failure_hazard& h, double age_s) {
+    return h.weibull ? std::pow(age_s / h.weibull_scale_s, h.shape) : h.rate_per_s * age_s;
+  }
+  static double age_at_hazard(const failure_hazard& h, double hazard) {
+    return h.weibull ? h.weibull_scale_s * std::pow(hazard, 1 / h.shape) : hazard / h.rate_per_s;
+  }
+  void carry_failure_clock(const failure_hazard& before) {
+    const failure_hazard now = hazard();
+    if ((!before.weibull && !now.weibull) || before.rate_per_s <= 0 || now.rate_per_s <= 0) {
+      time_to_failure_s_ = draw_time_to_failure();
+      return;
+    }
+    const double age_s = std::max(0.0, failure_drawn_s_ - time_to_failure_s_);
+    const double left = std::max(0.0, failure_budget_ - cumulative_hazard(before, age_s));
+    failure_budget_ = cumulative_hazard(now, age_s) + left;
+    failure_drawn_s_ = age_at_hazard(now, failure_budget_);
+    time_to_failure_s_ = std::max(0.0, failure_drawn_s_ - age_s);
   }
 
   // Expected failures before an attempt of `attempt_s` completes: 1/P(no failure) − 1, with
@@ -551,6 +586,8 @@ class lifecycle_sample {
   double position_ = 0, high_ = 0;  // segments of the stage done now, and ever
   double steps_ = 0, t_eff_ = 0, eval_per_step_ = 0, every_ = 0, save_ = 0, rate_per_s_ = 0, weibull_scale_s_ = 0;
   double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0, restore_fallbacks_ = 0;
+  // The last draw of the failure clock: its standard exponential and the time it gave.
+  double failure_budget_ = 0, failure_drawn_s_ = 0;
 };
 
 }  // namespace detail

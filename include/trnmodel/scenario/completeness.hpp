@@ -8,7 +8,9 @@
 // Beside it, the platform expectations: combinations that are almost surely incomplete
 // (a Neuron platform without a compile time, failures without checkpoints, ...), reported as
 // warnings rather than errors.
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnmodel/scenario/fields.hpp"
@@ -134,22 +136,90 @@ inline const std::vector<phase_rule>& phase_rules() {
 
 }  // namespace detail
 
-// The status of every lifecycle phase of `s`, in lifecycle order.
-inline std::vector<phase_completeness> completeness(const scenario& s) {
+namespace detail {
+
+// Whether a phase is about time (set per stage in a job in stages) rather than a cost line of
+// the whole job (storage, transfer, logs, porting, the node price: the job's ledger).
+inline bool phase_per_stage(const phase_rule& rule) {
+  const std::string metric = rule.metric;
+  return metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_h") == 0;
+}
+
+// A rule's inputs in one scenario (the whole job, or one stage): each field the rule needs
+// there, and whether it is absent or unknown.
+struct rule_input {
+  field f;
+  bool missing, unknown;
+};
+// A later stage with compile.precompiled loads its graphs at its transition (cache_load_s)
+// instead of compiling them (initial_s).
+inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenario& s, bool loads_graphs = false) {
   const bool failures = s.has(field::failures_node_mtbf_h);
   const quantity* every = s.find(field::eval_every_steps);
   const bool periodic_eval = every != nullptr && !(every->is_fixed() && every->ppf(0.5) == 0);
+  std::vector<rule_input> out;
+  const auto add = [&](field f) {
+    for (const auto& in : out)
+      if (in.f == f) return;
+    const quantity* q = s.has(f) ? s.find(f) : nullptr;
+    out.push_back({f, !s.has(f), q != nullptr && q->is_unknown()});
+  };
+  for (const auto& [f, when] : rule.inputs) {
+    if (when == needed_when::failures_modelled && !failures) continue;
+    if (when == needed_when::periodic_eval && !periodic_eval) continue;
+    add(loads_graphs && f == field::compile_initial_s ? field::compile_cache_load_s : f);
+  }
+  return out;
+}
+
+inline void add_once(std::vector<std::string>& list, const std::string& path) {
+  if (std::find(list.begin(), list.end(), path) == list.end()) list.push_back(path);
+}
+
+}  // namespace detail
+
+// The status of every lifecycle phase of `s`, in lifecycle order. In a job in stages a time
+// phase looks at every stage's own inputs: a field a stage gives is named by its path in the
+// stage ("stages[1].compile.initial_s"), one it takes from the top level by the top-level path;
+// a field absent from a stage is missing under the stage's path, or under the top-level path
+// when no stage gives it and every stage lacks it.
+inline std::vector<phase_completeness> completeness(const scenario& s) {
   std::vector<phase_completeness> out;
   for (const auto& rule : detail::phase_rules()) {
     phase_completeness p{rule.phase, rule.metric, phase_status::described, {}, {}, {}, rule.absent_means, rule.why};
-    for (const auto& [f, when] : rule.inputs) {
-      if (when == detail::needed_when::failures_modelled && !failures) continue;
-      if (when == detail::needed_when::periodic_eval && !periodic_eval) continue;
-      p.inputs.push_back(path_of(f));
-      if (!s.has(f)) {
-        p.missing.push_back(path_of(f));
-      } else if (const quantity* q = s.find(f); q != nullptr && q->is_unknown()) {
-        p.unknown.push_back(path_of(f));
+    if (s.stage_count() == 0 || !detail::phase_per_stage(rule)) {
+      for (const auto& in : detail::rule_inputs(rule, s)) {
+        p.inputs.push_back(path_of(in.f));
+        if (in.missing) p.missing.push_back(path_of(in.f));
+        if (in.unknown) p.unknown.push_back(path_of(in.f));
+      }
+    } else {
+      // Per field: the stages that lack it, and whether any stage gives it itself.
+      std::vector<std::pair<field, std::vector<std::string>>> lacking;
+      std::vector<field> given_by_a_stage;
+      for (std::size_t k = 0; k < s.stage_count(); ++k) {
+        const bool loads_graphs = k > 0 && s.stage(k).flag(field::compile_precompiled);
+        for (const auto& in : detail::rule_inputs(rule, s.stage(k), loads_graphs)) {
+          const bool own = s.stage_gives(k, in.f);
+          const std::string path = own ? s.stage_path(k, path_of(in.f)) : path_of(in.f);
+          detail::add_once(p.inputs, path);
+          if (in.unknown) detail::add_once(p.unknown, path);
+          if (own) given_by_a_stage.push_back(in.f);
+          if (!in.missing) continue;
+          auto it = std::find_if(lacking.begin(), lacking.end(), [&](const auto& e) { return e.first == in.f; });
+          if (it == lacking.end()) it = lacking.insert(lacking.end(), {in.f, {}});
+          it->second.push_back(s.stage_path(k, path_of(in.f)));
+        }
+      }
+      for (const auto& [f, stages] : lacking) {
+        // Every stage reads it and lacks it, and none removes it: the top level is where to give it.
+        const bool everywhere =
+            stages.size() == s.stage_count() &&
+            std::find(given_by_a_stage.begin(), given_by_a_stage.end(), f) == given_by_a_stage.end();
+        if (everywhere)
+          detail::add_once(p.missing, path_of(f));
+        else
+          for (const auto& path : stages) detail::add_once(p.missing, path);
       }
     }
     p.status = !p.missing.empty()   ? phase_status::not_described
@@ -160,25 +230,46 @@ inline std::vector<phase_completeness> completeness(const scenario& s) {
   return out;
 }
 
-// The platform expectations that `s` does not meet, each a sentence naming the fields.
+namespace detail {
+
+// The expectations that one run of the job (the whole job, or one of its stages) does not
+// meet; `path` names a field as the user would fix it (in the stage, or at the top level).
+template <class Path> void unmet_run_expectations(const scenario& s, bool first, const std::string& who,
+                                                  const Path& path, std::vector<std::string>& out) {
+  const std::string platform = s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "";
+  // A later stage's graphs are compiled at its transition unless precompiled (then loaded).
+  const bool compiles = first || !s.flag(field::compile_precompiled);
+  if (platform.rfind("trn", 0) == 0 && compiles && !s.has(field::compile_initial_s))
+    add_once(out, "cluster.platform is " + platform + " (Neuron) but " + path(field::compile_initial_s) +
+                      " is not given: Neuron compiles every graph before the first step, typically tens of minutes; "
+                      "give it, or 0 if the graphs are precompiled");
+  const bool failures = s.has(field::failures_node_mtbf_h);
+  if (s.integer(field::cluster_nodes) >= 2 && !failures)
+    add_once(out, who + " runs on " + std::to_string(s.integer(field::cluster_nodes)) +
+                      " nodes without a failure model (" + path(field::failures_node_mtbf_h) +
+                      "): multi-node jobs fail, and each failure costs lost work and a recovery");
+  if (failures && !s.has(field::checkpoint_every_steps))
+    add_once(out, "failures are modelled but " + path(field::checkpoint_every_steps) +
+                      " is not given: without checkpoints a failure loses every step done so far");
+}
+
+}  // namespace detail
+
+// The platform expectations that `s` does not meet, each a sentence naming the fields (in a
+// job in stages, each stage's: "stages[1].checkpoint.every_steps").
 // (Those that need a simulation, such as a P50 wall time of a day or more without a failure
 // model, are checked by the caller.)
 inline std::vector<std::string> unmet_expectations(const scenario& s) {
   std::vector<std::string> out;
-  const std::string platform = s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "";
-  if (platform.rfind("trn", 0) == 0 && !s.has(field::compile_initial_s))
-    out.push_back("cluster.platform is " + platform +
-                  " (Neuron) but compile.initial_s is not given: Neuron compiles every graph before the first step, "
-                  "typically tens of minutes; give it, or 0 if the graphs are precompiled");
-  const bool failures = s.has(field::failures_node_mtbf_h);
-  if (s.integer(field::cluster_nodes) >= 2 && !failures)
-    out.push_back("the job runs on " + std::to_string(s.integer(field::cluster_nodes)) +
-                  " nodes without a failure model (failures.node_mtbf_h): multi-node jobs fail, and each failure "
-                  "costs lost work and a recovery");
-  if (failures && !s.has(field::checkpoint_every_steps))
-    out.push_back(
-        "failures are modelled but checkpoint.every_steps is not given: without checkpoints a failure "
-        "loses every step done so far");
+  if (s.stage_count() == 0) {
+    detail::unmet_run_expectations(
+        s, true, "the job", [](field f) { return path_of(f); }, out);
+  } else {
+    for (std::size_t k = 0; k < s.stage_count(); ++k)
+      detail::unmet_run_expectations(
+          s.stage(k), k == 0, s.stage_gives(k, field::cluster_nodes) ? "stage " + s.stage_name(k) : "the job",
+          [&](field f) { return s.stage_gives(k, f) ? s.stage_path(k, path_of(f)) : path_of(f); }, out);
+  }
   for (const auto& f : scenario_fields()) {
     if (f.kind != field_kind::quantity || !s.has(f.id)) continue;
     const quantity& q = s.q(f.id);

@@ -187,6 +187,8 @@ enum class counting { none, up, nearest };
     "reference configuration: pipeline-parallel degree")                                                              \
   X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
     "reference configuration: data-parallel degree")                                                                  \
+  X(reference_cp, "reference.cp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+    "reference configuration: context-parallel degree (absent: 1)")                                                   \
   X(reference_micro_batch, "reference.micro_batch", integer, at_least_one, "", false, setting, always, none, nullptr, \
     "", "reference configuration: micro-batch")                                                                       \
   X(reference_global_batch, "reference.global_batch", integer, at_least_one, "", false, setting, always, none,        \

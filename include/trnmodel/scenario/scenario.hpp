@@ -4,6 +4,7 @@
 // copied with dotted-path changes. Every rejection names the JSON path, the value and the
 // rule; unknown keys get a "did you mean"; syntax errors give line and column; duplicate
 // keys are refused (a JSON parser would otherwise keep the last one silently).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -169,6 +170,10 @@ class scenario {
   scenario updated(const std::vector<std::pair<std::string, json>>& changes) const {
     json doc = doc_;
     for (const auto& [path, value] : changes) {
+      if (const auto at = stage_field(path)) {
+        update_stage(doc["stages"][at->first], at->second, value);
+        continue;
+      }
       const field_spec* field = find_field(path);
       if (field == nullptr)
         fail(path.empty() ? "(empty path)" : path,
@@ -315,7 +320,10 @@ class scenario {
     p.global_batch = get(field::reference_global_batch, field::parallelism_global_batch);
     p.virtual_stages = static_cast<double>(integer(field::parallelism_virtual_stages));
     p.zero_stage = static_cast<int>(integer(field::parallelism_zero_stage));
-    p.cp = static_cast<double>(integer(field::parallelism_cp));
+    // Context parallelism: the reference's own degree when it gives one, else none (1): a
+    // measurement is taken without it unless it says so.
+    p.cp = static_cast<double>(reference ? (has_integer(field::reference_cp) ? integer(field::reference_cp) : 1)
+                                         : integer(field::parallelism_cp));
     return p;
   }
 
@@ -326,9 +334,85 @@ class scenario {
   const scenario& stage(std::size_t k) const { return *stages_->at(k).s; }
   const std::string& stage_name(std::size_t k) const { return stages_->at(k).name; }
   bool stage_gives(std::size_t k, field f) const { return stages_->at(k).given[index(f)]; }
+  // A field's path within stage k, as errors and completeness name it: "stages[1].compile.initial_s".
+  static std::string stage_path(std::size_t k, const std::string& path) {
+    return "stages[" + std::to_string(k) + "]." + path;
+  }
+  // A path into a stage, "stages[<index>].<field>" or "<stage name>/<field>" (the name its
+  // inputs carry in a sensitivity analysis): the stage's index and the field's path, checked
+  // (a bad index or name, or a field set per job, is an error naming the path); nullopt for a
+  // path of the top level.
+  std::optional<std::pair<std::size_t, std::string>> stage_field(const std::string& path) const {
+    std::size_t k = 0;
+    std::string rest;
+    if (path.rfind("stages[", 0) == 0) {
+      const auto close = path.find(']');
+      const std::string index = path.substr(7, close == std::string::npos ? std::string::npos : close - 7);
+      if (close == std::string::npos || index.empty() || index.find_first_not_of("0123456789") != std::string::npos ||
+          index.size() > 9 || path.size() < close + 3 || path[close + 1] != '.')
+        fail(path,
+             "a path into a stage is stages[<index>].<field> (e.g. stages[1].throughput.step_time_s) or "
+             "<stage name>/<field>");
+      k = static_cast<std::size_t>(std::stoul(index));
+      if (k >= stage_count())
+        fail(path, stage_count() == 0 ? std::string("the scenario has no stages")
+                                      : "no stage " + index + ": the scenario has " + std::to_string(stage_count()) +
+                                            " stages (" + stage_list() + ")");
+      rest = path.substr(close + 2);
+    } else if (const auto slash = path.find('/'); slash != std::string::npos) {
+      const std::string name = path.substr(0, slash);
+      if (stage_count() == 0) fail(path, "the scenario has no stages (a stage's field is \"<stage name>/<field>\")");
+      std::vector<std::string> names;
+      for (std::size_t j = 0; j < stage_count(); ++j) names.push_back(stage_name(j));
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end())
+        fail(path,
+             "no stage named \"" + name + "\" (stages: " + stage_list() + ")" + detail::did_you_mean(name, names));
+      k = static_cast<std::size_t>(it - names.begin());
+      rest = path.substr(slash + 1);
+    } else {
+      return std::nullopt;
+    }
+    if (rest == "transition_s" || rest == "name") return std::make_pair(k, rest);
+    const field_spec* f = find_field(rest);
+    if (f == nullptr) fail(path, "no such scenario field" + detail::did_you_mean(rest, detail::all_paths()));
+    const std::string head = rest.substr(0, rest.find('.'));
+    if (std::find(stage_blocks().begin(), stage_blocks().end(), head) == stage_blocks().end() ||
+        f->id == field::cluster_platform)
+      fail(path, "is set per job, not per stage: give it at the top level");
+    return std::make_pair(k, rest);
+  }
 
  private:
   static std::size_t index(field f) { return static_cast<std::size_t>(f); }
+
+  std::string stage_list() const {
+    std::string list;
+    for (std::size_t k = 0; k < stage_count(); ++k)
+      list += (k ? ", " : "") + std::string("stages[") + std::to_string(k) + "] " + stage_name(k);
+    return list;
+  }
+
+  // A change of a stage's field: null removes the stage's own value (back to the top level's).
+  static void update_stage(json& stage, const std::string& path, const json& value) {
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) {  // transition_s, name
+      if (value.is_null())
+        stage.erase(path);
+      else
+        stage[path] = value;
+      return;
+    }
+    const std::string head = path.substr(0, dot), key = path.substr(dot + 1);
+    if (value.is_null()) {
+      if (!stage.contains(head) || !stage[head].is_object()) return;
+      stage[head].erase(key);
+      if (stage[head].empty()) stage.erase(head);
+      return;
+    }
+    if (!stage.contains(head) || !stage[head].is_object()) stage[head] = json::object();
+    stage[head][key] = value;
+  }
 
   // The blocks a stage may override; the others (startup, prices, data, engineering,
   // reference) belong to the whole job.
@@ -378,6 +462,9 @@ class scenario {
           continue;
         }
         if (!value.is_object()) fail(path, "must be an object of fields, got " + detail::describe_json(value));
+        if (head == "job" && value.contains("tokens") && value.contains("effective_steps") &&
+            !value["tokens"].is_null() && !value["effective_steps"].is_null())
+          fail(path + ".tokens", "give either job.effective_steps or job.tokens, not both");
         for (const auto& [key, field_value] : value.items()) {
           const field_spec* f = find_field(head + "." + key);
           if (f == nullptr) fail(path + "." + key, "unknown key" + detail::suggest_field(head, key));
@@ -601,7 +688,8 @@ class scenario {
     if (m == "extrapolated")
       check_layout("reference", integer(field::reference_nodes), integer(field::reference_tp),
                    integer(field::reference_pp), integer(field::reference_dp), integer(field::reference_micro_batch),
-                   integer(field::reference_global_batch));
+                   integer(field::reference_global_batch),
+                   has_integer(field::reference_cp) ? integer(field::reference_cp) : 1);
   }
 
   // A layout that cannot fit in a device's memory is an error that says by how much.
@@ -631,6 +719,11 @@ class scenario {
       fail(path_of(field::parallelism_cp),
            "must divide model.sequence_length = " + std::to_string(integer(field::model_sequence_length)) + ", got " +
                std::to_string(cp));
+    if (has_integer(field::reference_cp) && has_integer(field::reference_sequence_length) &&
+        integer(field::reference_sequence_length) % integer(field::reference_cp) != 0)
+      fail(path_of(field::reference_cp),
+           "must divide reference.sequence_length = " + std::to_string(integer(field::reference_sequence_length)) +
+               ", got " + std::to_string(integer(field::reference_cp)));
   }
 
   void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,

@@ -18,6 +18,7 @@
 #include "trnmodel/montecarlo/function_model.hpp"
 #include "trnmodel/random/stream_id.hpp"
 #include "trnmodel/random/uniform_column.hpp"
+#include "trnmodel/sensitivity/output.hpp"
 #include "trnmodel/sensitivity/saltelli.hpp"
 
 namespace trnmodel::sensitivity {
@@ -100,9 +101,11 @@ inline metric::id metric_named(const std::string& name, const std::string& param
   fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
-inline sobol_result sobol(const scenario& s, metric::id output, const sobol_options& options) {
+// The Sobol indices of `output`: a metric, or a stage's "<stage>/<metric>" (output.hpp).
+inline sobol_result sobol(const scenario& s, const std::string& output_name, const sobol_options& options) {
   const lifecycle_model model(s);
-  require_known_for(model, output);
+  const output_column output = output_named(model, output_name);
+  require_known_for(model, output.metric);
   const std::size_t inputs = model.input_count();
   const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
     Eigen::ArrayXXd ua(n, static_cast<Eigen::Index>(inputs)), ub(n, static_cast<Eigen::Index>(inputs));
@@ -115,7 +118,7 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
     }
     model.to_values(ua);
     model.to_values(ub);
-    Eigen::ArrayXXd u, metrics(n, static_cast<Eigen::Index>(metric::count));
+    Eigen::ArrayXXd u, metrics(n, output.columns(model));
     for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
       const auto k = static_cast<std::size_t>(kind);
       u = k == row_b ? ub : ua;
@@ -126,10 +129,14 @@ inline sobol_result sobol(const scenario& s, metric::id output, const sobol_opti
       model.evaluate(
           seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
           metrics);
-      y.col(kind) = metrics.col(static_cast<Eigen::Index>(output));
+      y.col(kind) = metrics.col(output.column);
     }
   };
-  return sobol(evaluate, scenario_factors(model), options, metric_names()[output]);
+  return sobol(evaluate, scenario_factors(model), options, output_name);
+}
+
+inline sobol_result sobol(const scenario& s, metric::id output, const sobol_options& options) {
+  return sobol(s, std::string(metric_names()[output]), options);
 }
 
 }  // namespace trnmodel::sensitivity

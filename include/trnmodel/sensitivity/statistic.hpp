@@ -12,6 +12,7 @@
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/sensitivity/output.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -31,26 +32,32 @@ struct statistic {
   }
 };
 
-// One metric of a lifecycle model as an engine model with one output.
+// One metric of a lifecycle model (a job total or a stage's) as an engine model with one output.
 class one_metric {
  public:
-  one_metric(lifecycle_model model, metric::id m) : model_(std::move(model)), metric_(m) {}
+  one_metric(lifecycle_model model, metric::id m) : one_metric(std::move(model), output_of(m)) {}
+  one_metric(lifecycle_model model, output_column output) : model_(std::move(model)), output_(output) {}
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    Eigen::ArrayXXd all(block.size, output_.columns(model_));
     model_(block, all);
-    out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
+    out.col(0) = all.col(output_.column);
   }
   const lifecycle_model& model() const { return model_; }
 
  private:
   lifecycle_model model_;
-  metric::id metric_;
+  output_column output_;
 };
 
-// The statistic of metric m of a model over options.samples samples (kept, so quantiles are exact).
-inline double metric_statistic(const lifecycle_model& model, metric::id m, statistic stat, run_options options) {
+// The statistic of an output of a model over options.samples samples (kept, so quantiles are exact).
+inline double metric_statistic(const lifecycle_model& model, output_column output, statistic stat,
+                               run_options options) {
   options.keep_samples = !stat.is_mean();
-  return stat.of(run(one_metric(model, m), {metric_names()[m]}, options));
+  return stat.of(
+      run(one_metric(model, output), {model.output_names()[static_cast<std::size_t>(output.column)]}, options));
+}
+inline double metric_statistic(const lifecycle_model& model, metric::id m, statistic stat, run_options options) {
+  return metric_statistic(model, output_of(m), stat, std::move(options));
 }
 
 }  // namespace trnmodel::sensitivity

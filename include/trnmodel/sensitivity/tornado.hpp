@@ -28,15 +28,17 @@ struct tornado_result {
   std::vector<tornado_bar> bars;  // largest swing first
 };
 
-inline tornado_result tornado(const scenario& s, metric::id output, statistic stat, const run_options& options,
-                              double low_probability = 0.1, double high_probability = 0.9) {
+// `output`: a metric, or a stage's "<stage>/<metric>" (output.hpp).
+inline tornado_result tornado(const scenario& s, const std::string& output_name, statistic stat,
+                              const run_options& options, double low_probability = 0.1, double high_probability = 0.9) {
   check_probability("low", low_probability);
   check_probability("high", high_probability);
   if (!(low_probability < high_probability))
     fail("low",
          "must be below high, got low=" + format_number(low_probability) + ", high=" + format_number(high_probability));
   const lifecycle_model model(s);
-  require_known_for(model, output);
+  const output_column output = output_named(model, output_name);
+  require_known_for(model, output.metric);
   tornado_result result;
   result.baseline = metric_statistic(model, output, stat, options);
   const std::vector<std::string> paths = model.uncertain_inputs();
@@ -51,6 +53,11 @@ inline tornado_result tornado(const scenario& s, metric::id output, statistic st
   std::stable_sort(result.bars.begin(), result.bars.end(),
                    [](const tornado_bar& a, const tornado_bar& b) { return a.swing > b.swing; });
   return result;
+}
+
+inline tornado_result tornado(const scenario& s, metric::id output, statistic stat, const run_options& options,
+                              double low_probability = 0.1, double high_probability = 0.9) {
+  return tornado(s, std::string(metric_names()[output]), stat, options, low_probability, high_probability);
 }
 
 }  // namespace trnmodel::sensitivity

@@ -4,7 +4,7 @@
 // times at the target and the reference, is off by a factor whose log has the spread
 //
 //   sigma = base + per_log_node_ratio·|ln(nodes_target / nodes_reference)|
-//         + per_changed_degree·(changed among tp, pp, dp, micro-batch, sequence length)
+//         + per_changed_degree·(changed among tp, pp, dp, cp, micro-batch, sequence length)
 //         + model_changed·(the reference is another model size)
 //
 // Fitted by bench/extrapolation_error.py (run 2026-12-01) on the 109 measured Megatron-DeepSpeed
@@ -37,7 +37,7 @@ inline double extrapolation_log_spread(const transformer_shape& reference_shape,
                                        double reference_nodes, const transformer_shape& target_shape,
                                        const parallel_layout& target, double target_nodes) {
   const int changed = (reference.tp != target.tp) + (reference.pp != target.pp) + (reference.dp != target.dp) +
-                      (reference.micro_batch != target.micro_batch) +
+                      (reference.cp != target.cp) + (reference.micro_batch != target.micro_batch) +
                       (reference_shape.sequence_length != target_shape.sequence_length);
   return extrapolation_sigma_base +
          extrapolation_sigma_per_log_node_ratio * std::fabs(std::log(target_nodes / reference_nodes)) +
