@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/scenario/completeness.hpp"
 
 using namespace trnmodel;
 
@@ -257,4 +258,22 @@ TEST_CASE("spot without a spot price: its costs are unknown, the times are not",
   const auto metrics = model.unknown_metrics();
   CHECK(std::find(metrics.begin(), metrics.end(), "cost_compute_usd") != metrics.end());
   CHECK(std::find(metrics.begin(), metrics.end(), "wall_h") == metrics.end());
+}
+
+TEST_CASE("completeness asks for the price of the purchase made", "[purchase][completeness]") {
+  const auto find = [](const scenario& s) {
+    for (const auto& p : completeness(s))
+      if (p.phase == "compute price") return p;
+    FAIL("no compute price row");
+    return phase_completeness{};
+  };
+  const auto spot = find(make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+      "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1}, "prices": {"purchase": "spot"},
+      "spot": {"interruptions_per_node_h": 0.1}})"));
+  CHECK(spot.missing == std::vector<std::string>{"prices.spot_node_hour_usd"});
+  const auto block = find(make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+      "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1},
+      "prices": {"purchase": "capacity_block", "block_hours": 24, "block_usd": 100}})"));
+  CHECK(block.missing == std::vector<std::string>{"prices.node_hour_usd"});  // the overflow's price
+  CHECK(block.inputs == std::vector<std::string>{"prices.node_hour_usd", "prices.block_usd"});
 }
