@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "phase_gap.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
@@ -125,13 +126,7 @@ TEST_CASE("phase times sum to wall_h for every sample", "[lifecycle][invariant]"
     "quality": {"rerun_prob": 0.3, "rerun_fraction": 0.25},
     "prices": {"node_hour_usd": 35.76}})");
   const auto r = run_scenario(s, 20'000, 5);
-  const auto& v = r.values();
-  double worst = 0;
-  for (Eigen::Index i = 0; i < v.rows(); ++i) {
-    double sum = 0;
-    for (const auto m : phase_metrics) sum += v(i, m);
-    worst = std::max(worst, std::abs(sum - v(i, metric::wall_h)) / v(i, metric::wall_h));
-  }
+  const double worst = test::worst_phase_gap(r);
   INFO("worst relative gap " << worst);
   CHECK(worst < 1e-12);
   CHECK(r.stats(metric::failures).max > 0);  // the case exercises failures

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "phase_gap.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/scenario/completeness.hpp"
@@ -23,18 +24,6 @@ run_result run_scenario(const scenario& s, std::uint64_t samples, std::uint64_t 
 
 double mean(const run_result& r, metric::id m) { return r.stats(m).mean; }
 double se(const run_result& r, metric::id m) { return r.stats(m).sd() / std::sqrt(double(r.samples())); }
-
-// The largest |sum of phases − wall_h| / wall_h over the samples.
-double worst_phase_gap(const run_result& r) {
-  const auto& v = r.values();
-  double worst = 0;
-  for (Eigen::Index i = 0; i < v.rows(); ++i) {
-    double sum = 0;
-    for (const auto m : phase_metrics) sum += v(i, m);
-    worst = std::max(worst, std::abs(sum - v(i, metric::wall_h)) / v(i, metric::wall_h));
-  }
-  return worst;
-}
 
 // Two nodes, 1000 steps of `step` seconds, a checkpoint every 100 steps (36 s saves), 360 s of
 // environment preparation, on a block of `hours` booked 2 h ahead (a 30 min on-demand queue and a
@@ -80,7 +69,7 @@ TEST_CASE("capacity block, constant inputs: the overflow is the hand computation
   const double cost = 1000 + 2 * (900 + 6 * 36036.0) / 3600 * 40;
   CHECK_THAT(mean(r, metric::cost_compute_usd), Catch::Matchers::WithinRel(cost, 1e-12));
   CHECK(mean(r, metric::run_cost_usd) == mean(r, metric::cost_compute_usd));
-  CHECK(worst_phase_gap(r) < 1e-12);
+  CHECK(test::worst_phase_gap(r) < 1e-12);
 }
 
 TEST_CASE("capacity block: P(fit) is P(wall within the window) from the step time's CDF", "[purchase][block]") {
@@ -126,7 +115,7 @@ TEST_CASE("spot, save within the notice: no work lost, interruptions at rate × 
     worst = std::max(worst, std::abs(v(i, metric::cost_compute_usd) - 30 * v(i, metric::node_h)));
   }
   CHECK(worst < 1e-9);
-  CHECK(worst_phase_gap(r) < 1e-12);
+  CHECK(test::worst_phase_gap(r) < 1e-12);
 }
 
 TEST_CASE("spot, save beyond the notice: interruptions and failures compete", "[purchase][spot]") {
@@ -139,7 +128,7 @@ TEST_CASE("spot, save beyond the notice: interruptions and failures compete", "[
   CHECK(std::abs(mean(r, metric::interruptions) - events * mu / (lambda + mu)) < 4 * se(r, metric::interruptions));
   CHECK(std::abs(mean(r, metric::failures) - events * lambda / (lambda + mu)) < 4 * se(r, metric::failures));
   CHECK(r.stats(metric::lost_h).mean > 0);
-  CHECK(worst_phase_gap(r) < 1e-12);
+  CHECK(test::worst_phase_gap(r) < 1e-12);
 }
 
 TEST_CASE("purchase options: the phases sum to wall_h with everything uncertain", "[purchase][invariant]") {
@@ -159,7 +148,7 @@ TEST_CASE("purchase options: the phases sum to wall_h with everything uncertain"
                "block_usd": {"dist": "uniform", "lo": 5000, "hi": 6000},
                "block_lead_s": {"dist": "uniform", "lo": 0, "hi": 86400}}})"),
                                   20'000, 5);
-  CHECK(worst_phase_gap(block) < 1e-12);
+  CHECK(test::worst_phase_gap(block) < 1e-12);
   CHECK(block.stats(metric::block_fit).mean > 0.05);
   CHECK(block.stats(metric::block_fit).mean < 0.95);  // both sides exercised
   CHECK(block.stats(metric::block_idle_h).min >= 0.5 - 1e-9);
@@ -168,7 +157,7 @@ TEST_CASE("purchase options: the phases sum to wall_h with everything uncertain"
     "spot": {"interruptions_per_node_h": 0.02, "notice_s": 120,
              "reacquire_s": {"dist": "exponential", "mean": 900}}})"),
                                  20'000, 5);
-  CHECK(worst_phase_gap(spot) < 1e-12);
+  CHECK(test::worst_phase_gap(spot) < 1e-12);
   CHECK(spot.stats(metric::interruptions).mean > 1);
   CHECK(std::isnan(spot.stats(metric::block_fit).mean));  // not a block
 }
@@ -193,7 +182,7 @@ TEST_CASE("capacity block over stages: one window for the whole job", "[purchase
   // stage (120 + 300 s transition and 5 segments) on 4 nodes.
   const double cost_usd = 1000 + (2 * (900 + 36036.0) + 4 * (420 + 5 * 36036.0)) / 3600 * 40;
   CHECK_THAT(v(0, metric::cost_compute_usd), Catch::Matchers::WithinRel(cost_usd, 1e-12));
-  CHECK(worst_phase_gap(r) < 1e-12);
+  CHECK(test::worst_phase_gap(r) < 1e-12);
 }
 
 TEST_CASE("an explicit on_demand purchase is the default, bit for bit", "[purchase]") {

@@ -220,3 +220,17 @@ def test_sweep_over_block_hours_gives_p_fit_per_length():
         threshold = ((hours - 0.5) * 3600 - 360 - 10 * 36) / 1000
         p = float(tm.LogNormal.from_quantiles(p50=165, p90=200).cdf(threshold))
         assert abs(value - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12, hours
+
+
+def test_the_report_shows_the_purchase_p_fit_and_idle_hours():
+    from trnmodel._report import budget_report
+
+    scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-70b-full-trn2x16-block7d.json")
+    text = budget_report(tm.simulate(scn, samples=2000, seed=0, progress=False))
+    section = text[text.index("## Purchase options") :].split("\n## ")[0]
+    assert "Capacity block of 168 h (7 days)" in section and "P(fit) = " in section
+    assert "Idle block hours" in section
+    spot = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5-spot.json")
+    assert "interruptions" in budget_report(tm.simulate(spot, samples=500, progress=False))
+    plain = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    assert "## Purchase options" not in budget_report(tm.simulate(plain, samples=500, progress=False))
