@@ -68,6 +68,10 @@ options""",
     ),
     (
         "code",
+        """options.plot();""",
+    ),
+    (
+        "code",
         """frame = tm.sweep(week, {"prices.block_hours": [72, 96, 120, 168]}, output=["block_fit"], samples=5_000)
 tm.plot.sweep(frame, "block_fit");""",
     ),

@@ -91,6 +91,12 @@ class PurchaseOptions(Display):
         text += "; spot: " + (spot["note"] if spot["note"].startswith("not described") else cost(spot))
         return text + "."
 
+    def plot(self, ax: Any = None) -> Any:
+        """P(fit) and the run cost per block length, on demand and spot beside (``tm.plot.purchase``)."""
+        from .plot import purchase
+
+        return purchase(self, ax)
+
     def to_pandas(self) -> Any:
         return self.table.copy()
 

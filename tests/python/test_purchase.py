@@ -198,6 +198,8 @@ def test_purchase_options_finds_the_shortest_block_that_fits():
     assert long_block["cost_p50"] == pytest.approx(fee * 96 * 2, rel=2e-3)  # streamed quantile, within 0.1%
     assert "Shortest block with P(fit) ≥ 0.9" in options.headline()
     assert "<table" in options._repr_html_()
+    ax = options.plot()
+    assert [round(y, 6) for y in ax.lines[0].get_ydata()] == [round(p, 6) for p in blocks["p_fit"]]
     assert not math.isnan(table[table["purchase"] == "spot"].iloc[0]["cost_p50"])
     # Without spot inputs the spot row is there and says so.
     plain = tm.purchase_options(scn, block_hours=[96], samples=500)
