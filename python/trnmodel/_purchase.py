@@ -83,7 +83,8 @@ class PurchaseOptions(Display):
         else:
             hours = int(self.choice["block_hours"])
             text = (
-                f"Shortest block with P(fit) ≥ {self.fit_prob:g}: {hours} h ({hours / 24:g} days), "
+                f"Shortest block with P(fit) ≥ {self.fit_prob:g}: {hours} h ({hours / 24:g} day"
+                f"{'' if hours == 24 else 's'}), "
                 f"P(fit) {self.choice['p_fit']:.3f}, {cost(self.choice)}"
             )
         text += f"; on demand: {cost(rows['on_demand'])}"

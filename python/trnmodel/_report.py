@@ -381,7 +381,7 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
             p = float(s.loc["block_fit", "mean"])
             se = float(np.sqrt(max(p * (1 - p), 0.0) / result.samples))
             items += [
-                f"{prefix}Capacity block of {hours} h ({hours / 24:g} days): "
+                f"{prefix}Capacity block of {hours} h ({hours / 24:g} day{'' if hours == 24 else 's'}): "
                 f"**P(fit) = {p:.3f}** (± {se:.3f}), the chance the job finishes inside the usable window.",
                 f"{prefix}Idle block hours (paid, unused, the end margin included): P50 "
                 f"{_hours(s.loc['block_idle_h', 'p50'])}, mean {_hours(s.loc['block_idle_h', 'mean'])}; "
