@@ -37,6 +37,7 @@ from ._distributions import (
 )
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
+from ._purchase import PurchaseOptions, purchase_options
 from ._quote import PriceList, Quote, quote, read_price_list
 from ._report import report
 from ._scenario import Scenario, json_schema, load_profile, profiles
@@ -107,6 +108,8 @@ __all__ = [
     "Comparison",
     "sweep",
     "checkpoint_interval",
+    "purchase_options",
+    "PurchaseOptions",
     "quote",
     "read_price_list",
     "PriceList",

@@ -376,6 +376,39 @@ def stages_section(doc: Document, results: Dict[str, SimulationResult], figures:
             )
 
 
+def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
+    """How the nodes are bought (docs/lifecycle.md, "Purchase options"): for a capacity block,
+    P(fit) with its standard error, the idle (paid, unused) and overflow hours; for spot, the
+    interruptions. Shown only when a scenario is not bought on demand."""
+    bought = {name: r for name, r in results.items() if r.scenario["prices.purchase"] != "on_demand"}
+    if not bought:
+        return
+    doc.heading("Purchase options")
+    items = []
+    for name, result in bought.items():
+        s = result.summary()
+        scn = result.scenario
+        prefix = f"{name}: " if len(results) > 1 else ""
+        if scn["prices.purchase"] == "capacity_block":
+            hours = scn["prices.block_hours"]
+            p = float(s.loc["block_fit", "mean"])
+            se = float(np.sqrt(max(p * (1 - p), 0.0) / result.samples))
+            items += [
+                f"{prefix}Capacity block of {hours} h ({hours / 24:g} day{'' if hours == 24 else 's'}): "
+                f"**P(fit) = {p:.3f}** (± {se:.3f}), the chance the job finishes inside the usable window.",
+                f"{prefix}Idle block hours (paid, unused, the end margin included): P50 "
+                f"{_hours(s.loc['block_idle_h', 'p50'])}, mean {_hours(s.loc['block_idle_h', 'mean'])}; "
+                f"overflow on demand: mean {_hours(s.loc['overflow_h', 'mean'])}, P90 {_hours(s.loc['overflow_h', 'p90'])}.",
+            ]
+        else:
+            items.append(
+                f"{prefix}Spot: **{s.loc['interruptions', 'mean']:.2f} interruptions** on average "
+                f"(P90 {s.loc['interruptions', 'p90']:.0f}); their saves, waits for capacity and recoveries are in "
+                "the phases above."
+            )
+    doc.bullets(items)
+
+
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
@@ -481,6 +514,7 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     cost_per_step(doc, results)
     phases_section(doc, results, figures=False)
     stages_section(doc, results, figures=False)
+    purchase_section(doc, results)
     ledger_section(doc, results)
     completeness_section(doc, results)
     card_section(doc, results)
@@ -698,6 +732,7 @@ def _signoff_document(
     cost_per_step(doc, results)
     phases_section(doc, results, figures=True)
     stages_section(doc, results, figures=True)
+    purchase_section(doc, results)
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")

@@ -76,6 +76,9 @@ class SimulationResult(MonteCarloResult):
         for p in _core.completeness(self.scenario._core):
             if p.status == "not described" and p.absent_means == "counted as 0":
                 notes[p.metric] = f"not described ({', '.join(p.missing)}): counted as 0"
+        purchase = self.scenario["prices.purchase"]
+        if purchase != "capacity_block":
+            notes["block_fit"] = f"not a capacity block (prices.purchase {purchase})"
         notes.update({m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics})
         frame["note"] = [notes.get(m, "") for m in frame.index]
         return frame

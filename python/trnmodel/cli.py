@@ -140,6 +140,25 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _purchase(args: argparse.Namespace) -> int:
+    from ._purchase import purchase_options
+
+    scn = Scenario.from_json(args.scenario)
+    hours = [int(h) for h in args.block_hours.split(",")] if args.block_hours else None
+    spot = json.loads(args.spot) if args.spot else None
+    options = purchase_options(
+        scn,
+        block_hours=hours,
+        fit_prob=args.fit_prob,
+        samples=args.samples,
+        seed=args.seed,
+        block_node_hour_usd=args.block_node_hour_usd,
+        spot=spot,
+    )
+    print(options._text())
+    return 0
+
+
 def _validate(args: argparse.Namespace) -> int:
     bad = 0
     for path in args.files:
@@ -377,6 +396,20 @@ def _parser() -> argparse.ArgumentParser:
     common(p, 20_000)
     metric(p, "wall_h")
     p.set_defaults(run=_sweep)
+
+    p = sub.add_parser(
+        "purchase",
+        help="on demand, capacity blocks and spot side by side; the shortest block that holds the job",
+        description="Simulate the job on demand, on a capacity block of each length and on spot (same seed), "
+        "and name the shortest block whose P(fit) reaches --fit-prob, with its cost P50/P90.",
+    )
+    p.add_argument("scenario")
+    p.add_argument("--block-hours", help="block lengths in hours, e.g. 168,336 (default: the scenario's, or 7 and 14 days)")
+    p.add_argument("--fit-prob", type=float, default=0.9, help="target P(fit) (default 0.9)")
+    p.add_argument("--block-node-hour-usd", type=float, help="a block's rate per node-hour (default: the scenario's)")
+    p.add_argument("--spot", help='spot fields as JSON, e.g. \'{"prices.spot_node_hour_usd": 20, ...}\'')
+    common(p, 20_000)
+    p.set_defaults(run=_purchase)
 
     p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
     p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")

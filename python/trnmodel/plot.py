@@ -321,6 +321,32 @@ def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax:
     return ax
 
 
+def purchase(options: Any, ax: Any = None) -> Any:
+    """Purchase options (``tm.purchase_options``): P(fit) of each block length (left axis) and
+    the run cost P50 with a bar to P90 (right axis), on demand and spot as horizontal lines."""
+    table = options.table
+    blocks = table[table["purchase"] == "capacity_block"]
+    ax = _axes(ax)
+    hours = blocks["block_hours"].to_numpy(dtype=float)
+    ax.plot(hours, blocks["p_fit"], marker="o", color="#1976d2", label="P(fit)")
+    ax.axhline(options.fit_prob, color="#1976d2", linestyle=":", linewidth=1)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("prices.block_hours")
+    ax.set_ylabel("P(fit)")
+    cost = ax.twinx()
+    p50, p90 = blocks["cost_p50"].to_numpy(dtype=float), blocks["cost_p90"].to_numpy(dtype=float)
+    cost.errorbar(hours, p50, yerr=[np.zeros_like(p50), p90 - p50], fmt="s", color="#e65100", label="block cost P50–P90")
+    for kind, style in (("on_demand", "--"), ("spot", "-.")):
+        row = table[table["purchase"] == kind].iloc[0]
+        if np.isfinite(row["cost_p50"]):
+            cost.axhline(row["cost_p50"], color="#6d4c41", linestyle=style, linewidth=1, label=f"{kind} cost P50")
+    cost.set_ylabel("run_cost_usd (USD)")
+    lines = ax.get_legend_handles_labels()
+    more = cost.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=8, loc="center right")
+    return ax
+
+
 class _Bound:
     """``result.plot.<kind>()``: the plots of this module bound to one result (every result's
     ``.plot`` is one of the classes below)."""

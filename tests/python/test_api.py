@@ -159,6 +159,7 @@ MONTE_CARLO_CALLS = [
     tm.compare,
     tm.sweep,
     tm.checkpoint_interval,
+    tm.purchase_options,
     tm.search_parallelism,
     tm.backtest,
     tm.Comparison.break_even,

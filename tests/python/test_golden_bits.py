@@ -17,9 +17,10 @@ def now() -> dict:
     return compute()
 
 
-# Metrics added after the recording (multi-stage jobs, restore checks): zero for every recorded
-# case, which has neither; every recorded metric keeps its bits.
-ADDED = {"transition_h", "restore_fallbacks"}
+# Metrics added after the recording (multi-stage jobs, restore checks, purchase options): zero
+# (NaN for block_fit: not a block) for every recorded case, which has none of them; every
+# recorded metric keeps its bits.
+ADDED = {"transition_h", "restore_fallbacks", "interruptions", "block_fit", "block_idle_h", "overflow_h"}
 
 
 def _recorded_part(now_entry, recorded_entry):

@@ -22,6 +22,11 @@ struct lifecycle_inputs {
   // Absent: the costs that need it are unknown.
   double node_hour_usd = std::numeric_limits<double>::quiet_NaN(), storage_gb_month_usd = 0, transfer_gb_usd = 0,
          logs_gb_usd = 0;
+  // Purchase options (docs/lifecycle.md, "Purchase options"): a capacity block's fee, lead time
+  // and end margin; spot's price, interruption rate, notice and wait for capacity.
+  double block_usd = std::numeric_limits<double>::quiet_NaN(), block_lead_s = 0, block_end_margin_h = 0.5;
+  double spot_node_hour_usd = std::numeric_limits<double>::quiet_NaN(), interruptions_per_node_h = 0, notice_s = 120,
+         reacquire_s = 0;
   double dataset_gb = 0, transfer_gb = 0, logs_gb_per_hour = 0;
   double adaptation_h = 0, rate_usd_per_h = 0;
   // Step time from the platform (throughput modes other than measured).

@@ -33,6 +33,11 @@ enum id : std::size_t {
   failures,
   recompiles,
   restore_fallbacks,
+  // Purchase options: spot interruptions; a capacity block's fit, idle hours and overflow.
+  interruptions,
+  block_fit,
+  block_idle_h,
+  overflow_h,
   cost_compute_usd,
   cost_storage_usd,
   cost_transfer_usd,
@@ -73,6 +78,10 @@ inline const std::array<const char*, metric::count>& metric_names() {
                                                             "failures",
                                                             "recompiles",
                                                             "restore_fallbacks",
+                                                            "interruptions",
+                                                            "block_fit",
+                                                            "block_idle_h",
+                                                            "overflow_h",
                                                             "cost_compute_usd",
                                                             "cost_storage_usd",
                                                             "cost_transfer_usd",
@@ -143,7 +152,11 @@ inline metric_dependencies dependencies_of(metric::id m) {
     case run_cost_usd: return {true, {g::compute_price, g::storage, g::transfer, g::logs}};
     case adaptation_usd: return {false, {g::engineering}};
     case total_cost_usd: return {true, {g::compute_price, g::storage, g::transfer, g::logs, g::engineering}};
-    case useful_step_cost_usd: return {false, {}, {field::throughput_step_time_s, field::prices_node_hour_usd}};
+    case useful_step_cost_usd:
+      return {false,
+              {},
+              {field::throughput_step_time_s, field::prices_node_hour_usd, field::prices_spot_node_hour_usd,
+               field::prices_block_usd}};
     case lifecycle_cost_per_step_usd: return {true, {g::compute_price, g::storage, g::transfer, g::logs}};
     default: return {true, {}};
   }

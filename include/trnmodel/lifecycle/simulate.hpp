@@ -51,7 +51,9 @@ class lifecycle_model {
         const quantity* q = stage.find(f->id);
         if (q == nullptr) {
           // Absent without default: no failures (MTBF), or costs unknown (price).
-          if (f->id == field::prices_node_hour_usd) add_unknown(path, "absent");
+          if (f->id == field::prices_node_hour_usd || f->id == field::prices_spot_node_hour_usd ||
+              f->id == field::prices_block_usd)
+            add_unknown(path, "absent");
           continue;  // failures.node_mtbf_h keeps +inf: no failures
         }
         add_input(k, path, *q, f->slot, stream_id(path));
@@ -78,6 +80,9 @@ class lifecycle_model {
         return s.find(field::failures_node_mtbf_h) && s.text(field::failures_distribution) == "weibull";
       case relevance::tokens_given: return s.has(field::job_tokens);
       case relevance::steps_given: return !s.has(field::job_tokens);
+      case relevance::capacity_block: return s.text(field::prices_purchase) == "capacity_block";
+      case relevance::spot: return s.text(field::prices_purchase) == "spot";
+      case relevance::not_spot: return s.text(field::prices_purchase) != "spot";
     }
     return true;
   }
@@ -212,7 +217,7 @@ class lifecycle_model {
         std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
         std::fill(stage_out.begin(), stage_out.end(), std::numeric_limits<double>::quiet_NaN());
         if (throughput_[0].derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
-        fill_costs(in, configs_[0], row_out);
+        fill_costs(in, configs_[0], row_out, std::numeric_limits<double>::quiet_NaN());
       }
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
       if (stage_columns)

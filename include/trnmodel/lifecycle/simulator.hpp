@@ -45,6 +45,9 @@ inline const std::vector<const field_spec*>& lifecycle_input_fields() {
   return fields;
 }
 
+// How the nodes are bought (prices.purchase; docs/lifecycle.md, "Purchase options").
+enum class purchase_mode { on_demand, capacity_block, spot };
+
 // The settings of a scenario (or of one stage) that are not uncertain.
 struct lifecycle_config {
   long long nodes = 1;
@@ -54,6 +57,8 @@ struct lifecycle_config {
   bool during_recovery = true;
   bool weibull = false;
   bool precompiled = false;
+  purchase_mode purchase = purchase_mode::on_demand;
+  long long block_hours = 0;  // capacity_block: the block's length
 
   static lifecycle_config of(const scenario& s) {
     lifecycle_config c;
@@ -64,6 +69,13 @@ struct lifecycle_config {
     c.during_recovery = s.flag(field::failures_during_recovery);
     c.weibull = s.text(field::failures_distribution) == "weibull";
     c.precompiled = s.flag(field::compile_precompiled);
+    const std::string& purchase = s.text(field::prices_purchase);
+    if (purchase == "capacity_block") {
+      c.purchase = purchase_mode::capacity_block;
+      c.block_hours = s.integer(field::prices_block_hours);
+    } else if (purchase == "spot") {
+      c.purchase = purchase_mode::spot;
+    }
     return c;
   }
 };
@@ -74,16 +86,18 @@ struct lifecycle_config {
 struct chance_draws {
   std::uint64_t seed;
   std::uint64_t chance_index;
-  std::uint32_t failure_draws = 0, cache_draws = 0, restore_draws = 0;
+  std::uint32_t failure_draws = 0, cache_draws = 0, restore_draws = 0, spot_draws = 0;
 
   static constexpr std::uint32_t failure_stream = stream_id("chance.failures");
   static constexpr std::uint32_t cache_stream = stream_id("chance.cache");
   static constexpr std::uint32_t quality_stream = stream_id("chance.quality");
   static constexpr std::uint32_t restore_stream = stream_id("chance.restore");
+  static constexpr std::uint32_t spot_stream = stream_id("chance.spot");
 
   double failure() { return uniform(seed, chance_index, failure_stream, failure_draws++); }
   double cache() { return uniform(seed, chance_index, cache_stream, cache_draws++); }
   double restore() { return uniform(seed, chance_index, restore_stream, restore_draws++); }
+  double spot() { return uniform(seed, chance_index, spot_stream, spot_draws++); }
   // The quality gate of stage `stage` (0 for a job without stages).
   double quality(std::uint32_t stage = 0) const { return uniform(seed, chance_index, quality_stream, stage); }
 };
@@ -95,10 +109,23 @@ inline constexpr double max_failures_per_sample = 1e7;
 
 // The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
 // (unknown) propagate to exactly the costs that need them.
-inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out) {
+// A capacity block costs its fee plus the on-demand node-hours after its window
+// (`overflow_node_h`); spot node-hours cost the spot price.
+inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out,
+                       double overflow_node_h = 0) {
   const double wall = out[metric::wall_h];
   const double nodes = static_cast<double>(config.nodes);
-  out[metric::cost_compute_usd] = out[metric::node_h] * in.node_hour_usd;
+  double node_hour_usd = in.node_hour_usd;
+  if (config.purchase == purchase_mode::capacity_block) {
+    out[metric::cost_compute_usd] = in.block_usd + overflow_node_h * in.node_hour_usd;
+    // A useful step's share of the block: the fee per node-hour of the block.
+    node_hour_usd = in.block_usd / (static_cast<double>(config.block_hours) * nodes);
+  } else if (config.purchase == purchase_mode::spot) {
+    node_hour_usd = in.spot_node_hour_usd;
+    out[metric::cost_compute_usd] = out[metric::node_h] * node_hour_usd;
+  } else {
+    out[metric::cost_compute_usd] = out[metric::node_h] * in.node_hour_usd;
+  }
   out[metric::cost_storage_usd] =
       (in.dataset_gb + in.size_gb * static_cast<double>(config.keep_last)) * in.storage_gb_month_usd * wall / 730;
   out[metric::cost_transfer_usd] = in.transfer_gb * in.transfer_gb_usd;
@@ -107,7 +134,7 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
                               out[metric::cost_transfer_usd] + out[metric::cost_logs_usd];
   out[metric::adaptation_usd] = in.adaptation_h * in.rate_usd_per_h;
   out[metric::total_cost_usd] = out[metric::run_cost_usd] + out[metric::adaptation_usd];
-  out[metric::useful_step_cost_usd] = nodes * in.step_time_s * in.node_hour_usd / 3600;
+  out[metric::useful_step_cost_usd] = nodes * in.step_time_s * node_hour_usd / 3600;
   out[metric::lifecycle_cost_per_step_usd] = out[metric::run_cost_usd] / std::max(1.0, std::ceil(in.effective_steps));
   // Like the wall time, a figure beyond the largest double is refused rather than reported as
   // inf. (NaN means unknown, and stays.)
@@ -159,12 +186,21 @@ class lifecycle_sample {
     double phase[metric::count] = {};
     phase_ = phase;
     double node_h = 0, steps = 0;
-    double clock0 = 0, failures0 = 0, fallbacks0 = 0, phase0[metric::count] = {};
+    double clock0 = 0, failures0 = 0, fallbacks0 = 0, overflow0 = 0, reacquire0 = 0, phase0[metric::count] = {};
+    const bool block = configs_[0].purchase == purchase_mode::capacity_block;
     for (std::size_t k = 0; k < stages_; ++k) {
       if (k == 0) {
         enter_stage(0);
-        // 1. Start (not exposed to failures).
-        spend(metric::queue_h, in_->queue_wait_s);
+        // 1. Start (not exposed to failures). A capacity block's lead time is the job's queue,
+        // and its window opens when the block starts.
+        spend(metric::queue_h, block ? in_->block_lead_s : in_->queue_wait_s);
+        if (block) open_window();
+        time_to_interruption_s_ = draw_time_to_interruption();
+        if (block && in_->env_prep_s + in_->initial_s + in_->data_load_s > window_left()) {
+          // The window ends before the first step: its time is lost, the start is done on demand.
+          spend(metric::lost_h, window_left());
+          end_window();
+        }
         spend(metric::setup_h, in_->env_prep_s);
         spend(metric::compile_h, in_->initial_s);
         spend(metric::warmup_h, in_->data_load_s);
@@ -173,6 +209,7 @@ class lifecycle_sample {
         const failure_hazard before = hazard();
         enter_stage(k);
         carry_failure_clock(before);  // at the new stage's failure rate
+        if (rate_spot_per_s_ > 0) time_to_interruption_s_ = draw_time_to_interruption();  // and interruption rate
         transition();
       }
       run_stage(static_cast<std::uint32_t>(k));
@@ -182,7 +219,11 @@ class lifecycle_sample {
       if (stage_out != nullptr || stages_ > 1) {
         // The stage's share: from the end of the previous stage (the first holds the start).
         const double wall = (clock_s_ - clock0) / 3600;
-        const double billed = configs_[0].queue_billed || k > 0 ? wall : wall - phase[metric::queue_h] / 3600;
+        double billed = configs_[0].queue_billed || k > 0 ? wall : wall - phase[metric::queue_h] / 3600;
+        // A later stage's own waits (an on-demand queue after a block, spot's wait for capacity)
+        // are not billed either.
+        if (k > 0 && !configs_[0].queue_billed) billed -= (phase[metric::queue_h] - phase0[metric::queue_h]) / 3600;
+        if (configs_[0].queue_billed) billed -= (reacquire_s_ - reacquire0) / 3600;
         const double stage_node_h = static_cast<double>(config_->nodes) * billed;
         node_h += stage_node_h;
         double* row = stage_out == nullptr ? nullptr : stage_out + k * stage_metrics.size();
@@ -194,13 +235,15 @@ class lifecycle_sample {
           if (m == metric::node_h) v = stage_node_h;
           if (m == metric::failures) v = failures_ - failures0;
           if (m == metric::restore_fallbacks) v = restore_fallbacks_ - fallbacks0;
-          if (m == metric::cost_compute_usd) v = stage_node_h * in_->node_hour_usd;
+          if (m == metric::cost_compute_usd) v = stage_compute_usd(k, stage_node_h, overflow_node_s_ - overflow0);
           if (m == metric::step_time_s) v = in_->step_time_s;
           row[j] = v;
         }
         clock0 = clock_s_;
         failures0 = failures_;
         fallbacks0 = restore_fallbacks_;
+        overflow0 = overflow_node_s_;
+        reacquire0 = reacquire_s_;
         std::copy(phase, phase + metric::count, phase0);
       }
     }
@@ -213,21 +256,45 @@ class lifecycle_sample {
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
     out[metric::billed_h] = configs_[0].queue_billed ? wall : wall - phase[metric::queue_h] / 3600;
+    if (reacquire_s_ > 0 && configs_[0].queue_billed) out[metric::billed_h] -= reacquire_s_ / 3600;  // never billed
     out[metric::node_h] = stages_ > 1 ? node_h : static_cast<double>(configs_[0].nodes) * out[metric::billed_h];
     out[metric::goodput] = wall > 0 ? out[metric::useful_h] / wall : 0.0;
     out[metric::failures] = failures_;
     out[metric::recompiles] = recompiles_;
     out[metric::restore_fallbacks] = restore_fallbacks_;
+    out[metric::interruptions] = interruptions_;
+    if (block) {
+      // Hours the job ran in the block: from its start to the job's end or the window's end.
+      const double ran_s = std::min(clock_s_, deadline_s_) - window_start_s_;
+      out[metric::block_fit] = clock_s_ <= deadline_s_ ? 1.0 : 0.0;
+      out[metric::block_idle_h] = static_cast<double>(configs_[0].block_hours) - ran_s / 3600;
+      out[metric::overflow_h] = std::max(0.0, clock_s_ - deadline_s_) / 3600;
+    } else {
+      out[metric::block_fit] = std::numeric_limits<double>::quiet_NaN();  // not a block
+      out[metric::block_idle_h] = out[metric::overflow_h] = 0;
+    }
     if (stages_ > 1) {
       lifecycle_inputs job = ins_[0];
       job.effective_steps = steps;  // the cost per step is over every stage's steps
-      fill_costs(job, configs_[0], out);
+      fill_costs(job, configs_[0], out, overflow_node_s_ / 3600);
     } else {
-      fill_costs(ins_[0], configs_[0], out);
+      fill_costs(ins_[0], configs_[0], out, overflow_node_s_ / 3600);
     }
   }
 
  private:
+  // A stage's compute cost: a block's fee (with the first stage) and the on-demand node-hours
+  // after its window, the spot price, or the on-demand price.
+  double stage_compute_usd(std::size_t k, double stage_node_h, double overflow_node_s) const {
+    switch (configs_[0].purchase) {
+      case purchase_mode::capacity_block:
+        return (k == 0 ? ins_[0].block_usd : 0.0) + overflow_node_s / 3600 * ins_[0].node_hour_usd;
+      case purchase_mode::spot: return stage_node_h * ins_[0].spot_node_hour_usd;
+      case purchase_mode::on_demand: break;
+    }
+    return stage_node_h * in_->node_hour_usd;
+  }
+
   // One segment run: `count` identical segments of `steps` steps taking `duration_s` each
   // (`save_s` of it the checkpoint save, which leaves a checkpoint when `saves`).
   struct segment_run {
@@ -247,6 +314,9 @@ class lifecycle_sample {
     save_ = in_->save_s + in_->verify_s;
     rate_per_s_ =
         std::isfinite(in_->node_mtbf_h) ? static_cast<double>(config_->nodes) / (in_->node_mtbf_h * 3600) : 0.0;
+    rate_spot_per_s_ = config_->purchase == purchase_mode::spot
+                           ? static_cast<double>(config_->nodes) * in_->interruptions_per_node_h / 3600
+                           : 0.0;
     weibull_scale_s_ = 0;
     if (rate_per_s_ > 0 && config_->weibull) {
       // Weibull with the given shape and mean 1/rate.
@@ -285,7 +355,9 @@ class lifecycle_sample {
     const double relaunch_s = std::isnan(in_->transition_s) ? in_->restart_s : in_->transition_s;
     const double compile_s = config_->precompiled ? in_->cache_load_s : in_->initial_s;
     const double duration_s = relaunch_s + compile_s + in_->load_s + in_->data_load_s;
-    if (config_->during_recovery && rate_per_s_ > 0) {
+    if (config_->purchase != purchase_mode::on_demand) {
+      purchased_transition(duration_s);
+    } else if (config_->during_recovery && rate_per_s_ > 0) {
       check_finishable(duration_s, "stage transition", [&] {
         return "transition_s " + format_approx(relaunch_s) + " s + compile " + format_approx(compile_s) +
                " s + checkpoint.load_s " + format_approx(in_->load_s) + " s + startup.data_load_s " +
@@ -303,9 +375,80 @@ class lifecycle_sample {
     spend(metric::warmup_h, in_->data_load_s);
   }
 
+  // A transition with a block's window or spot interruptions: each event restarts it from its
+  // beginning (the window's end after an on-demand queue, an interruption after the wait for
+  // capacity).
+  void purchased_transition(double duration_s) {
+    const bool exposed = config_->during_recovery;
+    for (;;) {
+      const double failure = exposed ? time_to_failure_s_ : inf, interruption = exposed ? time_to_interruption_s_ : inf;
+      const double window = window_left();
+      const double until = std::min(std::min(failure, interruption), window);
+      if (until >= duration_s) break;
+      spend(metric::lost_h, until);
+      if (exposed) time_to_failure_s_ -= until, time_to_interruption_s_ -= until;
+      if (window <= std::min(failure, interruption)) {
+        end_window();
+      } else if (interruption < failure) {
+        interrupted();
+      } else {
+        ++failures_;
+        time_to_failure_s_ = draw_time_to_failure();
+      }
+    }
+    if (exposed) time_to_failure_s_ -= duration_s, time_to_interruption_s_ -= duration_s;
+  }
+
   void spend(metric::id phase, double seconds) {
     phase_[phase] += seconds;
+    advance(seconds, phase != metric::queue_h || configs_[0].queue_billed);
+  }
+
+  // The clock moves on; with a block, node-seconds after the window's end are bought on demand.
+  void advance(double seconds, bool billed) {
+    if (block_open_ || block_ended_) {
+      const double past_s = clock_s_ + seconds - std::max(clock_s_, deadline_s_);
+      if (billed && past_s > 0) overflow_node_s_ += static_cast<double>(config_->nodes) * past_s;
+    }
     clock_s_ += seconds;
+  }
+
+  static constexpr double inf = std::numeric_limits<double>::infinity();
+
+  // Capacity block: the usable window runs from the block's start for block_hours − margin.
+  void open_window() {
+    block_open_ = true;
+    window_start_s_ = clock_s_;
+    deadline_s_ = clock_s_ + (static_cast<double>(config_->block_hours) - in_->block_end_margin_h) * 3600;
+  }
+  // Seconds until the window ends; +inf without a block or once it has ended. 0 when work that
+  // no event interrupts (planned recompiles, the final evaluation) ran past its end: the next
+  // exposed work meets the window's end at once.
+  double window_left() const { return block_open_ ? std::max(0.0, deadline_s_ - clock_s_) : inf; }
+  // The window has ended: the job waits in the on-demand queue (a recovery follows).
+  void end_window() {
+    block_open_ = false;
+    block_ended_ = true;
+    spend(metric::queue_h, in_->queue_wait_s);
+  }
+
+  // Spot: an interruption (its save, when kept, is the caller's): the wait for capacity (a queue,
+  // never billed), and a fresh time to the next interruption. A recovery follows.
+  void interrupted() {
+    ++interruptions_;
+    phase_[metric::queue_h] += in_->reacquire_s;
+    clock_s_ += in_->reacquire_s;
+    reacquire_s_ += in_->reacquire_s;
+    time_to_interruption_s_ = draw_time_to_interruption();
+  }
+
+  double draw_time_to_interruption() {
+    if (rate_spot_per_s_ <= 0) return inf;
+    if (interruptions_ >= max_failures_per_sample)
+      fail(path_of(field::spot_interruptions_per_node_h),
+           "a sample reached " + format_number(max_failures_per_sample) +
+               " spot interruptions without finishing; checkpoint more often or check the interruption rate");
+    return -std::log1p(-chance_.spot()) / rate_spot_per_s_;
   }
 
   double draw_time_to_failure() {
@@ -439,27 +582,95 @@ class lifecycle_sample {
         });
         check_failure_budget(count, run.duration_s);
       }
-      attempt(count, run, redo);
+      if (carry_s_ > 0)
+        resume(run, redo);
+      else
+        attempt(count, run, redo);
     }
   }
 
   // `count` segments of `run` until the next failure, then that failure and its recovery.
+  // The next event is the first of a failure, a spot interruption and a block window's end;
+  // without spot or block the last two are +inf and this is the failure alone.
   void attempt(double count, const segment_run& run, bool redo) {
     const double duration_s = run.duration_s;
-    // Segments that end before the next failure complete in one step.
-    double done = time_to_failure_s_ >= count * duration_s ? count : std::floor(time_to_failure_s_ / duration_s);
+    const double window = window_left();
+    const double failure = time_to_failure_s_, interruption = time_to_interruption_s_;
+    const double until = std::min(std::min(failure, interruption), window);
+    // Segments that end before the next event complete in one step.
+    double done = until >= count * duration_s ? count : std::floor(until / duration_s);
     done = std::min(done, count);
     if (done < count) done = std::min(done, count - 1);
     complete(done, run, redo);
     time_to_failure_s_ -= done * duration_s;
+    time_to_interruption_s_ -= done * duration_s;
     if (done == count) return;
+    if (window <= failure && window <= interruption) {
+      block_window_ends(window - done * duration_s);
+      return;
+    }
+    if (time_to_interruption_s_ < time_to_failure_s_) {
+      spot_interruption(std::max(0.0, time_to_interruption_s_));
+      return;
+    }
     // A failure in the next attempt: everything since the segment began is lost.
     spend(metric::lost_h, std::max(0.0, time_to_failure_s_));
+    time_to_interruption_s_ -= std::max(0.0, time_to_failure_s_);
     ++failures_;
     recover();
   }
 
-  void complete(double segments, const segment_run& run, bool redo) {
+  // The block's window ends `elapsed_s` into an attempt: the work since the last checkpoint is
+  // lost, then the on-demand queue and a recovery.
+  void block_window_ends(double elapsed_s) {
+    elapsed_s = std::max(0.0, elapsed_s);
+    spend(metric::lost_h, elapsed_s);
+    time_to_failure_s_ -= elapsed_s;
+    end_window();
+    recover();
+  }
+
+  // A spot interruption `elapsed_s` into an attempt: with a save that fits in the notice the work
+  // is kept (the segment resumes where it stopped, its time attributed when it completes);
+  // otherwise it is lost as at a failure. Then the wait for capacity and a recovery.
+  void spot_interruption(double elapsed_s) {
+    time_to_failure_s_ -= elapsed_s;
+    if (in_->save_s <= in_->notice_s) {
+      clock_s_ += elapsed_s;
+      carry_s_ += elapsed_s;
+      spend(metric::checkpoint_h, in_->save_s);
+    } else {
+      spend(metric::lost_h, elapsed_s);
+    }
+    interrupted();
+    recover();
+  }
+
+  // The rest of a segment that an interruption saved part of (`carry_s_` done).
+  void resume(const segment_run& run, bool redo) {
+    const double rest_s = run.duration_s - carry_s_;
+    const double failure = time_to_failure_s_, interruption = time_to_interruption_s_;
+    const double until = std::min(failure, interruption);
+    if (until >= rest_s) {
+      time_to_failure_s_ -= rest_s, time_to_interruption_s_ -= rest_s;
+      const double already_s = carry_s_;
+      carry_s_ = 0;
+      complete(1, run, redo, already_s);
+      return;
+    }
+    time_to_interruption_s_ -= until;
+    if (interruption < failure) {
+      spot_interruption(until);
+      return;
+    }
+    spend(metric::lost_h, until);
+    time_to_failure_s_ -= until;
+    ++failures_;
+    recover();
+  }
+
+  // `already_s` of the first segment is already on the clock (kept at an interruption).
+  void complete(double segments, const segment_run& run, bool redo, double already_s = 0) {
     if (segments <= 0) return;
     if (track_ > 0 && run.saves) {
       for (double p = std::max(position_ + 1, position_ + segments - static_cast<double>(track_) + 1);
@@ -469,7 +680,8 @@ class lifecycle_sample {
     position_ += segments;
     if (redo) {
       // Done again after a restore fallback: compute, stalls, evaluations and saves are lost.
-      spend(metric::lost_h, segments * run.duration_s);
+      phase_[metric::lost_h] += segments * run.duration_s;
+      advance(segments * run.duration_s - already_s, true);
       return;
     }
     high_ = position_;
@@ -482,7 +694,7 @@ class lifecycle_sample {
       phase_[metric::eval_h] += n_steps * eval_per_step_;
     }
     phase_[metric::checkpoint_h] += segments * run.save_s;
-    clock_s_ += segments * run.duration_s;
+    advance(segments * run.duration_s - already_s, true);
   }
 
   // Rule 5: restart, compile (cache hit or miss, drawn per attempt), checkpoint load,
@@ -497,21 +709,37 @@ class lifecycle_sample {
       const bool hit = chance_.cache() < in_->cache_hit_prob;
       const double compile_s = hit ? in_->cache_load_s : in_->recompile_s;
       const double duration_s = in_->restart_s + compile_s + in_->load_s + in_->warmup_s;
-      if (config_->during_recovery) {
-        check_recovery(duration_s, compile_s);
-        if (time_to_failure_s_ < duration_s) {
-          spend(metric::lost_h, time_to_failure_s_);
-          ++failures_;
-          continue;
-        }
-        time_to_failure_s_ -= duration_s;
-      }
+      if (config_->during_recovery) check_recovery(duration_s, compile_s);
+      if (interrupts_recovery(duration_s)) continue;
+      if (config_->during_recovery) time_to_failure_s_ -= duration_s, time_to_interruption_s_ -= duration_s;
       spend(metric::recovery_h, in_->restart_s + in_->load_s);
       spend(metric::compile_h, compile_s);
       spend(metric::warmup_h, in_->warmup_s);
       if (!hit) ++recompiles_;
       return;
     }
+  }
+
+  // Whether an event ends a recovery of `duration_s` before it completes: a failure or an
+  // interruption (when recoveries are exposed) or the block's window end. Its time is lost and
+  // the recovery starts again (after the on-demand queue or the wait for capacity).
+  bool interrupts_recovery(double duration_s) {
+    const bool exposed = config_->during_recovery;
+    const double failure = exposed ? time_to_failure_s_ : inf, interruption = exposed ? time_to_interruption_s_ : inf;
+    const double window = window_left();
+    const double until = std::min(std::min(failure, interruption), window);
+    if (until >= duration_s) return false;
+    spend(metric::lost_h, until);
+    if (window <= std::min(failure, interruption)) {
+      time_to_interruption_s_ -= until;
+      end_window();
+    } else if (interruption < failure) {
+      interrupted();
+    } else {
+      time_to_interruption_s_ -= until;
+      ++failures_;
+    }
+    return true;
   }
 
   void check_recovery(double duration_s, double compile_s) const {
@@ -553,16 +781,23 @@ class lifecycle_sample {
         ++restore_fallbacks_;
       }
       elapsed_s += in_->warmup_s;
-      if (exposed && (interrupted || time_to_failure_s_ < elapsed_s)) {
+      if (exposed && (interrupted || time_to_failure_s_ < elapsed_s) &&
+          time_to_failure_s_ <= std::min(time_to_interruption_s_, window_left())) {
         spend(metric::lost_h, time_to_failure_s_);
+        time_to_interruption_s_ -= time_to_failure_s_;
         ++failures_;
         continue;
       }
-      if (exposed) time_to_failure_s_ -= elapsed_s;
+      if (interrupts_recovery(elapsed_s)) continue;
+      if (exposed) time_to_failure_s_ -= elapsed_s, time_to_interruption_s_ -= elapsed_s;
       spend(metric::recovery_h, in_->restart_s + loads * in_->load_s);
       spend(metric::compile_h, compile_s);
       spend(metric::warmup_h, in_->warmup_s);
       if (!hit) ++recompiles_;
+      if (carry_s_ > 0 && resume != position_) {
+        phase_[metric::lost_h] += carry_s_;  // a spot save after a checkpoint that was dropped
+        carry_s_ = 0;
+      }
       position_ = resume;
       return;
     }
@@ -588,6 +823,12 @@ class lifecycle_sample {
   double clock_s_ = 0, time_to_failure_s_ = 0, failures_ = 0, recompiles_ = 0, restore_fallbacks_ = 0;
   // The last draw of the failure clock: its standard exponential and the time it gave.
   double failure_budget_ = 0, failure_drawn_s_ = 0;
+  // Spot: the interruption rate, the time to the next interruption, the part of the current
+  // segment kept at an interruption, the time waited for capacity.
+  double rate_spot_per_s_ = 0, time_to_interruption_s_ = inf, interruptions_ = 0, carry_s_ = 0, reacquire_s_ = 0;
+  // Capacity block: the window's start and end on the clock; node-seconds bought on demand.
+  double window_start_s_ = 0, deadline_s_ = inf, overflow_node_s_ = 0;
+  bool block_open_ = false, block_ended_ = false;
 };
 
 }  // namespace detail

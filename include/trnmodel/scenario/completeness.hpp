@@ -44,8 +44,9 @@ struct phase_completeness {
 namespace detail {
 
 // When a phase needs an input beyond its own: only once failures are modelled (recovery
-// compiles and warm-ups), or once evaluations are periodic.
-enum class needed_when { always, failures_modelled, periodic_eval };
+// compiles and warm-ups), once evaluations are periodic, or with a purchase option
+// (docs/lifecycle.md, "Purchase options": spot, a capacity block, anything but spot).
+enum class needed_when { always, failures_modelled, periodic_eval, spot, capacity_block, not_spot };
 
 struct phase_rule {
   const char* phase;
@@ -60,7 +61,9 @@ inline const std::vector<phase_rule>& phase_rules() {
   static const std::vector<phase_rule> rules{
       {"queue",
        "queue_h",
-       {{field::startup_queue_wait_s, w::always}},
+       {{field::startup_queue_wait_s, w::always},
+        {field::prices_block_lead_s, w::capacity_block},
+        {field::spot_reacquire_s, w::spot}},
        "counted as 0",
        "capacity is seldom free the moment a job is ready: the wait adds to the wall time (and to the bill when it "
        "is billed)"},
@@ -127,7 +130,9 @@ inline const std::vector<phase_rule>& phase_rules() {
        "moving a job to a new platform is paid once, in engineering hours (a separate risk line)"},
       {"compute price",
        "cost_compute_usd",
-       {{field::prices_node_hour_usd, w::always}},
+       {{field::prices_node_hour_usd, w::not_spot},
+        {field::prices_spot_node_hour_usd, w::spot},
+        {field::prices_block_usd, w::capacity_block}},
        "costs unknown",
        "without a node-hour price no cost can be computed"},
   };
@@ -157,6 +162,7 @@ inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenari
   const bool failures = s.has(field::failures_node_mtbf_h);
   const quantity* every = s.find(field::eval_every_steps);
   const bool periodic_eval = every != nullptr && !(every->is_fixed() && every->ppf(0.5) == 0);
+  const std::string& purchase = s.text(field::prices_purchase);
   std::vector<rule_input> out;
   const auto add = [&](field f) {
     for (const auto& in : out)
@@ -167,6 +173,9 @@ inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenari
   for (const auto& [f, when] : rule.inputs) {
     if (when == needed_when::failures_modelled && !failures) continue;
     if (when == needed_when::periodic_eval && !periodic_eval) continue;
+    if (when == needed_when::spot && purchase != "spot") continue;
+    if (when == needed_when::capacity_block && purchase != "capacity_block") continue;
+    if (when == needed_when::not_spot && purchase == "spot") continue;
     add(loads_graphs && f == field::compile_initial_s ? field::compile_cache_load_s : f);
   }
   return out;

@@ -95,6 +95,9 @@ enum class relevance {
   weibull,  // Weibull failures (a node MTBF given, failures.distribution weibull)
   tokens_given,  // the scenario gives job.tokens
   steps_given,  // the scenario does not give job.tokens
+  capacity_block,  // prices.purchase capacity_block
+  spot,  // prices.purchase spot
+  not_spot,  // prices.purchase on_demand or capacity_block
 };
 
 // How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
@@ -262,7 +265,7 @@ enum class counting { none, up, nearest };
     "", "probability that the final quality check fails")                                                             \
   X(quality_rerun_fraction, "quality.rerun_fraction", quantity, nonnegative, "0", false, time, always, none,          \
     &in::rerun_fraction, "", "fraction of the steps redone when it fails")                                            \
-  X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, always, none,      \
+  X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, not_spot, none,    \
     &in::node_hour_usd, "", "USD per node-hour; absent: costs are unknown")                                           \
   X(prices_storage_gb_month_usd, "prices.storage_gb_month_usd", quantity, nonnegative, "0", false, storage, always,   \
     none, &in::storage_gb_month_usd, "", "USD per GB-month of storage")                                               \
@@ -270,6 +273,19 @@ enum class counting { none, up, nearest };
     &in::transfer_gb_usd, "", "USD per GB transferred")                                                               \
   X(prices_logs_gb_usd, "prices.logs_gb_usd", quantity, nonnegative, "0", false, logs, always, none,                  \
     &in::logs_gb_usd, "", "USD per GB of logs")                                                                       \
+  X(prices_purchase, "prices.purchase", choice, any, "\"on_demand\"", false, setting, always, none, nullptr,         \
+    "on_demand|capacity_block|spot", "how the nodes are bought: on_demand, capacity_block or spot")                  \
+  X(prices_block_hours, "prices.block_hours", integer, at_least_one, "", false, setting, always, none, nullptr, "",   \
+    "capacity_block: the block's length in whole hours (1 to 14 days, then 7-day steps up to 182 days)")             \
+  X(prices_block_usd, "prices.block_usd", quantity, nonnegative, "", false, compute_price, capacity_block, none,      \
+    &in::block_usd, "", "capacity_block: the upfront fee for the whole block, all nodes, USD")                        \
+  X(prices_block_lead_s, "prices.block_lead_s", quantity, nonnegative, "0", false, time, capacity_block, none,        \
+    &in::block_lead_s, "", "capacity_block: seconds from booking to the block's start (the job's queue, not billed)") \
+  X(prices_block_end_margin_h, "prices.block_end_margin_h", quantity, nonnegative, "0.5", false, time,               \
+    capacity_block, none, &in::block_end_margin_h, "",                                                                \
+    "capacity_block: hours before the block's end at which the instances stop")                                       \
+  X(prices_spot_node_hour_usd, "prices.spot_node_hour_usd", quantity, nonnegative, "", false, compute_price, spot,    \
+    none, &in::spot_node_hour_usd, "", "spot: USD per node-hour; absent: costs are unknown")                         \
   X(data_dataset_gb, "data.dataset_gb", quantity, nonnegative, "0", false, storage, always, none, &in::dataset_gb,    \
     "", "gigabytes of training data stored")                                                                          \
   X(data_transfer_gb, "data.transfer_gb", quantity, nonnegative, "0", false, transfer, always, none,                  \
@@ -280,6 +296,12 @@ enum class counting { none, up, nearest };
     none, &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                          \
   X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
     none, &in::rate_usd_per_h, "", "USD per engineering hour")                                                        \
+  X(spot_interruptions_per_node_h, "spot.interruptions_per_node_h", quantity, nonnegative, "", false, time, spot,    \
+    none, &in::interruptions_per_node_h, "", "spot: interruptions per node-hour of exposed time (required for spot)") \
+  X(spot_notice_s, "spot.notice_s", quantity, nonnegative, "120", false, time, spot, none, &in::notice_s, "",         \
+    "spot: seconds of warning before an interruption")                                                                \
+  X(spot_reacquire_s, "spot.reacquire_s", quantity, nonnegative, "0", false, time, spot, none, &in::reacquire_s, "",  \
+    "spot: seconds waiting for capacity after an interruption (not billed)")                                          \
   X(transition_s, "transition_s", quantity, nonnegative, "", false, time, always, none, &in::transition_s, "",        \
     "stages: seconds to relaunch with a stage's configuration (default: its failures.restart_s)")                     \
   X(card_code_version, "card.code_version", text, any, "", false, setting, always, none, nullptr, "",                 \

@@ -607,6 +607,7 @@ class scenario {
   // Rules that involve several fields: what each throughput mode needs, the batch and chip
   // arithmetic of the parallel layout, and that the layout fits in device memory.
   void check_consistency() const {
+    check_purchase();
     if (!has(field::job_effective_steps) && !has(field::job_tokens))
       fail(path_of(field::job_effective_steps), "required (optimizer steps to the quality bar), or give job.tokens");
     if (has(field::job_effective_steps) && has(field::job_tokens))
@@ -690,6 +691,41 @@ class scenario {
                    integer(field::reference_pp), integer(field::reference_dp), integer(field::reference_micro_batch),
                    integer(field::reference_global_batch),
                    has_integer(field::reference_cp) ? integer(field::reference_cp) : 1);
+  }
+
+  // Purchase options (docs/lifecycle.md, "Purchase options"): each mode's fields only with that
+  // mode, what each mode needs, and a block length that AWS offers.
+  void check_purchase() const {
+    const std::string& purchase = text(field::prices_purchase);
+    const bool block = purchase == "capacity_block", spot = purchase == "spot";
+    for (const field f : {field::prices_block_hours, field::prices_block_usd, field::prices_block_lead_s,
+                          field::prices_block_end_margin_h})
+      if (!block && has(f))
+        fail(path_of(f), "is used only when prices.purchase is capacity_block (it is " + purchase +
+                             "); remove it or set prices.purchase");
+    for (const field f : {field::prices_spot_node_hour_usd, field::spot_interruptions_per_node_h, field::spot_notice_s,
+                          field::spot_reacquire_s})
+      if (!spot && has(f))
+        fail(path_of(f),
+             "is used only when prices.purchase is spot (it is " + purchase + "); remove it or set prices.purchase");
+    if (spot && !has(field::spot_interruptions_per_node_h))
+      need(field::spot_interruptions_per_node_h, "when prices.purchase is spot (interruptions per node-hour)");
+    if (!block) return;
+    if (!has_integer(field::prices_block_hours))
+      need(field::prices_block_hours, "when prices.purchase is capacity_block (the block's length in whole hours)");
+    const long long hours = integer(field::prices_block_hours), days = hours / 24;
+    if (hours % 24 != 0 || days > 182 || (days > 14 && days % 7 != 0))
+      fail(path_of(field::prices_block_hours),
+           "must be a capacity-block length that AWS offers: 1 to 14 days in whole days (24, 48, ..., 336 h), "
+           "then 7-day steps up to 182 days (504, 672, ..., 4368 h); got " +
+               std::to_string(hours) + " h");
+    if (!has(field::prices_block_usd))
+      need(field::prices_block_usd, "when prices.purchase is capacity_block (the upfront fee for the block, USD)");
+    const quantity& margin = q(field::prices_block_end_margin_h);
+    if (!margin.is_unknown() && margin.support().second >= static_cast<double>(hours))
+      fail(path_of(field::prices_block_end_margin_h),
+           "must be less than prices.block_hours (" + std::to_string(hours) +
+               " h): the usable window is the block's length less this margin");
   }
 
   // A layout that cannot fit in a device's memory is an error that says by how much.

@@ -1,0 +1,223 @@
+"""Purchase options side by side (docs/lifecycle.md, "Purchase options"): the job on demand,
+on capacity blocks of several lengths and on spot, every variant on the same seed (common
+random numbers), and the shortest block whose chance of holding the whole job reaches a target.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from . import _core
+from ._display import Display
+from ._montecarlo import _check_whole
+from ._progress import ProgressArg
+from ._scenario import Scenario
+from ._simulate import simulate
+
+#: The fields of each purchase mode (refused with another mode).
+BLOCK_FIELDS = ["prices.block_hours", "prices.block_usd", "prices.block_lead_s", "prices.block_end_margin_h"]
+SPOT_FIELDS = ["prices.spot_node_hour_usd", "spot.interruptions_per_node_h", "spot.notice_s", "spot.reacquire_s"]
+#: The lengths AWS offers (hours): 1 to 14 days, then 7-day steps up to 182 days.
+OFFERED_BLOCK_HOURS = [24 * d for d in range(1, 15)] + [24 * d for d in range(21, 183, 7)]
+COLUMNS = [
+    "purchase",
+    "block_hours",
+    "p_fit",
+    "p_fit_se",
+    "wall_h_p50",
+    "wall_h_p90",
+    "cost_mean",
+    "cost_p50",
+    "cost_p90",
+    "block_idle_h",
+    "overflow_h",
+    "interruptions",
+    "note",
+]
+
+
+def _variant(scenario: Scenario, purchase: str, changes: Mapping[str, Any]) -> Scenario:
+    """The scenario bought another way: the other modes' fields removed, `changes` set."""
+    other = (SPOT_FIELDS if purchase != "spot" else []) + (BLOCK_FIELDS if purchase != "capacity_block" else [])
+    cleared: Dict[str, Any] = {p: None for p in other if scenario._core.has(p)}
+    return scenario.updated({**cleared, "prices.purchase": purchase, **changes})
+
+
+def _mean(scenario: Scenario, path: str) -> Optional[float]:
+    value = scenario[path]
+    if value is None:
+        return None
+    return float(value.mean()) if hasattr(value, "mean") else float(value)
+
+
+class PurchaseOptions(Display):
+    """The answer of :func:`purchase_options`: ``table`` (one row per option: on_demand, each
+    block length, spot), ``choice`` (the row of the shortest block with P(fit) ≥ ``fit_prob``,
+    or None when no block length given reaches it) and ``fit_prob``."""
+
+    __slots__ = ("table", "choice", "fit_prob", "samples", "seed", "name")
+
+    def __init__(self, table: Any, fit_prob: float, samples: int, seed: int, name: str) -> None:
+        self.table = table
+        self.fit_prob = fit_prob
+        self.samples = samples
+        self.seed = seed
+        self.name = name
+        blocks = table[(table["purchase"] == "capacity_block") & (table["p_fit"] >= fit_prob)]
+        self.choice = None if blocks.empty else blocks.sort_values("block_hours").iloc[0]
+
+    def headline(self) -> str:
+        """One sentence: the shortest block that fits with the target probability, its cost
+        (P50/P90) and the on-demand and spot costs beside it."""
+
+        def cost(row: Any) -> str:
+            if math.isnan(row["cost_p50"]):
+                return "cost unknown (" + row["note"] + ")"
+            return f"run cost P50 {row['cost_p50']:,.0f} / P90 {row['cost_p90']:,.0f} USD"
+
+        rows = {r["purchase"]: r for _, r in self.table.iterrows() if r["purchase"] != "capacity_block"}
+        if self.choice is None:
+            best = self.table[self.table["purchase"] == "capacity_block"]["p_fit"].max()
+            text = f"No block length given has P(fit) ≥ {self.fit_prob:g} (the best: {best:.3f})"
+        else:
+            hours = int(self.choice["block_hours"])
+            text = (
+                f"Shortest block with P(fit) ≥ {self.fit_prob:g}: {hours} h ({hours / 24:g} day"
+                f"{'' if hours == 24 else 's'}), "
+                f"P(fit) {self.choice['p_fit']:.3f}, {cost(self.choice)}"
+            )
+        text += f"; on demand: {cost(rows['on_demand'])}"
+        spot = rows["spot"]
+        text += "; spot: " + (spot["note"] if spot["note"].startswith("not described") else cost(spot))
+        return text + "."
+
+    def plot(self, ax: Any = None) -> Any:
+        """P(fit) and the run cost per block length, on demand and spot beside (``tm.plot.purchase``)."""
+        from .plot import purchase
+
+        return purchase(self, ax)
+
+    def to_pandas(self) -> Any:
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        return f"<PurchaseOptions of {self.name or 'a scenario'}: {self.samples} samples, seed {self.seed}>"
+
+    def _text(self) -> str:
+        return f"{self!r}\n{self.headline()}\n{self.table.to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        from ._html import card, esc
+
+        html = self.table.to_html(index=False, float_format="{:,.4g}".format, border=0, na_rep="—")
+        return card(
+            f"Purchase options: {self.name or 'scenario'} ({self.samples:,} samples)",
+            [f"<p><b>{esc(self.headline())}</b></p>", html],
+        )
+
+
+def purchase_options(
+    scenario: Scenario,
+    block_hours: Optional[Sequence[int]] = None,
+    fit_prob: float = 0.9,
+    samples: int = 20_000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    *,
+    block_node_hour_usd: Optional[float] = None,
+    block_lead_s: Optional[float] = None,
+    spot: Optional[Mapping[str, Any]] = None,
+    progress: ProgressArg = None,
+) -> PurchaseOptions:
+    """The job on demand, on a capacity block of each length in ``block_hours`` and on spot,
+    every variant on the same seed, and the shortest block with P(fit) ≥ ``fit_prob``.
+
+    A block's fee is its length × nodes × ``block_node_hour_usd`` (AWS quotes a block as an
+    effective hourly rate per instance); by default that rate is the scenario's own block fee
+    per node-hour when the scenario is a capacity block (its mean, as a fixed value). The lead
+    time is the scenario's ``prices.block_lead_s`` when it is a block, else ``block_lead_s``
+    (default 0). Spot is simulated when the scenario is a spot purchase or ``spot`` gives its
+    fields (``{"prices.spot_node_hour_usd": ..., "spot.interruptions_per_node_h": ...}``);
+    otherwise its row says "not described", never left out silently. ``block_hours`` defaults to
+    the scenario's length, or 7 and 14 days. Costs are ``run_cost_usd``; unknown prices give NaN
+    with a note. Returns a :class:`PurchaseOptions` (``.table``, ``.choice``, a notebook display).
+    """
+    import pandas as pd
+
+    if not isinstance(scenario, Scenario):
+        raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
+    if isinstance(fit_prob, bool) or not isinstance(fit_prob, (int, float)) or not 0 < fit_prob <= 1:
+        raise _core.ScenarioError(f"fit_prob: must be a probability in (0, 1], got {fit_prob!r}")
+    samples = _check_whole("samples", samples, 1)
+    seed = _check_whole("seed", seed, 0)
+    purchase = scenario["prices.purchase"]
+    nodes = scenario["cluster.nodes"]
+    if block_hours is None:
+        block_hours = [scenario["prices.block_hours"]] if purchase == "capacity_block" else [168, 336]
+    hours_list = [int(h) for h in block_hours]
+    if not hours_list:
+        raise _core.ScenarioError("block_hours: must be a non-empty list of block lengths in hours")
+    rate = block_node_hour_usd
+    rate_note = "fee = hours × nodes × the given rate"
+    if rate is None and purchase == "capacity_block":
+        rate = _mean(scenario, "prices.block_usd") / (scenario["prices.block_hours"] * nodes)
+        rate_note = f"fee scaled from the scenario's block ({rate:,.4g} USD per node-hour)"
+    if block_lead_s is None:
+        block_lead_s = 0.0
+    options = dict(
+        samples=samples, seed=seed, threads=threads, keep_samples=False, allow_unknown=True, progress=progress
+    )
+
+    rows: List[dict] = []
+
+    def add(kind: str, hours: Optional[int], variant: Optional[Scenario], note: str) -> None:
+        row: Dict[str, Any] = {c: math.nan for c in COLUMNS}
+        row.update(purchase=kind, block_hours=hours if hours is not None else math.nan, note=note)
+        if variant is not None:
+            res = simulate(variant, **options)  # type: ignore[arg-type]
+            s = res.summary()
+            if kind == "capacity_block":
+                p = float(s.loc["block_fit", "mean"])
+                row.update(p_fit=p, p_fit_se=math.sqrt(max(p * (1 - p), 0.0) / samples))
+                row.update(
+                    block_idle_h=float(s.loc["block_idle_h", "mean"]), overflow_h=float(s.loc["overflow_h", "mean"])
+                )
+            if kind == "spot":
+                row["interruptions"] = float(s.loc["interruptions", "mean"])
+            row.update(
+                wall_h_p50=float(s.loc["wall_h", "p50"]),
+                wall_h_p90=float(s.loc["wall_h", "p90"]),
+                cost_mean=float(s.loc["run_cost_usd", "mean"]),
+                cost_p50=float(s.loc["run_cost_usd", "p50"]),
+                cost_p90=float(s.loc["run_cost_usd", "p90"]),
+            )
+            if "run_cost_usd" in res.unknown_metrics:
+                row["note"] = (note + "; " if note else "") + "cost unknown: " + ", ".join(res.unknown_inputs)
+        rows.append(row)
+
+    add("on_demand", None, _variant(scenario, "on_demand", {}), "")
+    for hours in sorted(set(hours_list)):
+        if hours not in OFFERED_BLOCK_HOURS:
+            raise _core.ScenarioError(
+                f"block_hours: {hours} h is not a length AWS offers (1 to 14 days in whole days, "
+                "then 7-day steps up to 182 days)"
+            )
+        changes: Dict[str, Any] = {"prices.block_hours": hours}
+        if purchase != "capacity_block":
+            changes["prices.block_lead_s"] = block_lead_s
+        if rate is None:
+            changes["prices.block_usd"] = {"unknown": "no block price: give block_node_hour_usd"}
+            note = "fee unknown"
+        else:
+            changes["prices.block_usd"] = rate * hours * nodes
+            note = rate_note
+        add("capacity_block", hours, _variant(scenario, "capacity_block", changes), note)
+    if purchase == "spot":
+        add("spot", None, scenario, "")
+    elif spot:
+        add("spot", None, _variant(scenario, "spot", dict(spot)), "spot inputs given to purchase_options")
+    else:
+        add("spot", None, None, "not described: give spot= (prices.spot_node_hour_usd, spot.interruptions_per_node_h)")
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return PurchaseOptions(table, float(fit_prob), samples, seed, scenario.name)
