@@ -3,17 +3,16 @@ platform, enumerate valid parallel layouts of its chips and rank them."""
 
 from __future__ import annotations
 
-import itertools
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from . import _core
-from ._progress import ProgressArg, part_of, progress_bar
+from ._montecarlo import _check_threads, _check_whole
+from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
-from ._simulate import simulate
+from ._simulate import _warn_expectations_at
 
-
-def _divisors(n: int) -> List[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+#: The columns of a row that are parallelism.* fields.
+_LAYOUT_COLUMNS = ("tp", "pp", "cp", "dp", "micro_batch")
 
 
 def search_parallelism(
@@ -44,51 +43,28 @@ def search_parallelism(
         )
     if rank_by not in ("run_cost_usd", "step_time_s", "wall_h"):
         raise _core.ScenarioError(f"rank_by: must be run_cost_usd, step_time_s or wall_h, got {rank_by!r}")
-    shape = scenario._core.profile_shape  # the profile the scenario itself resolved
-    if shape is None:
+    if scenario._core.profile_shape is None:  # the profile the scenario itself resolved
         raise _core.ScenarioError("cluster.platform: the search needs a hardware profile")
-    doc = scenario.to_dict()
-    chips_per_node, nodes_per_domain = shape
-    chips = int(doc["cluster"]["nodes"]) * chips_per_node
-    domain = chips_per_node * nodes_per_domain
-    layers = int(doc["model"]["layers"])
-    global_batch = int(doc["parallelism"]["global_batch"])
-    layouts = []
-    for tp, pp in itertools.product(_divisors(domain), _divisors(layers)):
-        if (max_tp and tp > max_tp) or chips % (tp * pp):
-            continue
-        dp = chips // (tp * pp)
-        layouts += [(tp, pp, dp, mb) for mb in micro_batches if global_batch % (dp * mb) == 0]
-    rows = []
+    # The enumeration, the checks and the runs are C++ (sensitivity/parallelism_search.hpp):
+    # rows in enumeration order, the fitting ones with their medians.
     with progress_bar(progress, "search") as callback:
-        for k, (tp, pp, dp, mb) in enumerate(layouts):
-            layout = {"parallelism.tp": tp, "parallelism.pp": pp, "parallelism.dp": dp, "parallelism.micro_batch": mb}
-            row: dict = {"tp": tp, "pp": pp, "dp": dp, "micro_batch": mb}
-            try:
-                candidate = scenario.updated(layout)
-            except _core.ScenarioError as e:
-                row["fits"] = False
-                row["reason"] = str(e)
-                rows.append(row)
-                continue
-            s = simulate(
-                candidate,
-                samples=samples,
-                seed=seed,
-                threads=threads,
-                keep_samples=False,
-                allow_unknown=True,
-                progress=part_of(callback, k * samples, len(layouts) * samples),
-            ).summary()
-            row.update(
-                fits=True,
-                reason="",
-                step_time_s=s.loc["step_time_s", "p50"],
-                step_time_p90_s=s.loc["step_time_s", "p90"],
-                wall_h=s.loc["wall_h", "p50"],
-                run_cost_usd=s.loc["run_cost_usd", "p50"],
-            )
-            rows.append(row)
+        rows = _core.search_parallelism(
+            scenario._core,
+            micro_batches=[int(mb) for mb in micro_batches],
+            max_tp=int(max_tp or 0),
+            rank_by=rank_by,
+            samples=_check_whole("samples", samples, 1),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            progress=callback,
+        )
+    for row in rows:
+        if row["fits"]:  # the warnings tm.simulate gives about each layout it ran
+            candidate = scenario.updated({f"parallelism.{k}": v for k, v in row.items() if k in _LAYOUT_COLUMNS})
+            _warn_expectations_at(candidate, row["wall_h"])
+        else:
+            for column in ("step_time_s", "step_time_p90_s", "wall_h", "run_cost_usd"):
+                row.pop(column, None)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
