@@ -2,11 +2,11 @@
 // seconds per step, the candidates, and the simulated optimum read from the sweep.
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
+#include "input_error_of.hpp"
 #include "trnmodel/sensitivity/checkpoint_interval.hpp"
 
 using namespace trnmodel;
@@ -15,15 +15,6 @@ using namespace trnmodel::sensitivity;
 namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Constant inputs: 10 s steps, a 60 s checkpoint, a job MTBF of 1 h (one node).
 scenario constant_job(const std::string& failures = R"("failures": {"node_mtbf_h": 1, "restart_s": 60},)") {
@@ -106,17 +97,18 @@ TEST_CASE("checkpoint interval: given candidates, a quantile, progress over the 
 }
 
 TEST_CASE("checkpoint interval: what it refuses, by path") {
-  CHECK(message_of([] { checkpoint_interval(constant_job(""), runs(100)); }) ==
+  CHECK(test::input_error_of([] { checkpoint_interval(constant_job(""), runs(100)); }) ==
         "failures.node_mtbf_h: checkpoint_interval needs a failure model (it is absent)");
   checkpoint_interval_options search;
   search.stat = statistic::quantile(0.95);
-  CHECK(message_of([&] { checkpoint_interval(constant_job(), runs(100), search); }) ==
+  CHECK(test::input_error_of([&] { checkpoint_interval(constant_job(), runs(100), search); }) ==
         "statistic: checkpoint_interval supports mean, p10, p50, p80, p90 and p99, got quantile 0.95");
   search = {};
   search.every_steps = {-5};
-  CHECK(message_of([&] {
+  CHECK(test::input_error_of([&] {
           checkpoint_interval(constant_job(), runs(100), search);
         }).rfind("checkpoint.every_steps: must be ≥ 0", 0) == 0);
-  const scenario unpriced = constant_job().updated({{"prices.node_hour_usd", json::parse(R"({"unknown": "x"})")}});
+  const scenario unpriced =
+      constant_job().updated({{"prices.node_hour_usd", ordered_json::parse(R"({"unknown": "x"})")}});
   CHECK_THROWS_AS(checkpoint_interval(unpriced, runs(100)), unknown_input_error);
 }

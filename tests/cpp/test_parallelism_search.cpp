@@ -2,11 +2,11 @@
 // checked by the scenario's validation and simulated, and their ranking.
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
+#include "input_error_of.hpp"
 #include "trnmodel/sensitivity/parallelism_search.hpp"
 #include "trnmodel/throughput/profile_files.hpp"
 
@@ -124,25 +124,17 @@ TEST_CASE("search: the dimensions are data (max_tp, one more dimension)") {
 }
 
 TEST_CASE("search: what it refuses, by path") {
-  const auto message_of = [](const std::function<void()>& f) -> std::string {
-    try {
-      f();
-    } catch (const input_error& e) {
-      return e.what();
-    }
-    return "";
-  };
   const scenario s = llama70b_analytic();
-  CHECK(message_of([&] {
+  CHECK(test::input_error_of([&] {
           search_parallelism(s.updated({{"throughput.mode", "measured"}, {"throughput.step_time_s", 10}}), runs(10));
         }) ==
         "throughput.mode: the search needs a step time derived from the platform (flops, analytic or "
         "extrapolated), got measured");
   parallelism_search_options search;
   search.rank_by = metric::billed_h;
-  CHECK(message_of([&] { search_parallelism(s, runs(10), search); }) ==
+  CHECK(test::input_error_of([&] { search_parallelism(s, runs(10), search); }) ==
         "rank_by: must be run_cost_usd, step_time_s or wall_h, got billed_h");
   search = {};
   search.micro_batches = {0};
-  CHECK(message_of([&] { search_parallelism(s, runs(10), search); }) == "micro_batches: must be ≥ 1, got 0");
+  CHECK(test::input_error_of([&] { search_parallelism(s, runs(10), search); }) == "micro_batches: must be ≥ 1, got 0");
 }

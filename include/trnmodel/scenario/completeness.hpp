@@ -8,9 +8,11 @@
 // Beside it, the platform expectations: combinations that are almost surely incomplete
 // (a Neuron platform without a compile time, failures without checkpoints, ...), reported as
 // warnings rather than errors.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
@@ -170,6 +172,19 @@ inline std::vector<std::string> unmet_expectations(const scenario& s) {
     out.push_back("cluster.platform is " + platform +
                   " (Neuron) but compile.initial_s is not given: Neuron compiles every graph before the first step, "
                   "typically tens of minutes; give it, or 0 if the graphs are precompiled");
+  // A mode that needs the profile refuses an unknown name; one that does not (a measured step
+  // time) keeps it as a label, which may be a misspelt profile. (A prefix of a profile's name,
+  // "trn2", is the plausibility check's.)
+  const auto names = s.profile_names();
+  const bool prefix = std::any_of(names.begin(), names.end(),
+                                  [&](const std::string& n) { return !platform.empty() && n.rfind(platform, 0) == 0; });
+  if (!platform.empty() && s.profile() == nullptr && !names.empty() && !prefix) {
+    std::string known;
+    for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+    out.push_back("cluster.platform \"" + platform + "\" is not a known hardware profile" +
+                  detail::did_you_mean(platform, names) + " (known: " + known +
+                  "): it is only a label here; name a profile to derive the step time or search layouts");
+  }
   const bool failures = s.has(field::failures_node_mtbf_h);
   if (s.integer(field::cluster_nodes) >= 2 && !failures)
     out.push_back("the job runs on " + std::to_string(s.integer(field::cluster_nodes)) +

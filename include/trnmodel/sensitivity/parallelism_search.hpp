@@ -177,7 +177,7 @@ inline parallelism_search_result search_parallelism(const scenario& s, const run
   const std::uint64_t total = result.layouts.size() * options.samples;
   for (std::size_t k = 0; k < result.layouts.size(); ++k) {
     layout_candidate& c = result.layouts[k];
-    std::vector<std::pair<std::string, json>> layout;
+    std::vector<std::pair<std::string, ordered_json>> layout;
     for (std::size_t d = 0; d < dimensions.size(); ++d) layout.emplace_back(dimensions[d].path, c.values[d]);
     layout.emplace_back("parallelism.dp", c.dp);
     layout.emplace_back("parallelism.micro_batch", c.micro_batch);

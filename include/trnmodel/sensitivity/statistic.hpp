@@ -15,6 +15,8 @@
 
 namespace trnmodel::sensitivity {
 
+/// The mean, or a quantile at a probability, of a metric. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct statistic {
   double probability = -1;  // < 0: the mean; else the quantile at this probability
 
@@ -31,7 +33,7 @@ struct statistic {
   }
 };
 
-// One metric of a lifecycle model as an engine model with one output.
+/// One metric of a lifecycle model as an engine model with one output.
 class one_metric {
  public:
   one_metric(lifecycle_model model, metric::id m) : model_(std::move(model)), metric_(m) {}
@@ -47,7 +49,7 @@ class one_metric {
   metric::id metric_;
 };
 
-// The statistic of metric m of a model over options.samples samples (kept, so quantiles are exact).
+/// The statistic of metric m of a model over options.samples samples (kept, so quantiles are exact).
 inline double metric_statistic(const lifecycle_model& model, metric::id m, statistic stat, run_options options) {
   options.keep_samples = !stat.is_mean();
   return stat.of(run(one_metric(model, m), {metric_names()[m]}, options));
