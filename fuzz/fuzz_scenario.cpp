@@ -30,7 +30,7 @@ profile_library shipped_profiles() {
     std::ifstream in(entry.path());
     std::ostringstream text;
     text << in.rdbuf();
-    library[entry.path().stem().string()] = json::parse(text.str());
+    library[entry.path().stem().string()] = ordered_json::parse(text.str());
   }
   return library;
 }

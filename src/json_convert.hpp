@@ -29,7 +29,7 @@ inline std::string utf8_text(py::handle obj, const std::string& path) {
 
 // `depth` counts the lists and dicts around `obj`: nesting deeper than max_json_depth is
 // refused before this recursion could exhaust the stack.
-inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth = 0) {
+inline trnmodel::ordered_json to_json(py::handle obj, const std::string& path, int depth = 0) {
   if (obj.is_none()) return nullptr;
   if (PyBool_Check(obj.ptr())) return obj.cast<bool>();
   if (PyLong_Check(obj.ptr())) {
@@ -45,7 +45,7 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth
   if (structured && depth >= trnmodel::detail::max_json_depth)
     trnmodel::detail::fail_too_deep(path.empty() ? "value" : path);
   if (PyDict_Check(obj.ptr())) {
-    trnmodel::json out = trnmodel::json::object();
+    trnmodel::ordered_json out = trnmodel::ordered_json::object();
     for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
       if (!PyUnicode_Check(item.first.ptr()))
         fail(path, "keys must be strings, got " + py::repr(item.first).cast<std::string>());
@@ -55,7 +55,7 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth
     return out;
   }
   if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
-    trnmodel::json out = trnmodel::json::array();
+    trnmodel::ordered_json out = trnmodel::ordered_json::array();
     std::size_t i = 0;
     for (const auto& item : py::reinterpret_borrow<py::sequence>(obj))
       out.push_back(to_json(item, path + "[" + std::to_string(i++) + "]", depth + 1));
@@ -67,20 +67,20 @@ inline trnmodel::json to_json(py::handle obj, const std::string& path, int depth
   fail(path.empty() ? "value" : path, "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());
 }
 
-inline py::object from_json(const trnmodel::json& j) {
+inline py::object from_json(const trnmodel::ordered_json& j) {
   switch (j.type()) {
-    case trnmodel::json::value_t::null: return py::none();
-    case trnmodel::json::value_t::boolean: return py::bool_(j.get<bool>());
-    case trnmodel::json::value_t::number_integer: return py::int_(j.get<long long>());
-    case trnmodel::json::value_t::number_unsigned: return py::int_(j.get<unsigned long long>());
-    case trnmodel::json::value_t::number_float: return py::float_(j.get<double>());
-    case trnmodel::json::value_t::string: return py::str(j.get<std::string>());
-    case trnmodel::json::value_t::array: {
+    case trnmodel::ordered_json::value_t::null: return py::none();
+    case trnmodel::ordered_json::value_t::boolean: return py::bool_(j.get<bool>());
+    case trnmodel::ordered_json::value_t::number_integer: return py::int_(j.get<long long>());
+    case trnmodel::ordered_json::value_t::number_unsigned: return py::int_(j.get<unsigned long long>());
+    case trnmodel::ordered_json::value_t::number_float: return py::float_(j.get<double>());
+    case trnmodel::ordered_json::value_t::string: return py::str(j.get<std::string>());
+    case trnmodel::ordered_json::value_t::array: {
       py::list out;
       for (const auto& item : j) out.append(from_json(item));
       return std::move(out);
     }
-    case trnmodel::json::value_t::object: {
+    case trnmodel::ordered_json::value_t::object: {
       py::dict out;
       for (const auto& [key, value] : j.items()) out[py::str(key)] = from_json(value);
       return std::move(out);

@@ -59,7 +59,7 @@ void register_scenario(py::module_& m) {
       .def(
           "updated",
           [](const scenario& s, const py::dict& changes) {
-            std::vector<std::pair<std::string, json>> list;
+            std::vector<std::pair<std::string, ordered_json>> list;
             for (const auto& [key, value] : changes) {
               const auto path = py::str(key).cast<std::string>();
               list.emplace_back(path, to_json(value, path));
@@ -105,7 +105,7 @@ void register_scenario(py::module_& m) {
       .def_property_readonly("default",
                              [](const field_spec& f) {
                                return f.default_value.empty() ? py::object(py::none())
-                                                              : from_json(json::parse(f.default_value));
+                                                              : from_json(ordered_json::parse(f.default_value));
                              })
       .def_readonly("required", &field_spec::required)
       .def_readonly("doc", &field_spec::doc)

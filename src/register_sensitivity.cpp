@@ -12,7 +12,9 @@
 #include "json_convert.hpp"
 #include "python_run.hpp"
 #include "register.hpp"
+#include "trnmodel/sensitivity/checkpoint_interval.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
+#include "trnmodel/sensitivity/parallelism_search.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/sweep.hpp"
@@ -179,6 +181,74 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("scenario"), py::arg("grid"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
       py::arg("progress"));
+
+  // tm.checkpoint_interval: the closed forms, the candidates and the statistic at each, and the
+  // sweep's results (in candidates' order) for the table Python shows.
+  m.def(
+      "checkpoint_interval",
+      [](const scenario& s, const std::vector<long long>& every_steps, const std::string& output, double probability,
+         std::uint64_t samples, std::uint64_t seed, int threads, const py::object& progress) {
+        checkpoint_interval_options search;
+        search.every_steps = every_steps;
+        search.output = metric_named(output);
+        search.stat = statistic_from(probability);
+        const auto r = with_python_hooks(make_run(samples, seed, threads), progress,
+                                         [&](const run_options& o) { return checkpoint_interval(s, o, search); });
+        std::vector<run_result> points;
+        for (const auto& point : r.sweep) points.push_back(point.result);
+        py::dict d;
+        d["step_s"] = r.step_s;
+        d["checkpoint_s"] = r.checkpoint_s;
+        d["mtbf_s"] = r.mtbf_s;
+        d["young_s"] = r.young_s;
+        d["daly_s"] = r.daly_s;
+        d["young_steps"] = r.young_steps;
+        d["daly_steps"] = r.daly_steps;
+        d["best_steps"] = r.best_steps;
+        d["candidates"] = r.candidates;
+        d["values"] = r.values;
+        d["sweep"] = points;
+        return d;
+      },
+      py::arg("scenario"), py::arg("every_steps"), py::arg("output"), py::kw_only(), py::arg("probability"),
+      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
+
+  m.def("context_parallel_degrees", &context_parallel_degrees, py::arg("sequence_length"), py::arg("max_cp"),
+        "The context-parallel degrees the layout search tries for this sequence length.");
+
+  // tm.search_parallelism: every layout tried, in enumeration order (Python ranks the table).
+  m.def(
+      "search_parallelism",
+      [](const scenario& s, const std::vector<long long>& micro_batches, long long max_tp, long long max_cp,
+         const std::string& rank_by, std::uint64_t samples, std::uint64_t seed, int threads,
+         const py::object& progress) {
+        parallelism_search_options search;
+        search.micro_batches = micro_batches;
+        search.max_tp = max_tp;
+        search.max_cp = max_cp;
+        search.rank_by = metric_named(rank_by, "rank_by");
+        const auto r = with_python_hooks(make_run(samples, seed, threads), progress,
+                                         [&](const run_options& o) { return search_parallelism(s, o, search); });
+        py::list rows;
+        for (const auto& c : r.layouts) {
+          py::dict row;
+          for (std::size_t d = 0; d < r.dimension_names.size(); ++d) row[py::str(r.dimension_names[d])] = c.values[d];
+          row["dp"] = c.dp;
+          row["micro_batch"] = c.micro_batch;
+          row["fits"] = c.fits;
+          row["reason"] = c.reason;
+          if (c.fits) {
+            row["step_time_s"] = c.step_time_s;
+            row["step_time_p90_s"] = c.step_time_p90_s;
+            row["wall_h"] = c.wall_h;
+            row["run_cost_usd"] = c.run_cost_usd;
+          }
+          rows.append(row);
+        }
+        return rows;
+      },
+      py::arg("scenario"), py::kw_only(), py::arg("micro_batches"), py::arg("max_tp"), py::arg("max_cp"),
+      py::arg("rank_by"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
 
   m.def(
       "break_even",

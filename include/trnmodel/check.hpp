@@ -11,8 +11,8 @@
 
 namespace trnmodel {
 
-// Shortest decimal text that reads back to the same double (like Python's repr), so that
-// messages show the value the user wrote.
+/// Shortest decimal text that reads back to the same double (like Python's repr), so that
+/// messages show the value the user wrote.
 inline std::string format_number(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
@@ -24,16 +24,16 @@ inline std::string format_number(double value) {
   return buffer;
 }
 
-// A derived figure in a message, to `digits` significant digits (0.001, not
-// 0.0009999999999999998): what the user computes from their inputs is shown as they would.
+/// A derived figure in a message, to `digits` significant digits (0.001, not
+/// 0.0009999999999999998): what the user computes from their inputs is shown as they would.
 inline std::string format_approx(double value, int digits = 3) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
   return buffer;
 }
 
-// `text` cut to at most `max_bytes` with "..." at a UTF-8 character boundary: a message cut
-// inside a character is not valid UTF-8, and Python cannot even decode it.
+/// `text` cut to at most `max_bytes` with "..." at a UTF-8 character boundary: a message cut
+/// inside a character is not valid UTF-8, and Python cannot even decode it.
 inline std::string shorten(const std::string& text, std::size_t max_bytes = 80) {
   if (text.size() <= max_bytes) return text;
   std::size_t end = max_bytes - 3;
@@ -41,24 +41,29 @@ inline std::string shorten(const std::string& text, std::size_t max_bytes = 80) 
   return text.substr(0, end) + "...";
 }
 
+/// Throws input_error("<path>: <rule>"): every bad input is reported this way.
 [[noreturn]] inline void fail(const std::string& path, const std::string& rule) {
   throw input_error(path + ": " + rule);
 }
 
+/// input_error unless `value` is a finite number.
 inline void check_finite(const std::string& path, double value) {
   if (!std::isfinite(value)) fail(path, "must be a finite number, got " + format_number(value));
 }
 
+/// input_error unless `value` is finite and > 0.
 inline void check_positive(const std::string& path, double value) {
   check_finite(path, value);
   if (!(value > 0)) fail(path, "must be > 0, got " + format_number(value));
 }
 
+/// input_error unless `value` is finite and ≥ 0.
 inline void check_nonnegative(const std::string& path, double value) {
   check_finite(path, value);
   if (!(value >= 0)) fail(path, "must be ≥ 0, got " + format_number(value));
 }
 
+/// input_error unless `value` lies in [0, 1].
 inline void check_probability(const std::string& path, double value) {
   check_finite(path, value);
   if (!(value >= 0 && value <= 1)) fail(path, "must be in [0, 1], got " + format_number(value));

@@ -463,6 +463,30 @@ def analytic_step_time(
 def backtest(
     scenario: Scenario, journal: Journal, *, samples: int, seed: int, threads: int, progress: _Progress
 ) -> BacktestRun: ...
+def checkpoint_interval(
+    scenario: Scenario,
+    every_steps: Sequence[int],
+    output: str,
+    *,
+    probability: float,
+    samples: int,
+    seed: int,
+    threads: int,
+    progress: _Progress,
+) -> dict[str, Any]: ...
+def context_parallel_degrees(sequence_length: int, max_cp: int) -> list[int]: ...
+def search_parallelism(
+    scenario: Scenario,
+    *,
+    micro_batches: Sequence[int],
+    max_tp: int,
+    max_cp: int,
+    rank_by: str,
+    samples: int,
+    seed: int,
+    threads: int,
+    progress: _Progress,
+) -> list[dict[str, Any]]: ...
 def break_even(
     fixed: Scenario,
     varied: Scenario,

@@ -3,33 +3,22 @@ platform, enumerate valid parallel layouts of its chips and rank them."""
 
 from __future__ import annotations
 
-import itertools
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from . import _core
-from ._progress import ProgressArg, part_of, progress_bar
+from ._montecarlo import _check_threads, _check_whole
+from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
-from ._simulate import simulate
+from ._simulate import _warn_expectations_at
 
-#: Context parallelism is searched only for sequences longer than this, and each chip keeps at
-#: least this many tokens of a sequence: below it attention is a small share of the step and
-#: the key/value exchange is not worth it (Llama 3 trained its 8K stage without it and used it
-#: for long context, arXiv:2407.21783 sec. 3.3.2).
-CP_MIN_CHUNK_TOKENS = 8192
-
-
-def _divisors(n: int) -> List[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+def _cp_degrees(sequence_length: int, max_cp: Optional[int]) -> list:
+    """The context-parallel degrees the search tries: 1, and the divisors of the sequence length
+    that leave each chip at least 8,192 tokens (at most ``max_cp``)."""
+    return list(_core.context_parallel_degrees(int(sequence_length), int(max_cp or 0)))
 
 
-def _cp_degrees(sequence_length: int, max_cp: Optional[int]) -> List[int]:
-    """The context-parallel degrees worth trying: 1, and the divisors of the sequence length
-    that leave each chip at least CP_MIN_CHUNK_TOKENS tokens (at most ``max_cp``)."""
-    return [
-        c
-        for c in _divisors(sequence_length)
-        if (c == 1 or sequence_length // c >= CP_MIN_CHUNK_TOKENS) and (not max_cp or c <= max_cp)
-    ]
+#: The columns of a row that are parallelism.* fields.
+_LAYOUT_COLUMNS = ("tp", "pp", "cp", "dp", "micro_batch")
 
 
 def search_parallelism(
@@ -65,58 +54,29 @@ def search_parallelism(
         )
     if rank_by not in ("run_cost_usd", "step_time_s", "wall_h"):
         raise _core.ScenarioError(f"rank_by: must be run_cost_usd, step_time_s or wall_h, got {rank_by!r}")
-    shape = scenario._core.profile_shape  # the profile the scenario itself resolved
-    if shape is None:
+    if scenario._core.profile_shape is None:  # the profile the scenario itself resolved
         raise _core.ScenarioError("cluster.platform: the search needs a hardware profile")
-    doc = scenario.to_dict()
-    chips_per_node, nodes_per_domain = shape
-    chips = int(doc["cluster"]["nodes"]) * chips_per_node
-    domain = chips_per_node * nodes_per_domain
-    layers = int(doc["model"]["layers"])
-    global_batch = int(doc["parallelism"]["global_batch"])
-    cps = _cp_degrees(int(doc["model"]["sequence_length"]), max_cp)
-    layouts = []
-    for tp, cp, pp in itertools.product(_divisors(domain), cps, _divisors(layers)):
-        if (max_tp and tp > max_tp) or chips % (tp * cp * pp):
-            continue
-        dp = chips // (tp * cp * pp)
-        layouts += [(tp, cp, pp, dp, mb) for mb in micro_batches if global_batch % (dp * mb) == 0]
-    rows = []
+    # The enumeration, the checks and the runs are C++ (sensitivity/parallelism_search.hpp):
+    # rows in enumeration order, the fitting ones with their medians.
     with progress_bar(progress, "search") as callback:
-        for k, (tp, cp, pp, dp, mb) in enumerate(layouts):
-            layout = {
-                "parallelism.tp": tp,
-                "parallelism.cp": cp,
-                "parallelism.pp": pp,
-                "parallelism.dp": dp,
-                "parallelism.micro_batch": mb,
-            }
-            row: dict = {"tp": tp, "cp": cp, "pp": pp, "dp": dp, "micro_batch": mb}
-            try:
-                candidate = scenario.updated(layout)
-            except _core.ScenarioError as e:
-                row["fits"] = False
-                row["reason"] = str(e)
-                rows.append(row)
-                continue
-            s = simulate(
-                candidate,
-                samples=samples,
-                seed=seed,
-                threads=threads,
-                keep_samples=False,
-                allow_unknown=True,
-                progress=part_of(callback, k * samples, len(layouts) * samples),
-            ).summary()
-            row.update(
-                fits=True,
-                reason="",
-                step_time_s=s.loc["step_time_s", "p50"],
-                step_time_p90_s=s.loc["step_time_s", "p90"],
-                wall_h=s.loc["wall_h", "p50"],
-                run_cost_usd=s.loc["run_cost_usd", "p50"],
-            )
-            rows.append(row)
+        rows = _core.search_parallelism(
+            scenario._core,
+            micro_batches=[int(mb) for mb in micro_batches],
+            max_tp=int(max_tp or 0),
+            max_cp=int(max_cp or 0),
+            rank_by=rank_by,
+            samples=_check_whole("samples", samples, 1),
+            seed=_check_whole("seed", seed, 0),
+            threads=_check_threads(threads),
+            progress=callback,
+        )
+    for row in rows:
+        if row["fits"]:  # the warnings tm.simulate gives about each layout it ran
+            candidate = scenario.updated({f"parallelism.{k}": v for k, v in row.items() if k in _LAYOUT_COLUMNS})
+            _warn_expectations_at(candidate, row["wall_h"])
+        else:
+            for column in ("step_time_s", "step_time_p90_s", "wall_h", "run_cost_usd"):
+                row.pop(column, None)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame

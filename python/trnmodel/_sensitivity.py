@@ -19,14 +19,14 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 
 import numpy as np
 
-from . import _core, theory
+from . import _core
 from ._display import Display
 from ._distributions import Distribution
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario, _plain
-from ._simulate import SimulationResult, _warn_expectations, simulate
+from ._simulate import SimulationResult, _warn_expectations, _warn_expectations_at, simulate
 
 #: Base samples per block of a scenario's Saltelli design (each block evaluates
 #: (d + 2) × this many samples). Part of the result's definition, so fixed.
@@ -554,7 +554,6 @@ def sweep(
     mean sd p10 p50 p80 p90 p99 min max (streamed statistics, quantiles within 0.1%).
     ``progress`` covers the whole grid (one bar, or one callable over every point's samples).
     """
-    import pandas as pd
 
     _check_scenario("scenario", scenario)
     if not isinstance(grid, Mapping) or not 1 <= len(grid) <= 2:
@@ -568,7 +567,6 @@ def sweep(
     outputs = [output] if isinstance(output, str) else list(output)
     for o in outputs:
         _check_output(o)
-    rows = []
     points = [dict(zip(axes, point)) for point in itertools.product(*axes.values())]
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
@@ -583,6 +581,17 @@ def sweep(
             threads=_check_threads(threads),
             progress=callback,
         )
+    return _sweep_table(points, updated, cores, outputs, seed)
+
+
+def _sweep_table(
+    points: List[Dict[str, Any]], updated: List[Scenario], cores: List[Any], outputs: List[str], seed: int
+) -> Any:
+    """The tidy table of a sweep's results (one row per point and output), warning each point's
+    unmet expectations as tm.simulate would."""
+    import pandas as pd
+
+    rows = []
     for changes, point, core in zip(points, updated, cores):
         # The warnings tm.simulate gives about a result (a day or more without failures).
         _warn_expectations(point, SimulationResult(core, point, _core.lifecycle_info(point._core), seed))
@@ -634,42 +643,32 @@ def checkpoint_interval(
     _check_output(output)
     label = _statistic_label(statistic)
     probability = _probability(statistic)
-    if scenario["failures.node_mtbf_h"] is None:
-        raise _core.ScenarioError("failures.node_mtbf_h: checkpoint_interval needs a failure model (it is absent)")
-    nodes = scenario["cluster.nodes"]
-    save_s = _mean_of(scenario, "checkpoint.save_s", 0.0) + _mean_of(scenario, "checkpoint.verify_s", 0.0)
-    mtbf_s = _mean_of(scenario, "failures.node_mtbf_h", math.inf) * 3600 / nodes
-    # Seconds per step: the mean step time (drawn or derived) with stalls, plus eval per step.
-    pilot = simulate(scenario, samples=2000, seed=seed, threads=threads, progress=progress)
-    step_s = float(np.mean(pilot["step_time_s"] * (1 + pilot["stall_h"] / np.maximum(pilot["useful_h"], 1e-300))))
-    eval_every = _mean_of(scenario, "eval.every_steps", 0.0)
-    step_s += _mean_of(scenario, "eval.time_s", 0.0) / eval_every if eval_every > 0 else 0.0
-    young_s = theory.young_interval(save_s, mtbf_s)
-    daly_s = theory.daly_interval(save_s, mtbf_s)
-    young_steps = max(1, round(young_s / step_s))
-    daly_steps = max(1, round(daly_s / step_s))
-    if every_steps is None:
-        every_steps = sorted({max(1, round(daly_steps * 4 ** (k / 12))) for k in range(-12, 13)})
-    candidates = sorted({int(s) for s in every_steps} | {young_steps, daly_steps})
-    table = sweep(
-        scenario,
-        {"checkpoint.every_steps": candidates},
-        output=output,
-        samples=samples,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-    )
     if probability >= 0:  # the sweep streams p10 .. p99; other quantiles need kept samples
-        column = {0.1: "p10", 0.5: "p50", 0.8: "p80", 0.9: "p90", 0.99: "p99"}.get(round(probability, 6))
-        if column is None:
+        if round(probability, 6) not in (0.1, 0.5, 0.8, 0.9, 0.99):
             raise _core.ScenarioError(
                 f"statistic: checkpoint_interval supports mean, p10, p50, p80, p90 and p99, got {statistic!r}"
             )
-    else:
-        column = "mean"
-    values = dict(zip(table["checkpoint.every_steps"], table[column]))
-    best = min(values, key=lambda s: (values[s], s))
+    samples = _check_whole("samples", samples, 1)
+    seed = _check_whole("seed", seed, 0)
+    # The pilot, the closed forms and the sweep are C++ (sensitivity/checkpoint_interval.hpp).
+    with progress_bar(progress, "checkpoint interval") as callback:
+        r = _core.checkpoint_interval(
+            scenario._core,
+            [] if every_steps is None else [int(s) for s in every_steps],
+            output,
+            probability=probability,
+            samples=samples,
+            seed=seed,
+            threads=_check_threads(threads),
+            progress=callback,
+        )
+    _warn_expectations_at(scenario, math.nan)  # the pilot's (it needs a failure model: no P50 check)
+    points = [{"checkpoint.every_steps": int(c)} for c in r["candidates"]]
+    table = _sweep_table(points, [scenario.updated(p) for p in points], r["sweep"], [output], seed)
+    step_s, save_s, mtbf_s = r["step_s"], r["checkpoint_s"], r["mtbf_s"]
+    young_s, daly_s, young_steps, daly_steps = r["young_s"], r["daly_s"], r["young_steps"], r["daly_steps"]
+    best = r["best_steps"]
+    values = dict(zip(r["candidates"], r["values"]))
     frame = pd.DataFrame(
         {
             "every_steps": [best, young_steps, daly_steps],

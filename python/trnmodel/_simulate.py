@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import _core
 from ._errors import CompletenessWarning
@@ -173,13 +173,21 @@ def simulate(
 
 
 def _warn_expectations(scenario: Scenario, result: SimulationResult) -> None:
+    _warn_expectations_at(scenario, lambda: float(result.summary().loc["wall_h", "p50"]), stacklevel=4)
+
+
+def _warn_expectations_at(
+    scenario: Scenario, wall_p50_h: Union[float, Callable[[], float]], stacklevel: int = 3
+) -> None:
+    """The expectations the scenario does not meet, warned, and a P50 wall time (``wall_p50_h``,
+    or a function giving it) of a day or more without a failure model."""
     unmet = scenario.expectations()
     if scenario["failures.node_mtbf_h"] is None and not any("without a failure model" in u for u in unmet):
-        p50_h = float(result.summary().loc["wall_h", "p50"])
+        p50_h = float(wall_p50_h() if callable(wall_p50_h) else wall_p50_h)
         if p50_h >= 24:
             unmet.append(
                 f"the P50 wall time is {p50_h:.3g} h without a failure model (failures.node_mtbf_h): a job of a day "
                 "or more meets failures"
             )
     for sentence in unmet:
-        warnings.warn(sentence, CompletenessWarning, stacklevel=3)
+        warnings.warn(sentence, CompletenessWarning, stacklevel=stacklevel)

@@ -24,10 +24,10 @@ profiles wrap(profile_library library) {
 
 output_stats stats_of(const moments& m) { return {m.count, m.nan_count, m.mean, m.sd(), m.min, m.max}; }
 
-json parsed_value(const std::string& path, const std::string& text) {
+ordered_json parsed_value(const std::string& path, const std::string& text) {
   try {
-    return json::parse(text);
-  } catch (const json::exception&) {
+    return ordered_json::parse(text);
+  } catch (const ordered_json::exception&) {
     fail(path, "the new value is not JSON text: " + text);
   }
 }
@@ -49,7 +49,7 @@ profiles profiles::with_file(const std::string& name, const std::string& file) c
   if (!in) fail(file, "cannot open the profile file");
   std::ostringstream text;
   text << in.rdbuf();
-  json doc = trnmodel::detail::parse_strict_json(text.str(), file);
+  ordered_json doc = trnmodel::detail::parse_strict_json(text.str(), file);
   platform_profile::from_json(doc, "profile " + name);
   profile_library library = impl_->library;
   library[name] = std::move(doc);
@@ -79,14 +79,14 @@ scenario scenario::from_text(const std::string& json_text, const profiles& libra
 }
 
 scenario scenario::updated(const std::vector<std::pair<std::string, std::string>>& changes_json) const {
-  std::vector<std::pair<std::string, json>> changes;
+  std::vector<std::pair<std::string, ordered_json>> changes;
   for (const auto& [path, text] : changes_json) changes.emplace_back(path, parsed_value(path, text));
   return scenario(std::make_shared<const trnmodel::scenario>(impl_->updated(changes)));
 }
 
 scenario scenario::updated(const std::string& path, double value) const {
   check_finite(path, value);
-  return scenario(std::make_shared<const trnmodel::scenario>(impl_->updated({{path, json(value)}})));
+  return scenario(std::make_shared<const trnmodel::scenario>(impl_->updated({{path, ordered_json(value)}})));
 }
 
 std::string scenario::to_json(int indent) const { return impl_->to_json().dump(indent); }

@@ -23,7 +23,8 @@ int main() {
   using namespace trnmodel;
   const std::string examples = TRNMODEL_EXAMPLES_DIR;
 
-  const auto step_s = quantity_from_json(json::parse(R"({"dist": "lognormal", "p50": 2, "p90": 3})"), "step_time_s");
+  const auto step_s =
+      quantity_from_json(ordered_json::parse(R"({"dist": "lognormal", "p50": 2, "p90": 3})"), "step_time_s");
   const input_set inputs({{"steps", make_fixed(1000)}, {"step_time_s", step_s}});
   run_options options;
   options.samples = 200'000;

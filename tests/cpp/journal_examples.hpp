@@ -27,12 +27,12 @@ inline journal example(int trial) {
   return journal::from_file(journal_dir / ("llama3-8b-lora-trn2-trial-00" + std::to_string(trial) + ".json"));
 }
 
-inline json example_json(int trial) {
+inline ordered_json example_json(int trial) {
   std::ifstream in(journal_dir / ("llama3-8b-lora-trn2-trial-00" + std::to_string(trial) + ".json"));
-  return json::parse(in);
+  return ordered_json::parse(in);
 }
 
-inline std::string journal_error(const json& doc, const std::filesystem::path& directory = journal_dir) {
+inline std::string journal_error(const ordered_json& doc, const std::filesystem::path& directory = journal_dir) {
   try {
     journal::from_json(doc, directory);
   } catch (const input_error& e) {
@@ -41,7 +41,7 @@ inline std::string journal_error(const json& doc, const std::filesystem::path& d
   return "no error";
 }
 
-inline std::vector<std::string> journal_warnings(const json& doc) {
+inline std::vector<std::string> journal_warnings(const ordered_json& doc) {
   return journal::from_json(doc, journal_dir).warnings;
 }
 
@@ -64,9 +64,9 @@ struct scratch_dir {
 };
 
 // Trial 001 with its inline series replaced by a file reference.
-inline json with_file(const json& fields) {
-  json doc = example_json(1);
-  doc["step_times"] = json{{"unit", "s"}};
+inline ordered_json with_file(const ordered_json& fields) {
+  ordered_json doc = example_json(1);
+  doc["step_times"] = ordered_json{{"unit", "s"}};
   for (const auto& [key, value] : fields.items()) doc["step_times"][key] = value;
   return doc;
 }

@@ -88,7 +88,7 @@ TEST_CASE("the bundled examples describe every phase", "[completeness]") {
     std::ifstream in(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name + ".json");
     std::stringstream text;
     text << in.rdbuf();
-    json doc = json::parse(text.str());
+    ordered_json doc = ordered_json::parse(text.str());
     if (doc["throughput"].value("mode", "measured") != "measured") continue;
     CHECK(not_described(completeness(scenario::from_json(doc))).empty());
   }

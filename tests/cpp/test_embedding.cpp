@@ -75,22 +75,21 @@ TEST_CASE("load_profiles names a bad directory or file", "[embedding][profiles]"
 TEST_CASE("an unknown platform lists the known ones, or says how to load them", "[embedding][profiles]") {
   // The step time derived from FLOPs: the platform must then be a profile.
   const scenario lora = scenario::from_file(lora_file, shipped_profiles())
-                            .updated({{"throughput.mode", json("flops")},
-                                      {"throughput.step_time_s", json(nullptr)},
-                                      {"throughput.model_flops_utilization", json(0.25)},
-                                      {"model.parameters", json(8.03e9)},
-                                      {"model.sequence_length", json(4096)},
-                                      {"parallelism.global_batch", json(64)},
-                                      {"parallelism.dp", json(16)}});
+                            .updated({{"throughput.mode", ordered_json("flops")},
+                                      {"throughput.step_time_s", ordered_json(nullptr)},
+                                      {"throughput.model_flops_utilization", ordered_json(0.25)},
+                                      {"model.parameters", ordered_json(8.03e9)},
+                                      {"model.sequence_length", ordered_json(4096)},
+                                      {"parallelism.global_batch", ordered_json(64)},
+                                      {"parallelism.dp", ordered_json(16)}});
   const auto analytic = [&](const std::string& platform, profile_library profiles) {
-    json doc = lora.to_json();
+    ordered_json doc = lora.to_json();
     doc["cluster"]["platform"] = platform;
     return scenario::from_json(doc, std::move(profiles));
   };
   const std::string known = message_of([&] { analytic("trn9.48xlarge", shipped_profiles()); });
   CHECK_THAT(known, test::contains("cluster.platform: no hardware profile named \"trn9.48xlarge\"") &&
-                        test::contains("known: ") && test::contains("p5.48xlarge") &&
-                        test::contains("trn2.48xlarge"));
+                        test::contains("known: ") && test::contains("p5.48xlarge") && test::contains("trn2.48xlarge"));
   const std::string none = message_of([&] { analytic("trn2.48xlarge", {}); });
   CHECK_THAT(none, test::contains("shipped_profiles()"));
   CHECK_NOTHROW(analytic("trn2.48xlarge", shipped_profiles()));
@@ -165,7 +164,7 @@ TEST_CASE("keeping some metrics gives their bits, in their order", "[embedding][
   CHECK_THROWS_WITH(simulate(lora, o, {"wall_hours"}, false), test::contains("metrics: no metric named"));
   CHECK_THROWS_WITH(simulate(lora, o, {"wall_h", "wall_h"}, false), test::contains("named twice"));
   // Only the unknowns the kept metrics need block them.
-  const scenario no_price = lora.updated({{"prices.node_hour_usd", json(nullptr)}});
+  const scenario no_price = lora.updated({{"prices.node_hour_usd", ordered_json(nullptr)}});
   CHECK_NOTHROW(simulate(no_price, o, {"wall_h"}, false));
   CHECK_THROWS_AS(simulate(no_price, o, {"run_cost_usd"}, false), unknown_input_error);
 }
@@ -208,13 +207,14 @@ TEST_CASE("a sweep is each point simulated on the same seed", "[embedding][sweep
   o.keep_samples = false;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> reports;
   o.progress = [&](std::uint64_t done, std::uint64_t total) { reports.emplace_back(done, total); };
-  const std::vector<sensitivity::sweep_axis> grid{{"checkpoint.every_steps", {json(250), json(500)}},
-                                                  {"cluster.nodes", {json(1), json(2), json(3)}}};
+  const std::vector<sensitivity::sweep_axis> grid{
+      {"checkpoint.every_steps", {ordered_json(250), ordered_json(500)}},
+      {"cluster.nodes", {ordered_json(1), ordered_json(2), ordered_json(3)}}};
   const auto points = sensitivity::sweep(lora, grid, o);
   REQUIRE(points.size() == 6);
-  CHECK(points[1].changes ==
-        std::vector<std::pair<std::string, json>>{{"checkpoint.every_steps", json(250)}, {"cluster.nodes", json(2)}});
-  CHECK(points[5].changes.front().second == json(500));
+  CHECK(points[1].changes == std::vector<std::pair<std::string, ordered_json>>{
+                                 {"checkpoint.every_steps", ordered_json(250)}, {"cluster.nodes", ordered_json(2)}});
+  CHECK(points[5].changes.front().second == ordered_json(500));
   run_options plain = runs(3000, 4);
   plain.keep_samples = false;
   for (const auto& point : points) {
@@ -228,6 +228,6 @@ TEST_CASE("a sweep is each point simulated on the same seed", "[embedding][sweep
   CHECK_THROWS_WITH(sensitivity::sweep(lora, {}, o), test::contains("grid: must map one or two dotted paths"));
   CHECK_THROWS_WITH(sensitivity::sweep(lora, {{"checkpoint.every_steps", {}}}, o),
                     test::contains("grid[checkpoint.every_steps]: must be a non-empty list"));
-  CHECK_THROWS_WITH(sensitivity::sweep(lora, {{"checkpoint.every_steps", {json(-5)}}}, o),
+  CHECK_THROWS_WITH(sensitivity::sweep(lora, {{"checkpoint.every_steps", {ordered_json(-5)}}}, o),
                     test::contains("checkpoint.every_steps"));
 }

@@ -17,7 +17,7 @@ profile_library trn2_profile() {
   std::stringstream text;
   text << in.rdbuf();
   profile_library library;
-  library["trn2.48xlarge"] = json::parse(text.str());
+  library["trn2.48xlarge"] = ordered_json::parse(text.str());
   return library;
 }
 

@@ -88,10 +88,10 @@ TEST_CASE("one whole-number rule for integer fields", "[fields]") {
 }
 
 TEST_CASE("the JSON Schema has every field, with its default and rule", "[fields][schema]") {
-  const json schema = scenario_json_schema();
+  const ordered_json schema = scenario_json_schema();
   for (const auto& f : scenario_fields()) {
     // Each section of the path is an object of properties (card.owners.quality nests twice).
-    const json* prop = &schema;
+    const ordered_json* prop = &schema;
     std::string rest = f.path;
     for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
       prop = &(*prop)["properties"][rest.substr(0, dot)];
@@ -107,8 +107,8 @@ TEST_CASE("the JSON Schema has every field, with its default and rule", "[fields
   }
   CHECK(schema["properties"]["parallelism"]["properties"]["zero_stage"]["maximum"] == 3);
   CHECK(schema["properties"]["card"]["properties"]["max_error_to_restart_h"]["exclusiveMinimum"] == 0);
-  CHECK(schema["properties"]["cluster"]["required"] == json::array({"nodes"}));
-  CHECK(schema["required"] == json::array({"schema", "cluster"}));
+  CHECK(schema["properties"]["cluster"]["required"] == ordered_json::array({"nodes"}));
+  CHECK(schema["required"] == ordered_json::array({"schema", "cluster"}));
   // One branch per distribution family (two for lognormal's two forms), a number and unknown.
   CHECK(schema["$defs"]["quantity"]["oneOf"].size() == detail::families().size() + 3);
 }

@@ -38,53 +38,57 @@ TEST_CASE("the bundled journals load without warnings", "[journal]") {
 TEST_CASE("bad journals are refused with the field, the value and the rule", "[journal][errors]") {
   struct bad_case {
     const char* what;
-    void (*mutate)(json&);
+    void (*mutate)(ordered_json&);
     const char* message;
   };
   const bad_case cases[] = {
-      {"wrong schema", [](json& d) { d["schema"] = "trnmodel.journal/2"; }, "schema: must be \"trnmodel.journal/1\""},
-      {"missing section", [](json& d) { d.erase("billed"); }, "billed: required key is missing"},
-      {"unknown key", [](json& d) { d["phases"]["compile_cache_hits"] = true; },
+      {"wrong schema", [](ordered_json& d) { d["schema"] = "trnmodel.journal/2"; },
+       "schema: must be \"trnmodel.journal/1\""},
+      {"missing section", [](ordered_json& d) { d.erase("billed"); }, "billed: required key is missing"},
+      {"unknown key", [](ordered_json& d) { d["phases"]["compile_cache_hits"] = true; },
        "phases.compile_cache_hits: unknown key (did you mean compile_cache_hit?)"},
-      {"negative duration", [](json& d) { d["phases"]["compile_s"] = -5; }, "phases.compile_s: must be ≥ 0, got -5"},
-      {"completed above planned", [](json& d) { d["training"]["steps_completed"] = 700; },
+      {"negative duration", [](ordered_json& d) { d["phases"]["compile_s"] = -5; },
+       "phases.compile_s: must be ≥ 0, got -5"},
+      {"completed above planned", [](ordered_json& d) { d["training"]["steps_completed"] = 700; },
        "training.steps_completed: must be ≤ training.effective_steps_planned (600), got 700"},
-      {"timestamp without zone", [](json& d) { d["started_at"] = "2026-11-17T08:12:04"; },
+      {"timestamp without zone", [](ordered_json& d) { d["started_at"] = "2026-11-17T08:12:04"; },
        "started_at: must be an RFC 3339 timestamp with a time zone"},
-      {"end before start", [](json& d) { d["ended_at"] = "2026-11-17T08:00:00Z"; },
+      {"end before start", [](ordered_json& d) { d["ended_at"] = "2026-11-17T08:00:00Z"; },
        "ended_at: must be later than started_at"},
-      {"non-monotone checkpoints", [](json& d) { std::swap(d["checkpoints"][0]["at"], d["checkpoints"][1]["at"]); },
+      {"non-monotone checkpoints",
+       [](ordered_json& d) { std::swap(d["checkpoints"][0]["at"], d["checkpoints"][1]["at"]); },
        "checkpoints[1].at: must be later than the previous entry's at"},
-      {"event outside the run", [](json& d) { d["evaluations"][0]["at"] = "2026-11-18T00:00:00Z"; },
+      {"event outside the run", [](ordered_json& d) { d["evaluations"][0]["at"] = "2026-11-18T00:00:00Z"; },
        "evaluations[0].at: must lie between started_at and ended_at"},
-      {"fraction above 1", [](json& d) { d["utilisation"]["data_wait_fraction"] = 1.5; },
+      {"fraction above 1", [](ordered_json& d) { d["utilisation"]["data_wait_fraction"] = 1.5; },
        "utilisation.data_wait_fraction: must be in [0, 1], got 1.5"},
-      {"step time 0", [](json& d) { d["step_times"]["values"][3] = 0; },
+      {"step time 0", [](ordered_json& d) { d["step_times"]["values"][3] = 0; },
        "step_times.values[3]: a step time must be > 0, got 0"},
-      {"lora without rank", [](json& d) { d["training"].erase("lora_rank"); },
+      {"lora without rank", [](ordered_json& d) { d["training"].erase("lora_rank"); },
        "training.lora_rank: required key is missing"},
-      {"both SDKs", [](json& d) { d["versions"]["cuda"] = "12.8"; },
+      {"both SDKs", [](ordered_json& d) { d["versions"]["cuda"] = "12.8"; },
        "versions: must name exactly one of neuron_sdk and cuda, got both"},
-      {"batch arithmetic", [](json& d) { d["training"]["global_batch"] = 32; },
+      {"batch arithmetic", [](ordered_json& d) { d["training"]["global_batch"] = 32; },
        "training.global_batch: must equal micro_batch × dp × gradient_accumulation (64), got 32"},
-      {"bad checksum", [](json& d) { d["checkpoints"][0]["checksum"] = "f5b31cee"; },
+      {"bad checksum", [](ordered_json& d) { d["checkpoints"][0]["checksum"] = "f5b31cee"; },
        "checkpoints[0].checksum: must be algorithm:digest"},
-      {"wrong type", [](json& d) { d["instance"]["nodes"] = "one"; }, "instance.nodes: must be a number, got \"one\""},
-      {"fractional count", [](json& d) { d["instance"]["nodes"] = 1.5; },
+      {"wrong type", [](ordered_json& d) { d["instance"]["nodes"] = "one"; },
+       "instance.nodes: must be a number, got \"one\""},
+      {"fractional count", [](ordered_json& d) { d["instance"]["nodes"] = 1.5; },
        "instance.nodes: must be an integer, got 1.5"},
-      {"enum", [](json& d) { d["training"]["precision"] = "bf61"; },
+      {"enum", [](ordered_json& d) { d["training"]["precision"] = "bf61"; },
        "training.precision: must be one of bf16, fp8, fp32, got \"bf61\" (did you mean bf16?)"},
       {"misspelt required key",
-       [](json& d) {
+       [](ordered_json& d) {
          d["phases"]["compile_cache_hits"] = d["phases"]["compile_cache_hit"];
          d["phases"].erase("compile_cache_hit");
        },
        "phases.compile_cache_hit: required key is missing (found compile_cache_hits, a misspelling?)"},
-      {"checkpoint beyond the run", [](json& d) { d["checkpoints"][2]["step"] = 601; },
+      {"checkpoint beyond the run", [](ordered_json& d) { d["checkpoints"][2]["step"] = 601; },
        "checkpoints[2].step: must be ≤ training.steps_completed (600), got 601"},
   };
   for (const auto& c : cases) {
-    json doc = example_json(1);
+    ordered_json doc = example_json(1);
     c.mutate(doc);
     INFO(c.what);
     CHECK_THAT(journal_error(doc), test::contains(c.message));

@@ -38,7 +38,7 @@ TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]")
   CHECK_THAT(r.row("eval_h").observed, WithinRel((59.1 + 61.9 + 60.4 + 336.0) / 3600, 1e-12));
   options.samples = 10;
   CHECK_THROWS_WITH(backtest(base, j, options), test::contains("samples: must be ≥ 1000 for a backtest, got 10"));
-  json doc = example_json(2);
+  ordered_json doc = example_json(2);
   doc["instance"]["nodes"] = 2;
   doc["instance"].erase("ranks_per_node");
   doc["billed"]["node_hours"] = 2 * 1.4464;

@@ -89,7 +89,7 @@ TEST_CASE("pooling rules: one configuration, each run once", "[journal][calibrat
   const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
   CHECK_THROWS_WITH(calibrate::calibrate({example(1), example(1)}, base),
                     test::contains("experiment_id llama3-8b-lora-trn2-trial-001 appears twice"));
-  json doc = example_json(3);
+  ordered_json doc = example_json(3);
   doc["training"]["tp"] = 8;
   doc["training"]["dp"] = 8;
   doc["training"]["gradient_accumulation"] = 8;  // the same global batch, 64

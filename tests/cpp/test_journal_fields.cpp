@@ -13,8 +13,8 @@ namespace {
 
 // The JSON pointer of a field's parent in an example document: "checkpoints[]" is the
 // first checkpoint; the examples hold at least one entry of each list.
-json& parent_of(json& doc, const std::string& object) {
-  json* node = &doc;
+ordered_json& parent_of(ordered_json& doc, const std::string& object) {
+  ordered_json* node = &doc;
   std::size_t start = 0;
   while (start < object.size()) {
     const std::size_t dot = object.find('.', start);
@@ -37,7 +37,9 @@ std::string message_path(const journal_field& f) {
 }
 
 // Trial 002 has an interruption and its series in a file; trial 001 has everything else.
-json example_for(const journal_field& f) { return example_json(f.object.rfind("interruptions", 0) == 0 ? 2 : 1); }
+ordered_json example_for(const journal_field& f) {
+  return example_json(f.object.rfind("interruptions", 0) == 0 ? 2 : 1);
+}
 
 // The keys of step_times that describe a file are checked by the file tests (test_journal_files.cpp):
 // an example with inline values refuses them before reading them.
@@ -52,10 +54,10 @@ TEST_CASE("every field of the table is read and type-checked by the loader", "[j
   for (const auto& f : journal_fields()) {
     if (describes_a_file(f)) continue;
     INFO(f.path());
-    json doc = example_for(f);
+    ordered_json doc = example_for(f);
     const bool array_kind =
         f.value == journal_value::list || f.value == journal_value::text_list || f.value == journal_value::number_list;
-    parent_of(doc, f.object)[f.key] = array_kind ? json(5) : json::array();
+    parent_of(doc, f.object)[f.key] = array_kind ? ordered_json(5) : ordered_json::array();
     CHECK_THAT(journal_error(doc), test::contains(message_path(f) + ": must be "));
   }
 }
@@ -64,18 +66,18 @@ TEST_CASE("the table's required fields are the loader's", "[journal][fields]") {
   for (const auto& f : journal_fields()) {
     if (!f.required || f.object == "step_times") continue;  // step_times.unit: below
     INFO(f.path());
-    json doc = example_for(f);
+    ordered_json doc = example_for(f);
     parent_of(doc, f.object).erase(f.key);
     CHECK_THAT(journal_error(doc), test::contains(message_path(f) + ": required key is missing"));
   }
-  json doc = example_json(1);
+  ordered_json doc = example_json(1);
   doc["step_times"].erase("unit");
   CHECK_THAT(journal_error(doc), test::contains("step_times.unit: required key is missing"));
   // An optional field can be left out (sections and list entries aside, whose absence has its own rules).
   for (const auto& f : journal_fields()) {
     if (f.required || describes_a_file(f) || f.key == "lora_rank") continue;
     INFO(f.path());
-    json doc = example_for(f);
+    ordered_json doc = example_for(f);
     parent_of(doc, f.object).erase(f.key);
     CHECK_THAT(journal_error(doc), !test::contains(message_path(f) + ": required"));
   }
@@ -85,8 +87,8 @@ TEST_CASE("the table's choices, minimums and number rules are the loader's", "[j
   for (const auto& f : journal_fields()) {
     if (describes_a_file(f)) continue;
     INFO(f.path());
-    json doc = example_for(f);
-    json& parent = parent_of(doc, f.object);
+    ordered_json doc = example_for(f);
+    ordered_json& parent = parent_of(doc, f.object);
     if (f.value == journal_value::choice) {
       std::string list;
       for (const auto& c : f.choices) list += (list.empty() ? "" : ", ") + c;
@@ -104,21 +106,22 @@ TEST_CASE("the table's choices, minimums and number rules are the loader's", "[j
       CHECK_THAT(journal_error(doc), test::contains(message_path(f) + ": " + rule));
     }
   }
-  json doc = example_json(1);
+  ordered_json doc = example_json(1);
   doc["training"]["zero_stage"] = 4;
   CHECK_THAT(journal_error(doc), test::contains("training.zero_stage: must be 0, 1, 2 or 3, got 4"));
   CHECK(journal_field_at("training", "zero_stage").maximum == 3);
 }
 
 TEST_CASE("the generated schema lists the table's keys, and only those", "[journal][schema]") {
-  const json schema = journal_json_schema();
+  const ordered_json schema = journal_json_schema();
   CHECK(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema");
   CHECK(schema["properties"]["schema"]["const"] == journal_schema);
   std::size_t listed = 0;
-  const std::function<void(const json&, const std::string&)> walk = [&](const json& node, const std::string& object) {
+  const std::function<void(const ordered_json&, const std::string&)> walk = [&](const ordered_json& node,
+                                                                                const std::string& object) {
     CHECK(node["additionalProperties"] == false);
     std::set<std::string> required;
-    for (const auto& key : node.value("required", json::array())) required.insert(key.get<std::string>());
+    for (const auto& key : node.value("required", ordered_json::array())) required.insert(key.get<std::string>());
     for (const auto& [key, property] : node["properties"].items()) {
       const journal_field& f = journal_field_at(object, key);
       ++listed;

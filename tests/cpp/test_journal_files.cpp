@@ -74,7 +74,7 @@ TEST_CASE("step-time files: CSV, .npy, SHA-256 and where they may lie", "[journa
     npy.append(reinterpret_cast<const char*>(&ms), sizeof ms);
   }
   dir.write("steps.npy", npy);
-  json doc = with_file({{"file", "steps.npy"}});
+  ordered_json doc = with_file({{"file", "steps.npy"}});
   doc["step_times"]["unit"] = "ms";
   const journal from_npy = journal::from_json(doc, dir.path);
   REQUIRE(from_npy.step_times_s.size() == values.size());

@@ -3,8 +3,8 @@
 #include "trnmodel/calibrate/journal.hpp"
 
 TEST_CASE("interruption rules", "[journal][errors]") {
-  const json good = example_json(2);
-  json doc = good;
+  const ordered_json good = example_json(2);
+  ordered_json doc = good;
   doc["interruptions"][0]["restored_from_step"] = 300;  // no checkpoint at step 300
   CHECK_THAT(journal_error(doc),
              test::contains(
@@ -26,7 +26,7 @@ TEST_CASE("interruption rules", "[journal][errors]") {
 }
 
 TEST_CASE("usable but odd journals load with warnings", "[journal][warnings]") {
-  json doc = example_json(1);
+  ordered_json doc = example_json(1);
   doc["phases"]["training_s"] = 3550.7;  // 1000 s more than the listed steps, saves and evals
   auto w = journal_warnings(doc);
   CHECK(any_contains(w, "phases: the phases sum to"));

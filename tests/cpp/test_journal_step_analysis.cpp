@@ -32,8 +32,8 @@ TEST_CASE("segments follow the interruptions when the series has no step numbers
   // Trial 002's series inline: the segment boundary then comes from the interruption
   // (step 347, restored from 200), and the analysis is the same as with the step column.
   const journal from_file = example(2);
-  json doc = example_json(2);
-  doc["step_times"] = json{{"unit", "ms"}, {"values", json::array()}};
+  ordered_json doc = example_json(2);
+  doc["step_times"] = ordered_json{{"unit", "ms"}, {"values", ordered_json::array()}};
   for (double t : from_file.step_times_s) doc["step_times"]["values"].push_back(t * 1000);
   const journal inline_ms = journal::from_json(doc, journal_dir);
   CHECK(inline_ms.warnings.empty());

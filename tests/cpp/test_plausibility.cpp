@@ -14,7 +14,7 @@ scenario with(const std::string& extra, profile_library profiles = {}) {
 }
 const profile_library trn2_only = [] {
   profile_library library;
-  library["trn2.48xlarge"] = json::parse(R"({"schema": "trnmodel.profile/1", "name": "trn2.48xlarge",
+  library["trn2.48xlarge"] = ordered_json::parse(R"({"schema": "trnmodel.profile/1", "name": "trn2.48xlarge",
     "accelerator": "Trainium2", "node": "trn2.48xlarge", "chips_per_node": 16, "nodes_per_domain": 1,
     "peak_tflops_per_chip": {"bf16": 667}, "hbm_gib_per_chip": 96, "hbm_tb_s_per_chip": 2.9,
     "intra_node_gb_s_per_chip": 128, "inter_node_gb_s_per_chip": 12.5, "intra_node_latency_us": 2,

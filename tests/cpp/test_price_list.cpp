@@ -102,7 +102,7 @@ TEST_CASE("the quote as a scenario quantity: fixed, source quote, the list's dat
         "AWS price list (offer file offer-ec2.json, AmazonEC2 version 20261124180211): trn2.48xlarge on_demand Linux "
         "Shared in US East (Ohio), SKU TRN2USE2ONDEMAND, rate code TRN2USE2ONDEMAND.JRTCKXETXF.6YS6EN2CT7, effective "
         "2026-11-01T00:00:00Z (\"$35.76 per On Demand Linux trn2.48xlarge Instance Hour\")");
-  const json j = quantity_to_json(x);
+  const ordered_json j = quantity_to_json(x);
   CHECK(j.at("source") == "quote");
   CHECK(quantity_from_json(j, "prices.node_hour_usd").prov().date == "2026-11-24");  // reads back
 }

@@ -7,7 +7,7 @@
 using namespace trnmodel;
 
 namespace {
-std::string error_of(const json& j, const std::string& path = "x") {
+std::string error_of(const ordered_json& j, const std::string& path = "x") {
   try {
     quantity_from_json(j, path);
   } catch (const input_error& e) {
@@ -18,7 +18,7 @@ std::string error_of(const json& j, const std::string& path = "x") {
 }  // namespace
 
 TEST_CASE("every distribution survives a JSON round trip", "[json]") {
-  const json cases = json::parse(R"([
+  const ordered_json cases = ordered_json::parse(R"([
     3.5,
     {"dist": "fixed", "value": 2, "source": "vendor", "note": "datasheet"},
     {"dist": "uniform", "lo": 1, "hi": 2},
@@ -51,34 +51,34 @@ TEST_CASE("every distribution survives a JSON round trip", "[json]") {
 }
 
 TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule", "[json]") {
-  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "p90": 2})"), "throughput.step_time_s"),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "lognormal", "p50": 3, "p90": 2})"), "throughput.step_time_s"),
              test::contains("throughput.step_time_s: lognormal needs 0 < p50 < p90, got p50=3, p90=2"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3, "mu": 2})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "lognormal", "p50": 3, "mu": 2})")),
              test::contains("either mu and sigma or p50 and p90"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "lognormal", "p50": 3})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "lognormal", "p50": 3})")),
              test::contains("lognormal needs both p50 and p90"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "unifrom", "lo": 1, "hi": 2})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "unifrom", "lo": 1, "hi": 2})")),
              test::contains("x.dist: unknown distribution \"unifrom\" (did you mean uniform?)"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1, "hgh": 2})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "uniform", "lo": 1, "hgh": 2})")),
              test::contains("x.hgh: unknown key for a uniform distribution (did you mean hi?)"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": 1})")), test::contains("uniform needs \"hi\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": "1", "hi": 2})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "uniform", "lo": 1})")), test::contains("uniform needs \"hi\""));
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "uniform", "lo": "1", "hi": 2})")),
              test::contains("x.lo: must be a number, got \"1\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "uniform", "lo": true, "hi": 2})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "uniform", "lo": true, "hi": 2})")),
              test::contains("x.lo: must be a number, got true"));
-  CHECK_THAT(error_of(json::parse(R"({"lo": 1, "hi": 2})")), test::contains("needs \"dist\""));
-  CHECK_THAT(error_of(json::parse(R"("3")")), test::contains("x: must be a number, a distribution object"));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "source": "guess"})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"lo": 1, "hi": 2})")), test::contains("needs \"dist\""));
+  CHECK_THAT(error_of(ordered_json::parse(R"("3")")), test::contains("x: must be a number, a distribution object"));
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "fixed", "value": 1, "source": "guess"})")),
              test::contains("x.source: must be one of measured, vendor, quote, assumption, model, got \"guess\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "fixed", "value": 1, "date": "30/11/2026"})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "fixed", "value": 1, "date": "30/11/2026"})")),
              test::contains("x.date: must be an ISO date YYYY-MM-DD, got \"30/11/2026\""));
-  CHECK_THAT(error_of(json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")),
              test::contains("x.samples[1]: must be a number"));
-  CHECK_THAT(error_of(json::parse(R"({"unknown": "why", "lo": 1})")),
+  CHECK_THAT(error_of(ordered_json::parse(R"({"unknown": "why", "lo": 1})")),
              test::contains("x.lo: unknown key next to \"unknown\""));
   // NaN and infinity cannot be written in JSON text, but can arrive from a dict.
-  CHECK_THAT(error_of(json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
-  json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
+  CHECK_THAT(error_of(ordered_json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
+  ordered_json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
   CHECK_THAT(error_of(infinite), test::contains("x.hi: must be a finite number, got inf"));
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("the job card's restart promise is checked against the model's P90", "
   REQUIRE(checks.size() == 1);
   CHECK_THAT(checks[0], test::contains("card.max_error_to_restart_h is 0.5 h, but the modelled time from "
                                        "a failure to resumed training is 0.611 h at P90"));
-  const auto unknown = broken.updated({{"failures.restart_s", json{{"unknown", "no measurement"}}}});
+  const auto unknown = broken.updated({{"failures.restart_s", ordered_json{{"unknown", "no measurement"}}}});
   REQUIRE(job_card_checks(unknown).size() == 1);
   CHECK_THAT(job_card_checks(unknown)[0], test::contains("cannot be checked"));
   CHECK(job_card_checks(scenario::from_text(job(""))).empty());  // no promise, nothing to check

@@ -35,13 +35,14 @@ TEST_CASE("a minimal scenario takes the documented defaults", "[scenario]") {
   CHECK(s.find("prices.node_hour_usd") == nullptr);
   CHECK(s.has("throughput.step_time_s"));
   CHECK_FALSE(s.has("checkpoint.save_s"));
-  CHECK(s.to_json() == json::parse(minimal));
+  CHECK(s.to_json() == ordered_json::parse(minimal));
 }
 
 TEST_CASE("updated changes dotted paths and validates again", "[scenario]") {
   const auto s = scenario::from_text(minimal);
-  const auto t = s.updated({{"checkpoint.every_steps", 500},
-                            {"failures.node_mtbf_h", json::parse(R"({"dist": "uniform", "lo": 100, "hi": 200})")}});
+  const auto t =
+      s.updated({{"checkpoint.every_steps", 500},
+                 {"failures.node_mtbf_h", ordered_json::parse(R"({"dist": "uniform", "lo": 100, "hi": 200})")}});
   CHECK(t.q("checkpoint.every_steps").ppf(0.5) == 500);
   CHECK(t.q("failures.node_mtbf_h").family() == std::string("uniform"));
   CHECK(s.q("checkpoint.every_steps").ppf(0.5) == 0);  // the original is unchanged
@@ -113,7 +114,7 @@ TEST_CASE("JSON syntax errors give line and column; duplicate keys are refused",
   CHECK_THAT(error_of(R"({"schema": "trnmodel.scenario/1", "schema": "x"})"), test::contains("schema: duplicate key"));
   CHECK_THAT(error_of("{\"name\": \"\xff\xfe\"}"), test::contains("scenario: JSON"));
   // NaN and infinity arrive only from dicts (JSON text cannot hold them).
-  auto doc = json::parse(minimal);
+  auto doc = ordered_json::parse(minimal);
   doc["checkpoint"] = {{"save_s", std::nan("")}};
   CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("checkpoint.save_s: must be a finite number, got nan"));
 }
@@ -145,7 +146,7 @@ TEST_CASE("the job card: text fields, owners nested, a plain-number promise", "[
   CHECK_FALSE(u.has_text(field::card_owners_quality));
   CHECK(u.text(field::card_owners_operations) == "infra on-call");
   const auto fresh = scenario::from_text(minimal).updated({{"card.owners.quality", "C"}});
-  CHECK(fresh.to_json()["card"] == json::parse(R"({"owners": {"quality": "C"}})"));
+  CHECK(fresh.to_json()["card"] == ordered_json::parse(R"({"owners": {"quality": "C"}})"));
   CHECK_FALSE(scenario::from_text(minimal).updated({{"card.owners.quality", nullptr}}).to_json().contains("card"));
 
   CHECK_THAT(error_of(with(R"("card": {"owners": {"qualty": "A"}})")),
@@ -181,7 +182,7 @@ TEST_CASE("a fixed count must be a whole number in range; only drawn values are 
 
 TEST_CASE("an empty update path is named as such", "[scenario]") {
   const auto s = scenario::from_text(minimal);
-  CHECK_THROWS_WITH(s.updated({{"", json(5)}}), test::contains("(empty path): no such scenario field"));
+  CHECK_THROWS_WITH(s.updated({{"", ordered_json(5)}}), test::contains("(empty path): no such scenario field"));
 }
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
@@ -217,10 +218,10 @@ TEST_CASE("deeply nested JSON is refused, not a stack overflow", "[edge][adversa
                                   std::string(63, ']') + "}"),
              test::contains("name: must be a string"));
   // A document built in memory (an embedder's, or a dict from Python) is checked without recursion.
-  json doc = json::parse(edge_head + R"("throughput": {"step_time_s": 2}})");
-  json* inner = &doc["description"];
+  ordered_json doc = ordered_json::parse(edge_head + R"("throughput": {"step_time_s": 2}})");
+  ordered_json* inner = &doc["description"];
   for (int i = 0; i < 100'000; ++i) {
-    *inner = json::array({nullptr});
+    *inner = ordered_json::array({nullptr});
     inner = &(*inner)[0];
   }
   CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("scenario: JSON nested more than 64 levels deep"));

@@ -240,7 +240,7 @@ TEST_CASE("P(A < B) for independently shifted inputs matches the normal closed f
 TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sensitivity][compare]") {
   // B steps twice as slowly on the same random step times: it breaks even at half A's price.
   const scenario a = simple(R"({"dist": "lognormal", "p50": 2, "p90": 3})");
-  const scenario b = a.updated({{"job.effective_steps", json(2000)}});
+  const scenario b = a.updated({{"job.effective_steps", ordered_json(2000)}});
   const break_even_result r =
       break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), runs(5000));
   CHECK(r.value == Approx(5).epsilon(1e-8));

@@ -11,11 +11,11 @@ using namespace trnmodel;
 
 namespace {
 
-json read_profile(const std::string& name) {
+ordered_json read_profile(const std::string& name) {
   std::ifstream in(std::string(TRNMODEL_SOURCE_DIR) + "/python/trnmodel/profiles/" + name + ".json");
   std::stringstream text;
   text << in.rdbuf();
-  return json::parse(text.str());
+  return ordered_json::parse(text.str());
 }
 
 profile_library shipped() {

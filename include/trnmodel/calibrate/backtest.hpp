@@ -19,18 +19,22 @@
 
 namespace trnmodel::calibrate {
 
+/// One metric of a backtest: where the observation fell in the predicted distribution. A plain
+/// value: copyable, owns its members; concurrent reads are safe.
 struct backtest_row {
-  std::string metric;  // the simulator's metric name
-  std::string observed_from;  // the journal fields it was computed from
+  std::string metric;  ///< the simulator's metric name
+  std::string observed_from;  ///< the journal fields it was computed from
   double observed = 0;
   double predicted_p10 = 0, predicted_p50 = 0, predicted_p90 = 0;
-  double percentile = 0;  // share of predicted samples below the observation (ties count half)
+  double percentile = 0;  ///< share of predicted samples below the observation (ties count half)
 };
 
+/// A backtest of a scenario against trial journals, one row per metric observed. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct backtest_result {
   std::string experiment_id;
   std::vector<backtest_row> rows;
-  std::vector<std::string> notes;  // how the scenario was reduced to the trial
+  std::vector<std::string> notes;  ///< how the scenario was reduced to the trial
 
   const backtest_row& row(const std::string& metric) const {
     for (const auto& r : rows)
@@ -39,7 +43,7 @@ struct backtest_result {
   }
 };
 
-// The scenario reduced to the journal's trial run.
+/// The scenario reduced to the journal's trial run.
 inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<std::string>* notes = nullptr) {
   const auto note = [&](const std::string& text) {
     if (notes) notes->push_back(text);
@@ -50,7 +54,7 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
     fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) +
                                " node(s), the scenario on " + std::to_string(s.integer(field::cluster_nodes)) +
                                "; a backtest needs the same cluster");
-  std::vector<std::pair<std::string, json>> changes{
+  std::vector<std::pair<std::string, ordered_json>> changes{
       {path_of(field::job_effective_steps), static_cast<double>(j.training.steps_completed)},
       {path_of(field::compile_planned_changes), 0},
       {path_of(field::quality_rerun_prob), 0},
@@ -73,7 +77,7 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
   }
   if (j.phases.compile_cache_hit) {
     const quantity* load = s.find(field::compile_cache_load_s);
-    changes.emplace_back(path_of(field::compile_initial_s), load ? quantity_to_json(*load) : json(0));
+    changes.emplace_back(path_of(field::compile_initial_s), load ? quantity_to_json(*load) : ordered_json(0));
     note("the trial started from the compile cache: compile.initial_s = compile.cache_load_s");
   }
   return s.updated(changes);
@@ -101,9 +105,9 @@ inline double percentile_of(const Eigen::ArrayXXd& values, Eigen::Index column, 
 
 namespace trnmodel::calibrate {
 
-// Simulates the trial (samples kept; at least 1,000) and places the journal's figures.
-// Teardown is not a phase of scenario v1, so it is taken off the observed wall time,
-// node-hours and cost.
+/// Simulates the trial (samples kept; at least 1,000) and places the journal's figures.
+/// Teardown is not a phase of scenario v1, so it is taken off the observed wall time,
+/// node-hours and cost.
 inline backtest_result backtest(const scenario& s, const journal& j, run_options options) {
   if (options.samples < 1000) fail("samples", "must be ≥ 1000 for a backtest, got " + std::to_string(options.samples));
   backtest_result result;
@@ -150,13 +154,15 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
   return result;
 }
 
+/// Whether the backtest's percentiles look uniform (a calibrated model's should). A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct pit_uniformity {
   std::size_t runs = 0;
   double ks_d = 0;
-  double p_value = 1;  // asymptotic, with Stephens' small-sample correction
+  double p_value = 1;  ///< asymptotic, with Stephens' small-sample correction
 };
 
-// Kolmogorov–Smirnov test of PIT values against the uniform distribution on (0, 1).
+/// Kolmogorov–Smirnov test of PIT values against the uniform distribution on (0, 1).
 inline pit_uniformity test_pit_uniformity(const std::vector<double>& pit) {
   detail::check_series("pit", pit);
   for (std::size_t i = 0; i < pit.size(); ++i) check_probability(detail::series_element("pit", i), pit[i]);

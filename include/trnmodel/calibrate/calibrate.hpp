@@ -22,23 +22,25 @@
 
 namespace trnmodel::calibrate {
 
-// One scenario input derived from the journals (or measured but kept from the base).
+/// One scenario input derived from the journals (or measured but kept from the base).
 struct calibrated_input {
   std::string path;
   std::string
       status;  // "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
-  std::string method;  // "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
-  std::vector<double> values;  // what was measured, in the input's unit
+  std::string method;  ///< "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
+  std::vector<double> values;  ///< what was measured, in the input's unit
   std::vector<std::string> experiments;
-  json quantity;  // the new value (measured) or the base's (kept)
+  ordered_json quantity;  ///< the new value (measured) or the base's (kept)
   std::string note;
 };
 
+/// A scenario's inputs re-estimated from trial-run journals, with what was left as it was. A plain
+/// value: copyable, owns its members; concurrent reads are safe.
 struct calibration_result {
   scenario calibrated;
-  std::vector<calibrated_input> inputs;  // derived from the journals, in table order
-  std::vector<std::string> unmeasured;  // base inputs no journal measured (kept as they were)
-  std::vector<step_analysis> step_analyses;  // one per journal, in the order given
+  std::vector<calibrated_input> inputs;  ///< derived from the journals, in table order
+  std::vector<std::string> unmeasured;  ///< base inputs no journal measured (kept as they were)
+  std::vector<step_analysis> step_analyses;  ///< one per journal, in the order given
   std::vector<std::string> warnings;
 };
 
@@ -92,6 +94,9 @@ inline std::optional<std::pair<double, double>> reciprocal_moments(const quantit
 
 namespace trnmodel::calibrate {
 
+/// Derives measured inputs from journals and applies them to a base scenario. Holds copies of
+/// the journals it was given; not for concurrent use while it is being filled, const calls
+/// may run concurrently.
 class calibrator {
  public:
   calibrator(const std::vector<journal>& journals, const scenario& base) : journals_(journals), base_(base) {
@@ -112,7 +117,7 @@ class calibrator {
     evaluations();
     failures();
     quality();
-    std::vector<std::pair<std::string, json>> changes = extra_changes_;
+    std::vector<std::pair<std::string, ordered_json>> changes = extra_changes_;
     std::vector<std::string> all_ids;
     for (const auto& j : journals_) all_ids.push_back(j.experiment_id);
     const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
@@ -151,9 +156,9 @@ class calibrator {
     return out;
   }
 
-  json base_json(const std::string& path) const {
+  ordered_json base_json(const std::string& path) const {
     const quantity* q = base_.find(path);
-    return q ? quantity_to_json(*q) : json();
+    return q ? quantity_to_json(*q) : ordered_json();
   }
 
   // The values-to-quantity rule: ≥ 10 values → the better of lognormal and gamma by AIC
@@ -553,10 +558,10 @@ class calibrator {
   const scenario& base_;
   bool config_matches_ = true;
   calibration_result result_;
-  std::vector<std::pair<std::string, json>> extra_changes_;
+  std::vector<std::pair<std::string, ordered_json>> extra_changes_;
 };
 
-// Calibrates `base` from trial-run journals of one configuration.
+/// Calibrates `base` from trial-run journals of one configuration.
 inline calibration_result calibrate(const std::vector<journal>& journals, const scenario& base) {
   return calibrator(journals, base).run();
 }

@@ -38,7 +38,7 @@ namespace trnmodel::detail {
 // `object` is the field table's name of the object read ("instance", "checkpoints[]").
 class journal_reader : public json_reader {
  public:
-  journal_reader(const json& value, std::string path, std::string object)
+  journal_reader(const ordered_json& value, std::string path, std::string object)
       : json_reader(value, std::move(path)), object_(std::move(object)) {}
 
   std::int64_t integer(const std::string& key) { return json_reader::integer(key, field(key).minimum); }
@@ -65,12 +65,14 @@ class journal_reader : public json_reader {
 
 namespace trnmodel::calibrate {
 
+/// A trial run's journal (docs/journal.md), parsed and checked; keeps its JSON document.
+/// Immutable once loaded: share between threads freely. Owns its document and records.
 class journal : public journal_record {
  public:
-  const json& to_json() const { return document_; }
+  const ordered_json& to_json() const { return document_; }
 
   // `directory` is where a step-time file named by the journal is looked for.
-  static journal from_json(const json& document, const std::filesystem::path& directory = ".") {
+  static journal from_json(const ordered_json& document, const std::filesystem::path& directory = ".") {
     detail::check_json_depth(document, "journal");
     journal j;
     j.document_ = document;
@@ -101,7 +103,7 @@ class journal : public journal_record {
     return timestamp(r, key);
   }
 
-  void load(const json& doc, const std::filesystem::path& directory) {
+  void load(const ordered_json& doc, const std::filesystem::path& directory) {
     reader top(doc, "", "");
     const std::string schema = top.text("schema");
     if (schema != journal_schema)
@@ -153,7 +155,7 @@ class journal : public journal_record {
     versions.model_revision = r.optional_text("model_revision");
     versions.framework = r.text("framework");
     if (r.has("libraries")) {
-      const json& libs = r.required("libraries");
+      const ordered_json& libs = r.required("libraries");
       if (!libs.is_object())
         fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
       for (const auto& [name, version] : libs.items())
@@ -194,7 +196,7 @@ class journal : public journal_record {
     t.lora_rank = r.optional_integer("lora_rank");
     if (t.kind == "lora" && !t.lora_rank) fail("training.lora_rank", "required key is missing (training.kind is lora)");
     if (r.has("lora_targets")) {
-      const json& targets = r.array("lora_targets");
+      const ordered_json& targets = r.array("lora_targets");
       for (std::size_t i = 0; i < targets.size(); ++i)
         detail::json_string(targets[i], "training.lora_targets[" + std::to_string(i) + "]");
     }
@@ -235,7 +237,7 @@ class journal : public journal_record {
     std::vector<double> raw;
     std::string origin = "step_times.values";
     if (r.has("values")) {
-      const json& values = r.array("values");
+      const ordered_json& values = r.array("values");
       for (std::size_t i = 0; i < values.size(); ++i)
         raw.push_back(detail::json_number(values[i], origin + "[" + std::to_string(i) + "]"));
       if (r.has("column") || r.has("step_column") || r.has("sha256") || r.has("count"))
@@ -257,7 +259,7 @@ class journal : public journal_record {
   }
 
   void load_checkpoints(reader& top) {
-    const json& list = top.array("checkpoints");
+    const ordered_json& list = top.array("checkpoints");
     for (std::size_t i = 0; i < list.size(); ++i) {
       reader r(list[i], "checkpoints[" + std::to_string(i) + "]", "checkpoints[]");
       journal_checkpoint c;
@@ -280,7 +282,7 @@ class journal : public journal_record {
 
   void load_evaluations(reader& top) {
     if (!top.has("evaluations")) return;
-    const json& list = top.array("evaluations");
+    const ordered_json& list = top.array("evaluations");
     for (std::size_t i = 0; i < list.size(); ++i) {
       reader r(list[i], "evaluations[" + std::to_string(i) + "]", "evaluations[]");
       journal_evaluation e;
@@ -288,7 +290,7 @@ class journal : public journal_record {
       e.at_s = optional_timestamp(r, "at");
       e.time_s = r.number("time_s");
       if (r.has("metrics")) {
-        const json& metrics = r.required("metrics");
+        const ordered_json& metrics = r.required("metrics");
         if (!metrics.is_object())
           fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
         for (const auto& [name, value] : metrics.items())
@@ -300,7 +302,7 @@ class journal : public journal_record {
   }
 
   void load_interruptions(reader& top) {
-    const json& list = top.array("interruptions");
+    const ordered_json& list = top.array("interruptions");
     for (std::size_t i = 0; i < list.size(); ++i) {
       reader r(list[i], "interruptions[" + std::to_string(i) + "]", "interruptions[]");
       journal_interruption x;
@@ -346,7 +348,7 @@ class journal : public journal_record {
     quality = q;
   }
 
-  json document_;
+  ordered_json document_;
 };
 
 }  // namespace trnmodel::calibrate

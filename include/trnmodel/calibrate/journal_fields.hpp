@@ -16,6 +16,7 @@ namespace trnmodel::calibrate {
 
 inline constexpr const char* journal_schema = "trnmodel.journal/1";
 
+/// The kinds of value a journal field holds.
 enum class journal_value {
   text,  // a string, not empty
   free_text,  // a string, possibly empty
@@ -32,18 +33,20 @@ enum class journal_value {
   number_map,  // an object of name (matching `pattern`) -> number
 };
 
+/// One journal field of the table the reader, the schema and the docs follow. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct journal_field {
-  std::string object;  // where the key lies: "" the top level, "instance", "checkpoints[]" (each entry)
+  std::string object;  ///< where the key lies: "" the top level, "instance", "checkpoints[]" (each entry)
   std::string key;
   journal_value value = journal_value::text;
   bool required = false;
   std::string doc;
-  detail::number_rule rule = detail::number_rule::any;  // number, number_list
-  std::int64_t minimum = 0;  // integer
+  detail::number_rule rule = detail::number_rule::any;  ///< number, number_list
+  std::int64_t minimum = 0;  ///< integer
   std::int64_t maximum = std::numeric_limits<std::int64_t>::max();
-  std::vector<std::string> choices;  // choice
-  std::string pattern;  // text: the whole text (ECMA 262); maps: each name
-  std::string item_doc;  // list: what one entry is
+  std::vector<std::string> choices;  ///< choice
+  std::string pattern;  ///< text: the whole text (ECMA 262); maps: each name
+  std::string item_doc;  ///< list: what one entry is
 
   std::string path() const { return object.empty() ? key : object + "." + key; }
 
@@ -122,7 +125,7 @@ struct journal_field {
   }
 };
 
-// In document order: a section's or list's fields follow it.
+/// In document order: a section's or list's fields follow it.
 inline const std::vector<journal_field>& journal_fields() {
   using f = journal_field;
   using rule = detail::number_rule;
@@ -332,14 +335,14 @@ inline const std::vector<journal_field>& journal_fields() {
   return table;
 }
 
-// The field at `object`.`key`; a programming error (not an input error) if there is none.
+/// The field at `object`.`key`; a programming error (not an input error) if there is none.
 inline const journal_field& journal_field_at(const std::string& object, const std::string& key) {
   for (const auto& f : journal_fields())
     if (f.object == object && f.key == key) return f;
   throw std::logic_error("journal_fields() has no " + (object.empty() ? key : object + "." + key));
 }
 
-// The allowed values of a choice field, for the loader.
+/// The allowed values of a choice field, for the loader.
 inline const std::vector<std::string>& journal_choices(const std::string& object, const std::string& key) {
   return journal_field_at(object, key).choices;
 }

@@ -65,15 +65,15 @@ inline void check_sha256(const std::string& bytes, const std::string& expected, 
 
 namespace trnmodel::calibrate {
 
-// A step-time series as a file holds it: the values in the file's unit, and the step number
-// of each row when a step column was named.
+/// A step-time series as a file holds it: the values in the file's unit, and the step number
+/// of each row when a step column was named.
 struct step_series {
   std::vector<double> values;
   std::vector<std::int64_t> step_numbers;
 };
 
-// Reads the file that the step_times object `r` names (keys file, column, step_column, count,
-// sha256), relative to `directory`.
+/// Reads the file that the step_times object `r` names (keys file, column, step_column, count,
+/// sha256), relative to `directory`.
 inline step_series read_step_file(detail::json_reader& r, const std::filesystem::path& directory) {
   const std::string origin = "step_times.file";
   const std::string name = r.text("file");

@@ -129,7 +129,7 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
 
 namespace trnmodel::calibrate {
 
-// Every rule on `j`: the errors first (in document order), then the warnings.
+/// Every rule on `j`: the errors first (in document order), then the warnings.
 inline void check_journal_rules(journal_record& j) {
   const auto warn = [&](const std::string& message) { j.warnings.push_back(message); };
   const auto& interruptions = j.interruptions;

@@ -14,9 +14,9 @@
 
 namespace trnmodel::detail {
 
-inline json number_schema(number_rule rule) {
+inline ordered_json number_schema(number_rule rule) {
   using rule_t = number_rule;
-  json s{{"type", "number"}};
+  ordered_json s{{"type", "number"}};
   switch (rule) {
     case rule_t::any: break;
     case rule_t::nonnegative: s["minimum"] = 0; break;
@@ -29,61 +29,63 @@ inline json number_schema(number_rule rule) {
   return s;
 }
 
-inline json object_schema(const std::string& object, const std::string& doc);
+inline ordered_json object_schema(const std::string& object, const std::string& doc);
 
-inline json field_schema(const calibrate::journal_field& f) {
+inline ordered_json field_schema(const calibrate::journal_field& f) {
   using calibrate::journal_value;
-  json s;
+  ordered_json s;
   switch (f.value) {
     case journal_value::text:
       if (f.object.empty() && f.key == "schema") {
-        s = json{{"const", calibrate::journal_schema}};  // the format tag: one text only
+        s = ordered_json{{"const", calibrate::journal_schema}};  // the format tag: one text only
         break;
       }
-      s = json{{"type", "string"}, {"minLength", 1}};
+      s = ordered_json{{"type", "string"}, {"minLength", 1}};
       if (!f.pattern.empty()) s["pattern"] = f.pattern;
       break;
-    case journal_value::free_text: s = json{{"type", "string"}}; break;
-    case journal_value::timestamp: s = json{{"$ref", "#/$defs/timestamp"}}; break;
+    case journal_value::free_text: s = ordered_json{{"type", "string"}}; break;
+    case journal_value::timestamp: s = ordered_json{{"$ref", "#/$defs/timestamp"}}; break;
     case journal_value::integer:
-      s = json{{"type", "integer"}, {"minimum", f.minimum}};
+      s = ordered_json{{"type", "integer"}, {"minimum", f.minimum}};
       if (f.maximum != std::numeric_limits<std::int64_t>::max()) s["maximum"] = f.maximum;
       break;
     case journal_value::number: s = number_schema(f.rule); break;
-    case journal_value::boolean: s = json{{"type", "boolean"}}; break;
-    case journal_value::choice: s = json{{"enum", f.choices}}; break;
+    case journal_value::boolean: s = ordered_json{{"type", "boolean"}}; break;
+    case journal_value::choice: s = ordered_json{{"enum", f.choices}}; break;
     case journal_value::section: return object_schema(f.path(), f.doc);
-    case journal_value::list: s = json{{"type", "array"}, {"items", object_schema(f.path() + "[]", f.item_doc)}}; break;
+    case journal_value::list:
+      s = ordered_json{{"type", "array"}, {"items", object_schema(f.path() + "[]", f.item_doc)}};
+      break;
     case journal_value::text_list:
-      s = json{
+      s = ordered_json{
           {"type", "array"}, {"minItems", 1}, {"uniqueItems", true}, {"items", {{"type", "string"}, {"minLength", 1}}}};
       break;
     case journal_value::number_list:
-      s = json{{"type", "array"}, {"minItems", 1}, {"items", number_schema(f.rule)}};
+      s = ordered_json{{"type", "array"}, {"minItems", 1}, {"items", number_schema(f.rule)}};
       break;
     case journal_value::text_map:
-      s = json{{"type", "object"},
-               {"propertyNames", {{"pattern", f.pattern}}},
-               {"additionalProperties", {{"type", "string"}, {"minLength", 1}}}};
+      s = ordered_json{{"type", "object"},
+                       {"propertyNames", {{"pattern", f.pattern}}},
+                       {"additionalProperties", {{"type", "string"}, {"minLength", 1}}}};
       break;
     case journal_value::number_map:
-      s = json{{"type", "object"},
-               {"propertyNames", {{"pattern", f.pattern}}},
-               {"additionalProperties", {{"type", "number"}}}};
+      s = ordered_json{{"type", "object"},
+                       {"propertyNames", {{"pattern", f.pattern}}},
+                       {"additionalProperties", {{"type", "number"}}}};
       break;
   }
   s["description"] = f.doc;
   return s;
 }
 
-inline json required_one_of(std::initializer_list<const char*> keys) {
-  json variants = json::array();
+inline ordered_json required_one_of(std::initializer_list<const char*> keys) {
+  ordered_json variants = ordered_json::array();
   for (const char* key : keys) variants.push_back({{"required", {key}}});
   return variants;
 }
 
 // The loader's cross-field rules that a schema can state (journal.hpp states them in words).
-inline void add_cross_field_rules(const std::string& object, json& s) {
+inline void add_cross_field_rules(const std::string& object, ordered_json& s) {
   if (object == "versions") s["oneOf"] = required_one_of({"neuron_sdk", "cuda"});
   if (object == "training")
     s["allOf"] = {{{"if", {{"properties", {{"kind", {{"const", "lora"}}}}}, {"required", {"kind"}}}},
@@ -93,7 +95,7 @@ inline void add_cross_field_rules(const std::string& object, json& s) {
     s["dependentRequired"] = {
         {"column", {"file"}}, {"step_column", {"file"}}, {"count", {"file"}}, {"sha256", {"file"}}};
     const auto file_is = [](const char* pattern) {
-      return json{{"properties", {{"file", {{"pattern", pattern}}}}}, {"required", {"file"}}};
+      return ordered_json{{"properties", {{"file", {{"pattern", pattern}}}}}, {"required", {"file"}}};
     };
     s["allOf"] = {
         {{"if", file_is("\\.csv$")}, {"then", {{"required", {"column"}}}}},
@@ -102,11 +104,11 @@ inline void add_cross_field_rules(const std::string& object, json& s) {
 }
 
 // The schema of the object at `object` ("" the top level, "checkpoints[]" a list entry).
-inline json object_schema(const std::string& object, const std::string& doc) {
-  json s{{"type", "object"}};
+inline ordered_json object_schema(const std::string& object, const std::string& doc) {
+  ordered_json s{{"type", "object"}};
   if (!doc.empty()) s["description"] = doc;
   s["additionalProperties"] = false;
-  json required = json::array(), properties = json::object();
+  ordered_json required = ordered_json::array(), properties = ordered_json::object();
   for (const auto& f : calibrate::journal_fields()) {
     if (f.object != object) continue;
     if (f.required) required.push_back(f.key);
@@ -122,19 +124,21 @@ inline json object_schema(const std::string& object, const std::string& doc) {
 
 namespace trnmodel::calibrate {
 
-inline json journal_json_schema() {
-  json s{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-         {"$id", "urn:trnmodel:journal:1"},
-         {"title", "trnmodel trial-run journal, format v1"},
-         {"description",
-          "One short, representative trial run of a training job, recorded so that scenario inputs can be calibrated "
-          "from measurements (docs/journal.md). Units are in the key names: _s seconds, _h hours, _gb gigabytes (1e9 "
-          "bytes), _usd US dollars; _fraction is a share in [0, 1]. Timestamps are RFC 3339 / ISO 8601 with a time "
-          "zone. Unknown keys are errors everywhere except inside the name->value maps versions.libraries and "
-          "evaluations[].metrics. Cross-field rules (timestamp order, steps completed <= planned, phase sums, billed "
-          "time) are checked by the loader (tm.Journal), not by this schema: see docs/journal.md. Generated from the "
-          "journal's field table (include/trnmodel/calibrate/journal_fields.hpp)."}};
-  const json body = detail::object_schema("", "");
+/// The JSON Schema of the journal format, generated from the journal field table.
+inline ordered_json journal_json_schema() {
+  ordered_json s{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"$id", "urn:trnmodel:journal:1"},
+      {"title", "trnmodel trial-run journal, format v1"},
+      {"description",
+       "One short, representative trial run of a training job, recorded so that scenario inputs can be calibrated "
+       "from measurements (docs/journal.md). Units are in the key names: _s seconds, _h hours, _gb gigabytes (1e9 "
+       "bytes), _usd US dollars; _fraction is a share in [0, 1]. Timestamps are RFC 3339 / ISO 8601 with a time "
+       "zone. Unknown keys are errors everywhere except inside the name->value maps versions.libraries and "
+       "evaluations[].metrics. Cross-field rules (timestamp order, steps completed <= planned, phase sums, billed "
+       "time) are checked by the loader (tm.Journal), not by this schema: see docs/journal.md. Generated from the "
+       "journal's field table (include/trnmodel/calibrate/journal_fields.hpp)."}};
+  const ordered_json body = detail::object_schema("", "");
   for (const auto& [key, value] : body.items()) s[key] = value;
   s["$defs"] = {
       {"timestamp",

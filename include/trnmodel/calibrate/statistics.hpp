@@ -114,33 +114,35 @@ namespace trnmodel::calibrate {
 
 // ---- warm-up detection ---------------------------------------------------------------
 
+/// MSER-5 truncation of a series' warm-up (White 1997). A plain value: copyable, owns its members;
+/// concurrent reads are safe.
 struct mser_result {
-  std::size_t truncation = 0;  // index of the first steady-state observation (d*·batch_size)
-  std::size_t batch_size = 5;  // observations per batch mean (5 for MSER-5)
-  std::size_t batches = 0;  // batch means formed, m = ⌊n / batch_size⌋
-  double statistic = 0;  // MSER(d*), in squared units of the series
+  std::size_t truncation = 0;  ///< index of the first steady-state observation (d*·batch_size)
+  std::size_t batch_size = 5;  ///< observations per batch mean (5 for MSER-5)
+  std::size_t batches = 0;  ///< batch means formed, m = ⌊n / batch_size⌋
+  double statistic = 0;  ///< MSER(d*), in squared units of the series
   // d* is the last candidate allowed (the search stops at half the batches): the warm-up may
   // be longer than half the run, which is then too short to measure a steady state.
   bool at_search_limit = false;
 };
 
-// MSER warm-up detection (White 1997, "An effective truncation heuristic for bias reduction
-// in simulation output", Simulation 69(6); White, Cobb & Spratt 2000, "A comparison of five
-// steady-state truncation heuristics", WSC; MSER-5 as in Franklin & White 2008, WSC).
-//
-// The series is cut into m = ⌊n/b⌋ non-overlapping batches of b observations (b = 5 for
-// MSER-5; the last n mod b observations, which lie in steady state if anything does, are left
-// out of the search). With batch means Z_1..Z_m, for each candidate d of whole batches to drop
-//     MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (m − d)²,   Z̄_d = mean of Z_{d+1..m},
-// i.e. the squared standard error of the truncated mean, which falls while dropping biased
-// early batches and rises once only precision is being thrown away. d* minimises MSER(d)
-// over 0 ≤ d < m/2 (the usual restriction to the first half, where the statistic is stable;
-// the first minimum on ties) and the truncation is b·d*.
-//
-// Short series: with fewer than 2·b observations (fewer than 2 batches) there is nothing to
-// compare, and the truncation is 0 (no warm-up removed); this is a rule, not an error, so
-// that short journals still calibrate. A series of 2b..3b−1 values also gives 0 (only d = 0
-// is in the first half).
+/// MSER warm-up detection (White 1997, "An effective truncation heuristic for bias reduction
+/// in simulation output", Simulation 69(6); White, Cobb & Spratt 2000, "A comparison of five
+/// steady-state truncation heuristics", WSC; MSER-5 as in Franklin & White 2008, WSC).
+///
+/// The series is cut into m = ⌊n/b⌋ non-overlapping batches of b observations (b = 5 for
+/// MSER-5; the last n mod b observations, which lie in steady state if anything does, are left
+/// out of the search). With batch means Z_1..Z_m, for each candidate d of whole batches to drop
+///     MSER(d) = Σ_{j>d} (Z_j − Z̄_d)² / (m − d)²,   Z̄_d = mean of Z_{d+1..m},
+/// i.e. the squared standard error of the truncated mean, which falls while dropping biased
+/// early batches and rises once only precision is being thrown away. d* minimises MSER(d)
+/// over 0 ≤ d < m/2 (the usual restriction to the first half, where the statistic is stable;
+/// the first minimum on ties) and the truncation is b·d*.
+///
+/// Short series: with fewer than 2·b observations (fewer than 2 batches) there is nothing to
+/// compare, and the truncation is 0 (no warm-up removed); this is a rule, not an error, so
+/// that short journals still calibrate. A series of 2b..3b−1 values also gives 0 (only d = 0
+/// is in the first half).
 inline mser_result mser_warmup(const std::vector<double>& series, std::size_t batch_size = 5,
                                const std::string& path = "series") {
   detail::check_series(path, series);
@@ -181,21 +183,23 @@ inline mser_result mser_warmup(const std::vector<double>& series, std::size_t ba
   return r;
 }
 
-// MSER-5: the index of the first steady-state observation (a multiple of 5; 0 for fewer than
-// 10 observations). See mser_warmup for the rule.
+/// MSER-5: the index of the first steady-state observation (a multiple of 5; 0 for fewer than
+/// 10 observations). See mser_warmup for the rule.
 inline std::size_t mser5_truncation(const std::vector<double>& series, const std::string& path = "series") {
   return mser_warmup(series, 5, path).truncation;
 }
 
 // ---- steady-state mean with a confidence interval ------------------------------------
 
+/// A batch-means confidence interval of a steady-state mean. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct batch_means_result {
-  double mean = 0;  // grand mean of the observations used (= mean of batch means)
-  double half_width = 0;  // t_{k−1, (1+c)/2} · s_Z / √k
-  double std_error = 0;  // s_Z / √k
-  std::size_t batches = 0;  // k
-  std::size_t batch_size = 0;  // observations per batch, ⌊n / k⌋
-  std::size_t discarded = 0;  // n mod k leading observations left out
+  double mean = 0;  ///< grand mean of the observations used (= mean of batch means)
+  double half_width = 0;  ///< t_{k−1, (1+c)/2} · s_Z / √k
+  double std_error = 0;  ///< s_Z / √k
+  std::size_t batches = 0;  ///< k
+  std::size_t batch_size = 0;  ///< observations per batch, ⌊n / k⌋
+  std::size_t discarded = 0;  ///< n mod k leading observations left out
   double confidence = 0.95;
   // Lag-1 autocorrelation of the batch means, a diagnostic (Law & Kelton §9.5.3): near 0
   // (slightly negative, about −1/k, by estimation bias) when the batches are long enough to
@@ -206,18 +210,18 @@ struct batch_means_result {
   double hi() const { return mean + half_width; }
 };
 
-// Non-overlapping batch means (Law & Kelton, Simulation Modeling and Analysis, 3rd ed. 2000,
-// §9.5.3; Schmeiser 1982, "Batch size effects in the analysis of simulation output", Oper.
-// Res. 30(3)): the series (already truncated of its warm-up) is cut into k batches of
-// b = ⌊n/k⌋ consecutive observations; the batch means, being averages over long stretches, are
-// nearly independent and nearly normal, so mean ± t_{k−1} · s/√k is an approximate
-// confidence interval for the steady-state mean despite the autocorrelation of the series.
-//
-// Defaults and rules: k = 20 batches (Schmeiser: 10 to 30 batches lose little width to the
-// t quantile and leave each batch long); k must be ≥ 2 and the series must hold at least k
-// observations (an error otherwise, naming both; pass fewer batches for short series). When
-// k does not divide n the first n mod k observations, the ones nearest any residual warm-up,
-// are left out.
+/// Non-overlapping batch means (Law & Kelton, Simulation Modeling and Analysis, 3rd ed. 2000,
+/// §9.5.3; Schmeiser 1982, "Batch size effects in the analysis of simulation output", Oper.
+/// Res. 30(3)): the series (already truncated of its warm-up) is cut into k batches of
+/// b = ⌊n/k⌋ consecutive observations; the batch means, being averages over long stretches, are
+/// nearly independent and nearly normal, so mean ± t_{k−1} · s/√k is an approximate
+/// confidence interval for the steady-state mean despite the autocorrelation of the series.
+///
+/// Defaults and rules: k = 20 batches (Schmeiser: 10 to 30 batches lose little width to the
+/// t quantile and leave each batch long); k must be ≥ 2 and the series must hold at least k
+/// observations (an error otherwise, naming both; pass fewer batches for short series). When
+/// k does not divide n the first n mod k observations, the ones nearest any residual warm-up,
+/// are left out.
 inline batch_means_result batch_means(const std::vector<double>& series, std::size_t batches = 20,
                                       double confidence = 0.95, const std::string& path = "series") {
   detail::check_series(path, series);
@@ -258,12 +262,14 @@ inline batch_means_result batch_means(const std::vector<double>& series, std::si
   return r;
 }
 
+/// A series' warm-up, cut, and its steady-state mean with an interval. A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct steady_state_result {
-  mser_result warmup;  // warmup.truncation observations were dropped
-  batch_means_result interval;  // on the rest
+  mser_result warmup;  ///< warmup.truncation observations were dropped
+  batch_means_result interval;  ///< on the rest
 };
 
-// Warm-up removed by MSER-5, then batch means on the remainder.
+/// Warm-up removed by MSER-5, then batch means on the remainder.
 inline steady_state_result steady_state(const std::vector<double>& series, std::size_t batches = 20,
                                         double confidence = 0.95, const std::string& path = "series") {
   steady_state_result r;
@@ -276,13 +282,14 @@ inline steady_state_result steady_state(const std::vector<double>& series, std::
 
 // ---- maximum-likelihood fits ----------------------------------------------------------
 
-// Akaike's information criterion, AIC = 2p − 2 ln L (Akaike 1974; Burnham & Anderson,
-// Model Selection and Multimodel Inference, 2002).
+/// Akaike's information criterion, AIC = 2p − 2 ln L (Akaike 1974; Burnham & Anderson,
+/// Model Selection and Multimodel Inference, 2002).
 inline double aic(double log_likelihood, int parameters) { return 2.0 * parameters - 2.0 * log_likelihood; }
 
+/// A lognormal fitted by maximum likelihood. A plain value: copyable, owns its members; concurrent reads are safe.
 struct lognormal_fit {
-  double mu = 0;  // mean of ln x
-  double sigma = 0;  // standard deviation of ln x (MLE: divisor n)
+  double mu = 0;  ///< mean of ln x
+  double sigma = 0;  ///< standard deviation of ln x (MLE: divisor n)
   double log_likelihood = 0;
   double aic = 0;
   std::size_t n = 0;
@@ -296,13 +303,14 @@ struct lognormal_fit {
   }
 };
 
+/// A gamma fitted by maximum likelihood. A plain value: copyable, owns its members; concurrent reads are safe.
 struct gamma_fit {
-  double shape = 0;  // k
-  double scale = 0;  // θ = mean / k
+  double shape = 0;  ///< k
+  double scale = 0;  ///< θ = mean / k
   double log_likelihood = 0;
   double aic = 0;
   std::size_t n = 0;
-  int iterations = 0;  // Newton steps taken
+  int iterations = 0;  ///< Newton steps taken
   double cdf(double x) const {
     return x <= 0 ? 0.0 : boost::math::cdf(boost::math::gamma_distribution<double>(shape, scale), x);
   }
@@ -313,10 +321,10 @@ struct gamma_fit {
   }
 };
 
-// Lognormal by maximum likelihood: μ̂ and σ̂ are the mean and the (divisor-n) standard
-// deviation of ln x (e.g. Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions
-// vol. 1, 2nd ed., ch. 14). Standard errors: σ/√n for μ̂ and σ/√(2n) for σ̂.
-// ln L = −Σ ln x − n ln σ̂ − (n/2) ln 2π − n/2.  Requires ≥ 2 values, all > 0, not all equal.
+/// Lognormal by maximum likelihood: μ̂ and σ̂ are the mean and the (divisor-n) standard
+/// deviation of ln x (e.g. Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions
+/// vol. 1, 2nd ed., ch. 14). Standard errors: σ/√n for μ̂ and σ/√(2n) for σ̂.
+/// ln L = −Σ ln x − n ln σ̂ − (n/2) ln 2π − n/2.  Requires ≥ 2 values, all > 0, not all equal.
 inline lognormal_fit fit_lognormal(const std::vector<double>& samples, const std::string& path = "samples") {
   detail::check_fit_samples(path, samples, "lognormal");
   const double n = static_cast<double>(samples.size());
@@ -341,23 +349,23 @@ inline lognormal_fit fit_lognormal(const std::vector<double>& samples, const std
 // 1/√k is below 1e-5 and the quantity is effectively fixed.
 inline constexpr double max_gamma_shape = 1e10;
 
-// Gamma by maximum likelihood (Choi & Wette 1969, Technometrics 11(4); Minka 2002,
-// "Estimating a Gamma distribution"). With s = ln x̄ − mean(ln x) > 0, the shape k̂ solves
-//     ln k − ψ(k) = s,
-// and θ̂ = x̄ / k̂. Start: Minka's approximation k₀ = (3 − s + √((s − 3)² + 24 s)) / (12 s).
-// Since 1/(2k) < ln k − ψ(k) < 1/k for every k > 0, the root lies in [1/(2s), 1/s]; Newton's
-// method (f′(k) = 1/k − ψ′(k), Boost's bracketed newton_raphson_iterate, which falls back to
-// bisection if a step leaves the bracket) converges in a few steps to full precision.
-// s is computed as −mean(ln(x / x̄)) to avoid cancellation when the shape is large.
-// ln L = n[(k − 1) mean(ln x) − k − k ln θ − ln Γ(k)].  Requires ≥ 2 values, all > 0, not all
-// equal, and a fitted shape ≤ max_gamma_shape.
+/// Gamma by maximum likelihood (Choi & Wette 1969, Technometrics 11(4); Minka 2002,
+/// "Estimating a Gamma distribution"). With s = ln x̄ − mean(ln x) > 0, the shape k̂ solves
+///     ln k − ψ(k) = s,
+/// and θ̂ = x̄ / k̂. Start: Minka's approximation k₀ = (3 − s + √((s − 3)² + 24 s)) / (12 s).
+/// Since 1/(2k) < ln k − ψ(k) < 1/k for every k > 0, the root lies in [1/(2s), 1/s]; Newton's
+/// method (f′(k) = 1/k − ψ′(k), Boost's bracketed newton_raphson_iterate, which falls back to
+/// bisection if a step leaves the bracket) converges in a few steps to full precision.
+/// s is computed as −mean(ln(x / x̄)) to avoid cancellation when the shape is large.
+/// ln L = n[(k − 1) mean(ln x) − k − k ln θ − ln Γ(k)].  Requires ≥ 2 values, all > 0, not all
+/// equal, and a fitted shape ≤ max_gamma_shape.
 inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string& path = "samples") {
   detail::check_fit_samples(path, samples, "gamma");
   const double n = static_cast<double>(samples.size());
   double mean = 0;
   for (double x : samples) mean += x;
   mean /= n;
-  double mean_log_ratio = 0;  // mean(ln(x / x̄)) = mean(ln x) − ln x̄ ≤ 0
+  double mean_log_ratio = 0;  ///< mean(ln(x / x̄)) = mean(ln x) − ln x̄ ≤ 0
   for (double x : samples) mean_log_ratio += std::log(x / mean);
   mean_log_ratio /= n;
   const double s = -mean_log_ratio;
@@ -386,7 +394,7 @@ inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string
   return f;
 }
 
-// The one-sample Kolmogorov-Smirnov statistic D = sup |F_n(x) − F(x)| against `cdf`.
+/// The one-sample Kolmogorov-Smirnov statistic D = sup |F_n(x) − F(x)| against `cdf`.
 template <class Cdf> double ks_statistic(std::vector<double> samples, const Cdf& cdf) {
   std::sort(samples.begin(), samples.end());
   const double n = static_cast<double>(samples.size());
@@ -398,8 +406,8 @@ template <class Cdf> double ks_statistic(std::vector<double> samples, const Cdf&
   return d;
 }
 
-// The asymptotic p-value of D for n values against a FULLY SPECIFIED distribution:
-// Q_KS((√n + 0.12 + 0.11/√n)·D), with Stephens' (1970, JRSS B 32(1)) small-sample correction.
+/// The asymptotic p-value of D for n values against a FULLY SPECIFIED distribution:
+/// Q_KS((√n + 0.12 + 0.11/√n)·D), with Stephens' (1970, JRSS B 32(1)) small-sample correction.
 inline double ks_p_value_asymptotic(double d, std::size_t n) {
   const double rn = std::sqrt(static_cast<double>(n));
   return detail::kolmogorov_sf((rn + 0.12 + 0.11 / rn) * d);
@@ -407,13 +415,16 @@ inline double ks_p_value_asymptotic(double d, std::size_t n) {
 
 enum class family { lognormal, gamma };
 
+/// The family's name as a scenario file writes it.
 inline const char* family_name(family f) { return f == family::lognormal ? "lognormal" : "gamma"; }
 
+/// The better of the fitted families by AIC, with the goodness-of-fit test. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct best_fit_result {
   family chosen = family::lognormal;
   lognormal_fit lognormal;
   gamma_fit gamma;
-  double delta_aic = 0;  // AIC of the other family − AIC of the chosen one (≥ 0)
+  double delta_aic = 0;  ///< AIC of the other family − AIC of the chosen one (≥ 0)
   // Goodness of fit of the chosen family: the Kolmogorov-Smirnov distance D between the
   // empirical CDF and the fitted CDF, and its asymptotic p-value. The parameters were
   // estimated from the same data, so the fitted CDF sits closer to the data than the true
@@ -429,11 +440,11 @@ struct best_fit_result {
   }
 };
 
-// Both families fitted by maximum likelihood; the one with the smaller AIC is chosen (on an
-// exact tie, lognormal). Both have two parameters, so this is the same as choosing the larger
-// likelihood; the AIC is reported so that other families can join later. A delta_aic below
-// about 2 means the data hardly tell the two apart (Burnham & Anderson 2002, §2.6), which is
-// common for small samples with little skew, where either serves.
+/// Both families fitted by maximum likelihood; the one with the smaller AIC is chosen (on an
+/// exact tie, lognormal). Both have two parameters, so this is the same as choosing the larger
+/// likelihood; the AIC is reported so that other families can join later. A delta_aic below
+/// about 2 means the data hardly tell the two apart (Burnham & Anderson 2002, §2.6), which is
+/// common for small samples with little skew, where either serves.
 inline best_fit_result best_fit(const std::vector<double>& samples, const std::string& path = "samples") {
   best_fit_result r;
   r.lognormal = fit_lognormal(samples, path);
@@ -447,22 +458,24 @@ inline best_fit_result best_fit(const std::vector<double>& samples, const std::s
 
 // ---- spread across repeated runs -------------------------------------------------------
 
+/// The spread of repeated runs' means (between-run variation). A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct run_spread_result {
   std::size_t runs = 0;
   double mean = 0;
-  double sd = 0;  // sample standard deviation (divisor n − 1; 0 for one run)
-  std::string method;  // "empirical", "lognormal" or "gamma"
-  std::optional<best_fit_result> fit;  // when a family was fitted
-  quantity input;  // the input's uncertainty, source "measured"
+  double sd = 0;  ///< sample standard deviation (divisor n − 1; 0 for one run)
+  std::string method;  ///< "empirical", "lognormal" or "gamma"
+  std::optional<best_fit_result> fit;  ///< when a family was fitted
+  quantity input;  ///< the input's uncertainty, source "measured"
 };
 
-// The run-to-run spread of a per-run figure (e.g. each run's steady-state step time) as the
-// uncertainty of the input. Rule: with fewer than `min_runs_for_fit` runs (default 10), or
-// when the runs hardly differ (sd below 1e-4 of the mean), the runs themselves are the distribution (empirical:
-// interpolated order statistics, bounded by the extremes seen); with at least that many, the
-// best of lognormal and gamma by AIC (best_fit), whose tails reach beyond the runs observed.
-// Ten is a judgement: below it a two-parameter fit's tails rest on too little, and the
-// families cannot be told apart anyway. The values must be > 0 (they are times).
+/// The run-to-run spread of a per-run figure (e.g. each run's steady-state step time) as the
+/// uncertainty of the input. Rule: with fewer than `min_runs_for_fit` runs (default 10), or
+/// when the runs hardly differ (sd below 1e-4 of the mean), the runs themselves are the distribution (empirical:
+/// interpolated order statistics, bounded by the extremes seen); with at least that many, the
+/// best of lognormal and gamma by AIC (best_fit), whose tails reach beyond the runs observed.
+/// Ten is a judgement: below it a two-parameter fit's tails rest on too little, and the
+/// families cannot be told apart anyway. The values must be > 0 (they are times).
 inline run_spread_result run_to_run_spread(const std::vector<double>& per_run, std::size_t min_runs_for_fit = 10,
                                            const std::string& path = "runs") {
   detail::check_series(path, per_run);
@@ -494,13 +507,15 @@ inline run_spread_result run_to_run_spread(const std::vector<double>& per_run, s
 
 // ---- failure rate from exposure ---------------------------------------------------------
 
+/// A failure rate estimated from observed failures and exposure, with an interval. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct failure_rate_result {
-  double mean_per_node_h = 0;  // posterior mean (α0 + k) / (β0 + T)
+  double mean_per_node_h = 0;  ///< posterior mean (α0 + k) / (β0 + T)
   double median_per_node_h = 0;
-  double lo_per_node_h = 0;  // equal-tailed interval: quantiles (1 − c)/2 and (1 + c)/2
+  double lo_per_node_h = 0;  ///< equal-tailed interval: quantiles (1 − c)/2 and (1 + c)/2
   double hi_per_node_h = 0;
-  double posterior_shape = 0;  // α0 + k
-  double posterior_rate_node_h = 0;  // β0 + T (node-hours)
+  double posterior_shape = 0;  ///< α0 + k
+  double posterior_rate_node_h = 0;  ///< β0 + T (node-hours)
   double confidence = 0.9;
   // The implied per-node MTBF (1/rate), whose interval is the reciprocal of the rate's:
   // [1/hi, 1/lo]; mtbf_hi_h is +inf only if lo underflows. The median maps exactly.
@@ -509,19 +524,19 @@ struct failure_rate_result {
   double mtbf_hi_h = 0;
 };
 
-// Failures per node-hour from k failures over an exposure of T node-hours (sum over runs of
-// nodes × hours exposed), with a conjugate Bayesian interval. Failures are taken as a Poisson
-// process with rate λ per node-hour; with a Gamma(α0, β0) prior (shape α0, rate β0 in
-// node-hours) the posterior is Gamma(α0 + k, β0 + T) (e.g. Gelman et al., Bayesian Data
-// Analysis, 3rd ed., §2.6). Quantiles come from boost::math::gamma_distribution (shape,
-// scale = 1/rate).
-//
-// Default prior: α0 = 0.5, β0 = 0, Jeffreys' prior λ^(−1/2) for a Poisson rate (improper,
-// but the posterior is proper once T > 0). It gives a finite interval with k = 0, and sits
-// between the classical (Garwood 1936) limits: α0 = 1 reproduces the classical upper limit
-// χ²_{2k+2}(p)/(2T), α0 = 0 the classical lower limit χ²_{2k}(p)/(2T). Pass prior_shape and
-// prior_rate_node_h to encode fleet knowledge (e.g. α0 = vendor failures, β0 = vendor
-// node-hours).
+/// Failures per node-hour from k failures over an exposure of T node-hours (sum over runs of
+/// nodes × hours exposed), with a conjugate Bayesian interval. Failures are taken as a Poisson
+/// process with rate λ per node-hour; with a Gamma(α0, β0) prior (shape α0, rate β0 in
+/// node-hours) the posterior is Gamma(α0 + k, β0 + T) (e.g. Gelman et al., Bayesian Data
+/// Analysis, 3rd ed., §2.6). Quantiles come from boost::math::gamma_distribution (shape,
+/// scale = 1/rate).
+///
+/// Default prior: α0 = 0.5, β0 = 0, Jeffreys' prior λ^(−1/2) for a Poisson rate (improper,
+/// but the posterior is proper once T > 0). It gives a finite interval with k = 0, and sits
+/// between the classical (Garwood 1936) limits: α0 = 1 reproduces the classical upper limit
+/// χ²_{2k+2}(p)/(2T), α0 = 0 the classical lower limit χ²_{2k}(p)/(2T). Pass prior_shape and
+/// prior_rate_node_h to encode fleet knowledge (e.g. α0 = vendor failures, β0 = vendor
+/// node-hours).
 inline failure_rate_result failure_rate_posterior(std::int64_t failures, double exposure_node_h,
                                                   double confidence = 0.9, double prior_shape = 0.5,
                                                   double prior_rate_node_h = 0.0) {

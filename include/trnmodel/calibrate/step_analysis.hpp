@@ -15,21 +15,25 @@
 
 namespace trnmodel::calibrate {
 
+/// A run of steps between two interruptions of a step-time series. A plain value: copyable, owns
+/// its members; concurrent reads are safe.
 struct series_segment {
-  std::size_t first = 0, values = 0;  // index of its first value in the series, and its length
-  std::size_t warmup_values = 0;  // values MSER-5 removed from its start
-  double warmup_excess_s = 0;  // Σ (t − steady mean) over those values, × steps_per_value
-  bool steady_state_found = true;  // false when the truncation reached half the segment
+  std::size_t first = 0, values = 0;  ///< index of its first value in the series, and its length
+  std::size_t warmup_values = 0;  ///< values MSER-5 removed from its start
+  double warmup_excess_s = 0;  ///< Σ (t − steady mean) over those values, × steps_per_value
+  bool steady_state_found = true;  ///< false when the truncation reached half the segment
 };
 
+/// A journal's step-time series analysed: segments, warm-up, steady state, stalls. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct step_analysis {
   std::vector<series_segment> segments;
   std::size_t steady_values = 0;
-  double steady_mean_s = 0;  // t̄_eff: includes data-loader and synchronisation waits
-  double ci_lo_s = 0, ci_hi_s = 0;  // 95 % batch-means interval of t̄_eff (equal to the mean with < 4 values)
+  double steady_mean_s = 0;  ///< t̄_eff: includes data-loader and synchronisation waits
+  double ci_lo_s = 0, ci_hi_s = 0;  ///< 95 % batch-means interval of t̄_eff (equal to the mean with < 4 values)
   double lag1_autocorrelation = 0;
   double data_wait_fraction = 0;
-  double step_time_s = 0;  // the scenario's t = t̄_eff · (1 − data_wait_fraction)
+  double step_time_s = 0;  ///< the scenario's t = t̄_eff · (1 − data_wait_fraction)
   std::vector<std::string> warnings;
 
   double startup_warmup_s() const { return segments.empty() ? 0.0 : segments.front().warmup_excess_s; }
@@ -58,7 +62,7 @@ inline std::vector<std::size_t> segment_lengths(const calibrate::journal& j) {
       }
     return lengths;
   }
-  std::int64_t resumed_from = 0;  // the step after which the current segment started
+  std::int64_t resumed_from = 0;  ///< the step after which the current segment started
   const auto values = [&](std::int64_t steps) {
     return static_cast<std::size_t>((std::max<std::int64_t>(steps, 0) + j.steps_per_value - 1) / j.steps_per_value);
   };
@@ -80,8 +84,8 @@ inline std::vector<std::size_t> segment_lengths(const calibrate::journal& j) {
 
 namespace trnmodel::calibrate {
 
-// Segments shorter than `min_values_for_mser` (20) are not truncated: five batches of five
-// would decide nothing.
+/// Segments shorter than `min_values_for_mser` (20) are not truncated: five batches of five
+/// would decide nothing.
 inline step_analysis analyze_steps(const journal& j, std::size_t min_values_for_mser = 20) {
   step_analysis a;
   const auto& t = j.step_times_s;

@@ -12,7 +12,7 @@
 #include "trnmodel/check.hpp"
 
 namespace trnmodel {
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 }  // namespace trnmodel
 
 namespace trnmodel::detail {
@@ -29,8 +29,8 @@ inline constexpr int max_json_depth = 64;
 
 // The same limit for a document built in memory (a dict from Python, or an embedder's
 // value), checked without recursion.
-inline void check_json_depth(const json& document, const std::string& path) {
-  std::vector<std::pair<const json*, int>> open{{&document, 1}};
+inline void check_json_depth(const ordered_json& document, const std::string& path) {
+  std::vector<std::pair<const ordered_json*, int>> open{{&document, 1}};
   while (!open.empty()) {
     const auto [value, depth] = open.back();
     open.pop_back();
@@ -44,7 +44,7 @@ inline void check_json_depth(const json& document, const std::string& path) {
 // that follows the path of keys and array indices ("throughput.step_time_s.median",
 // "samples[3]") and stops at the first duplicate key or parse error, with its byte offset.
 // Only the error paths pay for it.
-class json_locator : public nlohmann::json_sax<json> {
+class json_locator : public nlohmann::json_sax<ordered_json> {
  public:
   std::string path() const {
     std::string out;
@@ -127,20 +127,21 @@ inline std::string line_and_column(const std::string& text, std::size_t offset) 
 // nesting deeper than max_json_depth. A number beyond the double range (1e400) is refused with
 // its path, line and column. `document` ("scenario", "journal") prefixes the message of errors
 // that have no JSON path.
-inline json parse_strict_json(const std::string& text, const std::string& document) {
+inline ordered_json parse_strict_json(const std::string& text, const std::string& document) {
   struct duplicate_found {};
   std::vector<std::set<std::string>> seen;  // keys of each open object
-  const json::parser_callback_t on_event = [&](int depth, json::parse_event_t event, json& parsed) {
+  const ordered_json::parser_callback_t on_event = [&](int depth, ordered_json::parse_event_t event,
+                                                       ordered_json& parsed) {
     switch (event) {
-      case json::parse_event_t::object_start:
+      case ordered_json::parse_event_t::object_start:
         if (depth >= max_json_depth) fail_too_deep(document);
         seen.emplace_back();
         break;
-      case json::parse_event_t::array_start:
+      case ordered_json::parse_event_t::array_start:
         if (depth >= max_json_depth) fail_too_deep(document);
         break;
-      case json::parse_event_t::object_end: seen.pop_back(); break;
-      case json::parse_event_t::key:
+      case ordered_json::parse_event_t::object_end: seen.pop_back(); break;
+      case ordered_json::parse_event_t::key:
         if (!seen.back().insert(parsed.get<std::string>()).second) throw duplicate_found{};
         break;
       default: break;
@@ -149,21 +150,21 @@ inline json parse_strict_json(const std::string& text, const std::string& docume
   };
   const auto located = [&] {
     json_locator locator;
-    json::sax_parse(text, &locator);
+    ordered_json::sax_parse(text, &locator);
     return locator;
   };
   try {
-    return json::parse(text, on_event);
+    return ordered_json::parse(text, on_event);
   } catch (const duplicate_found&) {
     fail(located().path(), "duplicate key (JSON parsers would silently keep one of them)");
-  } catch (const json::out_of_range& e) {
+  } catch (const ordered_json::out_of_range& e) {
     if (e.id != 406) throw;
     // The number has been read: its path is the value being parsed (the key, or the array slot).
     const json_locator at = located();
     fail(at.path().empty() ? document : at.path(), "JSON " + at.error + " at " +
                                                        line_and_column(text, at.error_offset) +
                                                        ": beyond the largest number (about 1.8e308)");
-  } catch (const json::exception& e) {
+  } catch (const ordered_json::exception& e) {
     // Syntax errors carry line and column.
     std::string what = e.what();
     if (what.rfind("[json.exception", 0) == 0) what = what.substr(what.find(']') + 2);

@@ -30,15 +30,15 @@ inline void check_number_rule(const std::string& path, double x, number_rule rul
 
 class json_reader {
  public:
-  json_reader(const json& value, std::string path) : value_(value), path_(std::move(path)) {
+  json_reader(const ordered_json& value, std::string path) : value_(value), path_(std::move(path)) {
     if (!value.is_object()) fail(path_, "must be an object, got " + describe_json(value));
   }
 
   std::string path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   bool has(const std::string& key) { return find(key) != nullptr; }
 
-  const json& required(const std::string& key) {
-    const json* v = find(key);
+  const ordered_json& required(const std::string& key) {
+    const ordered_json* v = find(key);
     if (v == nullptr) {
       // A misspelt required key is both missing and unknown: say which key it probably is.
       std::vector<std::string> present;
@@ -65,7 +65,7 @@ class json_reader {
 
   // Integers accept 600.0 but not 600.5 (the scenario loader's rule).
   std::int64_t integer(const std::string& key, std::int64_t minimum) {
-    const json& v = required(key);
+    const ordered_json& v = required(key);
     const double x = json_number(v, path(key));
     if (x != std::floor(x) || std::fabs(x) > 9.007199254740992e15)
       fail(path(key), "must be an integer, got " + describe_json(v));
@@ -95,14 +95,14 @@ class json_reader {
   }
 
   bool boolean(const std::string& key) {
-    const json& v = required(key);
+    const ordered_json& v = required(key);
     if (!v.is_boolean()) fail(path(key), "must be true or false, got " + describe_json(v));
     return v.get<bool>();
   }
   bool optional_boolean(const std::string& key, bool default_value) { return has(key) ? boolean(key) : default_value; }
 
-  const json& array(const std::string& key) {
-    const json& v = required(key);
+  const ordered_json& array(const std::string& key) {
+    const ordered_json& v = required(key);
     if (!v.is_array()) fail(path(key), "must be an array, got " + describe_json(v));
     return v;
   }
@@ -117,13 +117,13 @@ class json_reader {
   }
 
  private:
-  const json* find(const std::string& key) {
+  const ordered_json* find(const std::string& key) {
     if (std::find(asked_.begin(), asked_.end(), key) == asked_.end()) asked_.push_back(key);
     const auto it = value_.find(key);
     return it == value_.end() ? nullptr : &*it;
   }
 
-  const json& value_;
+  const ordered_json& value_;
   std::string path_;
   std::vector<std::string> asked_;
 };

@@ -59,7 +59,8 @@ struct cardinal_hermite {
     auto i = static_cast<std::int32_t>(ii);
     i = i > last ? last : i;
     const double t = s - ii;
-    const double y0 = y[i], y1 = y[i + 1], dy0 = dy[i], dy1 = dy[i + 1];
+    const auto k = static_cast<std::size_t>(i);  // i ≥ 0: x is within the table
+    const double y0 = y[k], y1 = y[k + 1], dy0 = dy[k], dy1 = dy[k + 1];
     const double r = 1 - t;
     return r * r * (y0 * (1 + 2 * t) + dy0 * t) + t * t * (y1 * (3 - 2 * t) - dy1 * r);
   }
@@ -136,8 +137,9 @@ class quantile_table {
     while (last + 1 < knots && std::isfinite(y[last + 1]) && std::isfinite(dy[last + 1])) ++last;
     t_lo_ = -t_limit + dt * static_cast<double>(first);
     t_hi_ = -t_limit + dt * static_cast<double>(last);
-    std::vector<double> ys(y.begin() + first, y.begin() + last + 1);
-    std::vector<double> dys(dy.begin() + first, dy.begin() + last + 1);
+    const auto from = static_cast<std::ptrdiff_t>(first), to = static_cast<std::ptrdiff_t>(last + 1);
+    std::vector<double> ys(y.begin() + from, y.begin() + to);
+    std::vector<double> dys(dy.begin() + from, dy.begin() + to);
     spline_ = std::make_unique<cardinal_hermite>(std::move(ys), std::move(dys), t_lo_, dt);
   }
 

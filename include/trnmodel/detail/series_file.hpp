@@ -92,7 +92,7 @@ inline std::vector<double> read_npy_vector(const std::string& bytes, const std::
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) fail(path, "truncated .npy header");
-    for (int i = 3; i >= 0; --i) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[8 + i]);
+    for (std::size_t i = 4; i-- > 0;) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[8 + i]);
     offset = 12;
   } else {
     fail(path, ".npy format version " + std::to_string(major) + " is not supported");

@@ -34,18 +34,17 @@ inline std::string sha256_hex(std::string_view bytes) {
 
   std::array<std::uint32_t, 64> w{};
   for (std::size_t block = 0; block < message.size(); block += 64) {
-    for (int t = 0; t < 16; ++t) {
+    for (std::size_t t = 0; t < 16; ++t) {
       w[t] = 0;
-      for (int b = 0; b < 4; ++b)
-        w[t] = (w[t] << 8) | static_cast<unsigned char>(message[block + static_cast<std::size_t>(4 * t + b)]);
+      for (std::size_t b = 0; b < 4; ++b) w[t] = (w[t] << 8) | static_cast<unsigned char>(message[block + 4 * t + b]);
     }
-    for (int t = 16; t < 64; ++t) {
+    for (std::size_t t = 16; t < 64; ++t) {
       const std::uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
       const std::uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
       w[t] = w[t - 16] + s0 + w[t - 7] + s1;
     }
     std::array<std::uint32_t, 8> v = h;  // a b c d e f g h
-    for (int t = 0; t < 64; ++t) {
+    for (std::size_t t = 0; t < 64; ++t) {
       const std::uint32_t big_s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
       const std::uint32_t choose = (v[4] & v[5]) ^ (~v[4] & v[6]);
       const std::uint32_t t1 = v[7] + big_s1 + choose + k[t] + w[t];
@@ -54,7 +53,7 @@ inline std::string sha256_hex(std::string_view bytes) {
       const std::uint32_t t2 = big_s0 + majority;
       v = {t1 + t2, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
     }
-    for (int i = 0; i < 8; ++i) h[i] += v[i];
+    for (std::size_t i = 0; i < 8; ++i) h[i] += v[i];
   }
   static constexpr char hex[] = "0123456789abcdef";
   std::string digest;

@@ -6,7 +6,8 @@
 //   mean()    the exact mean of the distribution that ppf samples;
 //   support() the closed hull of the values ppf can return.
 // Parameters are checked by the make_* factories (one place per rule, messages naming the
-// path); the structs assume valid parameters.
+// path), and again when a family is wrapped in a quantity; beta, PERT and gamma check theirs
+// on construction (they derive shapes and tables from them).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,8 +30,51 @@
 #include "trnmodel/dist/normal_quantile.hpp"
 #include "trnmodel/errors.hpp"
 
+namespace trnmodel::detail {
+
+// The parameter rules shared by the make_* factories and the constructors of the families
+// that derive something from their parameters (beta, PERT, gamma).
+inline void check_ordered(const std::string& path, const char* family, const char* names, bool ok,
+                          const std::string& values) {
+  if (!ok) fail(path, std::string(family) + " needs " + names + ", got " + values);
+}
+inline std::string kv(const char* name, double value) { return std::string(name) + "=" + format_number(value); }
+
+// The rules of a three-point estimate (triangular, PERT).
+inline void check_three_point(const std::string& path, const char* family, double lo, double mode, double hi) {
+  check_finite(path + ".lo", lo);
+  check_finite(path + ".mode", mode);
+  check_finite(path + ".hi", hi);
+  check_ordered(path, family, "lo ≤ mode ≤ hi and lo < hi", lo <= mode && mode <= hi && lo < hi,
+                kv("lo", lo) + ", " + kv("mode", mode) + ", " + kv("hi", hi));
+}
+
+// Gamma and beta shapes whose quantile function double precision can follow (fuzzed and
+// tested from 0.01 to 1e10). Below, nearly all the mass lies within 1e-30 of 0 and the
+// quantile underflows; above, the spread is below 1e-5 of the mean, and Boost's inverse
+// stops being monotone (gamma, shape 1e12) or converging (beta, 1e20).
+inline constexpr double min_shape = 0.01, max_shape = 1e10;
+
+inline void check_shape(const std::string& path, double shape) {
+  check_positive(path, shape);
+  if (!(shape >= min_shape && shape <= max_shape))
+    fail(path, "must be in [0.01, 1e10] (beyond, double precision cannot follow the quantile function), got " +
+                   format_number(shape));
+}
+
+inline void check_beta(const std::string& path, double a, double b, double lo, double hi) {
+  check_shape(path + ".a", a);
+  check_shape(path + ".b", b);
+  check_finite(path + ".lo", lo);
+  check_finite(path + ".hi", hi);
+  check_ordered(path, "beta", "lo < hi", lo < hi, kv("lo", lo) + ", " + kv("hi", hi));
+}
+
+}  // namespace trnmodel::detail
+
 namespace trnmodel::dist {
 
+/// (lowest, highest) value a family's ppf can return.
 using support_t = std::pair<double, double>;
 inline constexpr double infinity = std::numeric_limits<double>::infinity();
 
@@ -48,7 +92,7 @@ inline double normal_isf(double q) { return -normal_ppf(q); }
 // Tables built on first use and shared by copies of the distribution (thread-safe).
 struct quantile_tables {
   trnmodel::detail::quantile_table tails;
-  std::unique_ptr<trnmodel::detail::central_quantile_table> centre;  // null when not smooth enough
+  std::unique_ptr<trnmodel::detail::central_quantile_table> centre;  ///< null when not smooth enough
 };
 
 // The tables of every distribution seen recently, by family and parameters, shared by all
@@ -159,7 +203,7 @@ void table_column(const quantile_tables& t, const double* u, double* x, std::siz
     for (std::size_t i = 0; i < m; ++i) {
       const double v = u[done + i];
       others[count] = i;
-      count += central_quantile_table::covers(v) && v <= spline.xf ? 0 : 1;
+      count += central_quantile_table::covers(v) && v <= spline.xf ? 0u : 1u;
     }
     for (std::size_t k = 0; k < count; ++k) value[others[k]] = at(u[done + others[k]]);
     for (std::size_t i = 0; i < m; ++i) x[done + i] = affine(value[i]);
@@ -318,6 +362,7 @@ class gamma_quantile {
 };
 }  // namespace detail
 
+/// A fixed number (no randomness). A plain value: copyable, owns its members; concurrent reads are safe.
 struct fixed {
   static constexpr const char* name = "fixed";
   double value;
@@ -327,6 +372,7 @@ struct fixed {
   support_t support() const { return {value, value}; }
 };
 
+/// Uniform on [lo, hi]. A plain value: copyable, owns its members; concurrent reads are safe.
 struct uniform {
   static constexpr const char* name = "uniform";
   double lo, hi;
@@ -336,7 +382,7 @@ struct uniform {
   support_t support() const { return {lo, hi}; }
 };
 
-// Normal, optionally truncated to [lo, hi] (±infinity when absent).
+/// Normal, optionally truncated to [lo, hi] (±infinity when absent).
 struct normal {
   static constexpr const char* name = "normal";
   double mean_value, sd;
@@ -399,6 +445,8 @@ struct normal {
   support_t support() const { return {lo, hi}; }
 };
 
+/// Lognormal: exp of Normal(mu, sigma), optionally written as its P50 and P90. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct lognormal {
   static constexpr const char* name = "lognormal";
   double mu, sigma;
@@ -419,6 +467,7 @@ struct lognormal {
   double p90() const { return from_quantiles ? p90_given : std::exp(mu + sigma * z90); }
 };
 
+/// Triangular on [lo, hi] with its peak at mode. A plain value: copyable, owns its members; concurrent reads are safe.
 struct triangular {
   static constexpr const char* name = "triangular";
   double lo, mode, hi;
@@ -441,14 +490,16 @@ struct triangular {
   support_t support() const { return {lo, hi}; }
 };
 
-// Beta(a, b) rescaled to [lo, hi].
+/// Beta(a, b) rescaled to [lo, hi].
 struct beta {
   static constexpr const char* name = "beta";
   double a, b;
   double lo = 0, hi = 1;
   detail::beta_quantile quantile{a, b};
 
-  beta(double a_, double b_, double lo_ = 0, double hi_ = 1) : a(a_), b(b_), lo(lo_), hi(hi_), quantile(a_, b_) {}
+  /// input_error ("beta.a: ...") unless 0.01 ≤ a, b ≤ 1e10 and lo < hi are finite.
+  beta(double a_, double b_, double lo_ = 0, double hi_ = 1)
+      : a((trnmodel::detail::check_beta("beta", a_, b_, lo_, hi_), a_)), b(b_), lo(lo_), hi(hi_), quantile(a_, b_) {}
   double ppf(double u) const { return lo + (hi - lo) * quantile(u); }
   void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, lo, hi - lo); }
   double cdf(double x) const {
@@ -460,13 +511,15 @@ struct beta {
   support_t support() const { return {lo, hi}; }
 };
 
-// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (docs/distributions.md).
+/// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (docs/distributions.md).
 struct pert {
   static constexpr const char* name = "pert";
   double lo, mode, hi;
   beta shape;
+  /// input_error ("pert: pert needs lo ≤ mode ≤ hi and lo < hi, ...") unless the three are
+  /// finite and ordered.
   pert(double lo_, double mode_, double hi_)
-      : lo(lo_),
+      : lo((trnmodel::detail::check_three_point("pert", "pert", lo_, mode_, hi_), lo_)),
         mode(mode_),
         hi(hi_),
         shape(1 + 4 * (mode_ - lo_) / (hi_ - lo_), 1 + 4 * (hi_ - mode_) / (hi_ - lo_), lo_, hi_) {}
@@ -477,11 +530,17 @@ struct pert {
   support_t support() const { return {lo, hi}; }
 };
 
+/// Gamma(shape, scale). A plain value (its quantile tables are shared between copies and
+/// built once, thread-safely).
 struct gamma {
   static constexpr const char* name = "gamma";
   double shape, scale;
   detail::gamma_quantile quantile{shape};
-  gamma(double shape_, double scale_) : shape(shape_), scale(scale_), quantile(shape_) {}
+  /// input_error unless 0.01 ≤ shape ≤ 1e10 and scale > 0.
+  gamma(double shape_, double scale_)
+      : shape((trnmodel::detail::check_shape("gamma.shape", shape_), check_positive("gamma.scale", scale_), shape_)),
+        scale(scale_),
+        quantile(shape_) {}
   double ppf(double u) const { return scale * quantile(u); }
   void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, scale); }
   double cdf(double x) const { return x <= 0 ? 0.0 : boost::math::gamma_p(shape, x / scale, detail::fast_policy()); }
@@ -489,6 +548,7 @@ struct gamma {
   support_t support() const { return {0.0, infinity}; }
 };
 
+/// Weibull(shape, scale). A plain value: copyable, owns its members; concurrent reads are safe.
 struct weibull {
   static constexpr const char* name = "weibull";
   double shape, scale;
@@ -498,6 +558,7 @@ struct weibull {
   support_t support() const { return {0.0, infinity}; }
 };
 
+/// Exponential with the given mean. A plain value: copyable, owns its members; concurrent reads are safe.
 struct exponential {
   static constexpr const char* name = "exponential";
   double mean_value;
@@ -507,7 +568,7 @@ struct exponential {
   support_t support() const { return {0.0, infinity}; }
 };
 
-// Bernoulli(p) as the monotone inverse CDF: 1 when u > 1 - p.
+/// Bernoulli(p) as the monotone inverse CDF: 1 when u > 1 - p.
 struct bernoulli {
   static constexpr const char* name = "bernoulli";
   double p;
@@ -517,13 +578,13 @@ struct bernoulli {
   support_t support() const { return {p == 1 ? 1.0 : 0.0, p == 0 ? 0.0 : 1.0}; }
 };
 
-// Measured values. The quantile interpolates linearly between order statistics
-// (Hyndman & Fan type 7, NumPy's default): h = (n-1) u, x = x_(floor h) + frac(h) (...).
-// mean() is the mean of that piecewise-linear distribution (the trapezoid rule over the
-// order statistics), which can differ slightly from the plain sample mean.
+/// Measured values. The quantile interpolates linearly between order statistics
+/// (Hyndman & Fan type 7, NumPy's default): h = (n-1) u, x = x_(floor h) + frac(h) (...).
+/// mean() is the mean of that piecewise-linear distribution (the trapezoid rule over the
+/// order statistics), which can differ slightly from the plain sample mean.
 struct empirical {
   static constexpr const char* name = "empirical";
-  std::shared_ptr<const std::vector<double>> sorted;  // shared: copies are cheap
+  std::shared_ptr<const std::vector<double>> sorted;  ///< shared: copies are cheap
 
   double ppf(double u) const {
     const auto& s = *sorted;
@@ -552,7 +613,7 @@ struct empirical {
   support_t support() const { return {sorted->front(), sorted->back()}; }
 };
 
-// An input nobody knows yet. Anything that needs its value raises unknown_input_error.
+/// An input nobody knows yet. Anything that needs its value raises unknown_input_error.
 struct unknown {
   static constexpr const char* name = "unknown";
   std::string reason;

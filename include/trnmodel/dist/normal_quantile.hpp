@@ -121,7 +121,7 @@ inline void normal_ppf_column(const double* p, double* z, std::size_t n) {
     std::size_t count = 0;
     for (std::size_t i = 0; i < m; ++i) {
       tails[count] = i;
-      count += std::abs(p[done + i] - 0.5) <= normal_central_half_width ? 0 : 1;
+      count += std::abs(p[done + i] - 0.5) <= normal_central_half_width ? 0u : 1u;
     }
     for (std::size_t k = 0; k < count; ++k) tail_p[k] = p[done + tails[k]];
 #ifdef TRNMODEL_X86_DISPATCH

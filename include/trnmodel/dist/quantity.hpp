@@ -18,29 +18,103 @@
 
 namespace trnmodel {
 
+/// Where a figure came from: its source, a note, a quote's date and region. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct provenance {
-  std::string source;  // "measured", "vendor", "quote", "assumption", "model" or empty
+  std::string source;  ///< "measured", "vendor", "quote", "assumption", "model" or empty
   std::string note;
-  std::string date;  // ISO date (YYYY-MM-DD) of a quote
+  std::string date;  ///< ISO date (YYYY-MM-DD) of a quote
   std::string region;
   bool empty() const { return source.empty() && note.empty() && date.empty() && region.empty(); }
 };
 
+/// One distribution of any family (docs/distributions.md).
 using distribution =
     std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular, dist::pert, dist::gamma,
                  dist::weibull, dist::exponential, dist::beta, dist::bernoulli, dist::empirical, dist::unknown>;
 
+/// Whether a family has a column ppf(u, x, n) (its fast path).
 template <class T, class = void> struct has_batch_ppf : std::false_type {};
 template <class T>
 struct has_batch_ppf<T, std::void_t<decltype(std::declval<const T&>().ppf(
                             static_cast<const double*>(nullptr), static_cast<double*>(nullptr), std::size_t{}))>>
     : std::true_type {};
 
+namespace detail {
+
+inline void check_normal(const std::string& path, double mean, double sd, double lo, double hi) {
+  check_finite(path + ".mean", mean);
+  check_positive(path + ".sd", sd);
+  if (!std::isinf(lo) || lo > 0) check_finite(path + ".lo", lo);
+  if (!std::isinf(hi) || hi < 0) check_finite(path + ".hi", hi);
+  check_ordered(path, "normal", "lo < hi", lo < hi, kv("lo", lo) + ", " + kv("hi", hi));
+  const dist::normal d{mean, sd, lo, hi};
+  // A truncation window so far in a tail that it holds no probability in double precision
+  // would make every draw a bound: reject it rather than return a silently wrong number.
+  const double a = d.z_lo(), b = d.z_hi();
+  const double mass = a > 0 ? dist::detail::normal_sf(a) - dist::detail::normal_sf(b)
+                            : dist::detail::normal_cdf(b) - dist::detail::normal_cdf(a);
+  if (!(mass > 1e-300))
+    fail(path, "normal truncation [lo, hi] holds no probability, got mean=" + format_number(mean) +
+                   ", sd=" + format_number(sd) + ", " + kv("lo", lo) + ", " + kv("hi", hi));
+}
+
+// The rules of docs/distributions.md for a family built directly (not by a make_* factory),
+// named by the family: a quantity never holds parameters its quantile function cannot take.
+inline void check_family(const distribution& d) {
+  std::visit(
+      [](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        const std::string path = T::name;
+        if constexpr (std::is_same_v<T, dist::fixed>) {
+          check_finite(path + ".value", x.value);
+        } else if constexpr (std::is_same_v<T, dist::uniform>) {
+          check_finite(path + ".lo", x.lo);
+          check_finite(path + ".hi", x.hi);
+          check_ordered(path, "uniform", "lo < hi", x.lo < x.hi, kv("lo", x.lo) + ", " + kv("hi", x.hi));
+        } else if constexpr (std::is_same_v<T, dist::normal>) {
+          check_normal(path, x.mean_value, x.sd, x.lo, x.hi);
+        } else if constexpr (std::is_same_v<T, dist::lognormal>) {
+          check_finite(path + ".mu", x.mu);
+          check_positive(path + ".sigma", x.sigma);
+        } else if constexpr (std::is_same_v<T, dist::triangular>) {
+          check_three_point(path, "triangular", x.lo, x.mode, x.hi);
+        } else if constexpr (std::is_same_v<T, dist::weibull>) {
+          check_positive(path + ".shape", x.shape);
+          check_positive(path + ".scale", x.scale);
+        } else if constexpr (std::is_same_v<T, dist::exponential>) {
+          check_positive(path + ".mean", x.mean_value);
+        } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
+          check_probability(path + ".p", x.p);
+        } else if constexpr (std::is_same_v<T, dist::empirical>) {
+          if (!x.sorted || x.sorted->empty()) fail(path + ".samples", "must hold at least one value, got none");
+          const auto& v = *x.sorted;
+          for (std::size_t i = 0; i < v.size(); ++i) check_finite(path + ".samples[" + std::to_string(i) + "]", v[i]);
+          if (!std::is_sorted(v.begin(), v.end()))
+            fail(path + ".samples", "must be sorted (make_empirical sorts them)");
+        } else if constexpr (std::is_same_v<T, dist::unknown>) {
+          if (x.reason.empty())
+            fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
+        }
+        // beta, pert and gamma check their parameters when constructed.
+      },
+      d);
+}
+
+}  // namespace detail
+
+/// An uncertain input: a distribution (or an unknown) and its provenance. Immutable in use
+/// (only prov() is mutable); copies are cheap (an empirical's values are shared); every const
+/// member may be called from several threads at once.
 class quantity {
  public:
   quantity() : dist_(dist::fixed{0.0}) {}
   quantity(double value) : dist_(dist::fixed{value}) {}  // NOLINT: a number is a fixed quantity
-  explicit quantity(distribution d, provenance p = {}) : dist_(std::move(d)), prov_(std::move(p)) {}
+  /// A distribution of any family, checked (input_error naming the family's parameter and
+  /// the rule, e.g. "uniform: uniform needs lo < hi, got lo=3, hi=1").
+  explicit quantity(distribution d, provenance p = {}) : dist_(std::move(d)), prov_(std::move(p)) {
+    detail::check_family(dist_);
+  }
 
   const distribution& dist() const { return dist_; }
   const provenance& prov() const { return prov_; }
@@ -94,19 +168,13 @@ class quantity {
 // `path` names the input in messages ("throughput.step_time_s"); standalone distributions
 // use their family name.
 
+/// A fixed number; input_error unless finite. `path` names the input in messages.
 inline quantity make_fixed(double value, const std::string& path = "fixed") {
   check_finite(path, value);
   return quantity(dist::fixed{value});
 }
 
-namespace detail {
-inline void check_ordered(const std::string& path, const char* family, const char* names, bool ok,
-                          const std::string& values) {
-  if (!ok) fail(path, std::string(family) + " needs " + names + ", got " + values);
-}
-inline std::string kv(const char* name, double value) { return std::string(name) + "=" + format_number(value); }
-}  // namespace detail
-
+/// Uniform on [lo, hi]; input_error unless lo < hi, both finite.
 inline quantity make_uniform(double lo, double hi, const std::string& path = "uniform") {
   check_finite(path + ".lo", lo);
   check_finite(path + ".hi", hi);
@@ -114,32 +182,22 @@ inline quantity make_uniform(double lo, double hi, const std::string& path = "un
   return quantity(dist::uniform{lo, hi});
 }
 
+/// Normal(mean, sd), truncated to [lo, hi] when they are finite; input_error for sd ≤ 0, lo ≥ hi
+/// or a window that holds no probability.
 inline quantity make_normal(double mean, double sd, double lo = -dist::infinity, double hi = dist::infinity,
                             const std::string& path = "normal") {
-  check_finite(path + ".mean", mean);
-  check_positive(path + ".sd", sd);
-  if (!std::isinf(lo) || lo > 0) check_finite(path + ".lo", lo);
-  if (!std::isinf(hi) || hi < 0) check_finite(path + ".hi", hi);
-  detail::check_ordered(path, "normal", "lo < hi", lo < hi, detail::kv("lo", lo) + ", " + detail::kv("hi", hi));
-  dist::normal d{mean, sd, lo, hi};
-  // A truncation window so far in a tail that it holds no probability in double precision
-  // would make every draw a bound: reject it rather than return a silently wrong number.
-  const double a = d.z_lo(), b = d.z_hi();
-  const double mass = a > 0 ? dist::detail::normal_sf(a) - dist::detail::normal_sf(b)
-                            : dist::detail::normal_cdf(b) - dist::detail::normal_cdf(a);
-  if (!(mass > 1e-300))
-    fail(path, "normal truncation [lo, hi] holds no probability, got mean=" + format_number(mean) +
-                   ", sd=" + format_number(sd) + ", " + detail::kv("lo", lo) + ", " + detail::kv("hi", hi));
-  return quantity(d);
+  detail::check_normal(path, mean, sd, lo, hi);
+  return quantity(dist::normal{mean, sd, lo, hi});
 }
 
+/// Lognormal exp(Normal(mu, sigma)); input_error unless mu finite and sigma > 0.
 inline quantity make_lognormal(double mu, double sigma, const std::string& path = "lognormal") {
   check_finite(path + ".mu", mu);
   check_positive(path + ".sigma", sigma);
   return quantity(dist::lognormal{mu, sigma, false, 0, 0});
 }
 
-// The lognormal whose median is p50 and whose 90th percentile is p90.
+/// The lognormal whose median is p50 and whose 90th percentile is p90.
 inline quantity make_lognormal_from_quantiles(double p50, double p90, const std::string& path = "lognormal") {
   check_finite(path + ".p50", p50);
   check_finite(path + ".p90", p90);
@@ -149,73 +207,51 @@ inline quantity make_lognormal_from_quantiles(double p50, double p90, const std:
   return quantity(dist::lognormal{mu, (std::log(p90) - mu) / dist::lognormal::z90, true, p50, p90});
 }
 
-namespace detail {
-// The rules of a three-point estimate (triangular, PERT).
-inline void check_three_point(const std::string& path, const char* family, double lo, double mode, double hi) {
-  check_finite(path + ".lo", lo);
-  check_finite(path + ".mode", mode);
-  check_finite(path + ".hi", hi);
-  check_ordered(path, family, "lo ≤ mode ≤ hi and lo < hi", lo <= mode && mode <= hi && lo < hi,
-                kv("lo", lo) + ", " + kv("mode", mode) + ", " + kv("hi", hi));
-}
-}  // namespace detail
-
+/// Triangular on [lo, hi] peaking at mode; input_error unless lo ≤ mode ≤ hi, lo < hi.
 inline quantity make_triangular(double lo, double mode, double hi, const std::string& path = "triangular") {
   detail::check_three_point(path, "triangular", lo, mode, hi);
   return quantity(dist::triangular{lo, mode, hi});
 }
 
+/// PERT on [lo, hi] with the given mode; input_error unless lo ≤ mode ≤ hi, lo < hi.
 inline quantity make_pert(double lo, double mode, double hi, const std::string& path = "pert") {
   detail::check_three_point(path, "pert", lo, mode, hi);
   return quantity(dist::pert(lo, mode, hi));
 }
 
-namespace detail {
-// Gamma and beta shapes whose quantile function double precision can follow (fuzzed and
-// tested from 0.01 to 1e10). Below, nearly all the mass lies within 1e-30 of 0 and the
-// quantile underflows; above, the spread is below 1e-5 of the mean, and Boost's inverse
-// stops being monotone (gamma, shape 1e12) or converging (beta, 1e20).
-inline constexpr double min_shape = 0.01, max_shape = 1e10;
-
-inline void check_shape(const std::string& path, double shape) {
-  check_positive(path, shape);
-  if (!(shape >= min_shape && shape <= max_shape))
-    fail(path, "must be in [0.01, 1e10] (beyond, double precision cannot follow the quantile function), got " +
-                   format_number(shape));
-}
-}  // namespace detail
-
+/// Gamma(shape, scale); input_error unless 0.01 ≤ shape ≤ 1e10 and scale > 0.
 inline quantity make_gamma(double shape, double scale, const std::string& path = "gamma") {
   detail::check_shape(path + ".shape", shape);
   check_positive(path + ".scale", scale);
   return quantity(dist::gamma(shape, scale));
 }
 
+/// Weibull(shape, scale); input_error unless both > 0.
 inline quantity make_weibull(double shape, double scale, const std::string& path = "weibull") {
   check_positive(path + ".shape", shape);
   check_positive(path + ".scale", scale);
   return quantity(dist::weibull{shape, scale});
 }
 
+/// Exponential with the given mean; input_error unless mean > 0.
 inline quantity make_exponential(double mean, const std::string& path = "exponential") {
   check_positive(path + ".mean", mean);
   return quantity(dist::exponential{mean});
 }
 
+/// Beta(a, b) rescaled to [lo, hi]; input_error unless 0.01 ≤ a, b ≤ 1e10 and lo < hi.
 inline quantity make_beta(double a, double b, double lo = 0, double hi = 1, const std::string& path = "beta") {
-  detail::check_shape(path + ".a", a);
-  detail::check_shape(path + ".b", b);
-  check_finite(path + ".lo", lo);
-  check_finite(path + ".hi", hi);
-  detail::check_ordered(path, "beta", "lo < hi", lo < hi, detail::kv("lo", lo) + ", " + detail::kv("hi", hi));
+  detail::check_beta(path, a, b, lo, hi);
   return quantity(dist::beta(a, b, lo, hi));
 }
 
+/// 1 with probability p, else 0; input_error unless p in [0, 1].
 inline quantity make_bernoulli(double p, const std::string& path = "bernoulli") {
   check_probability(path + ".p", p);
   return quantity(dist::bernoulli{p});
 }
 
+/// The measured values themselves (type-7 interpolation); input_error if none or not finite.
 inline quantity make_empirical(std::vector<double> samples, const std::string& path = "empirical") {
   if (samples.empty()) fail(path + ".samples", "must hold at least one value, got none");
   for (std::size_t i = 0; i < samples.size(); ++i)
@@ -224,6 +260,7 @@ inline quantity make_empirical(std::vector<double> samples, const std::string& p
   return quantity(dist::empirical{std::make_shared<const std::vector<double>>(std::move(samples))});
 }
 
+/// An input nobody knows yet; `reason` says why (input_error if empty).
 inline quantity make_unknown(std::string reason, const std::string& path = "unknown") {
   if (reason.empty()) fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
   return quantity(dist::unknown{std::move(reason)});

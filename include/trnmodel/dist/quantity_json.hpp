@@ -19,12 +19,12 @@ namespace trnmodel {
 namespace detail {
 
 // Compact JSON for messages, numbers as the user wrote them (2, not 2.0).
-inline std::string compact_json(const json& value) {
+inline std::string compact_json(const ordered_json& value) {
   if (value.is_number_float()) return format_number(value.get<double>());
   if (value.is_object()) {
     std::string text = "{";
     for (const auto& [key, item] : value.items())
-      text += (text.size() > 1 ? "," : "") + json(key).dump() + ":" + compact_json(item);
+      text += (text.size() > 1 ? "," : "") + ordered_json(key).dump() + ":" + compact_json(item);
     return text + "}";
   }
   if (value.is_array()) {
@@ -35,16 +35,16 @@ inline std::string compact_json(const json& value) {
   return value.dump();
 }
 
-inline std::string describe_json(const json& value) { return shorten(compact_json(value)); }
+inline std::string describe_json(const ordered_json& value) { return shorten(compact_json(value)); }
 
-inline double json_number(const json& value, const std::string& path) {
+inline double json_number(const ordered_json& value, const std::string& path) {
   if (!value.is_number()) fail(path, "must be a number, got " + describe_json(value));
   const double x = value.get<double>();
   check_finite(path, x);
   return x;
 }
 
-inline std::string json_string(const json& value, const std::string& path) {
+inline std::string json_string(const ordered_json& value, const std::string& path) {
   if (!value.is_string()) fail(path, "must be a string, got " + describe_json(value));
   return value.get<std::string>();
 }
@@ -59,7 +59,7 @@ inline const std::vector<std::string>& known_sources() {
   return sources;
 }
 
-inline provenance provenance_from_json(const json& object, const std::string& path) {
+inline provenance provenance_from_json(const ordered_json& object, const std::string& path) {
   provenance p;
   if (auto it = object.find("source"); it != object.end()) {
     p.source = json_string(*it, path + ".source");
@@ -78,7 +78,7 @@ inline provenance provenance_from_json(const json& object, const std::string& pa
   return p;
 }
 
-inline void provenance_to_json(const provenance& p, json& object) {
+inline void provenance_to_json(const provenance& p, ordered_json& object) {
   if (!p.source.empty()) object["source"] = p.source;
   if (!p.note.empty()) object["note"] = p.note;
   if (!p.date.empty()) object["date"] = p.date;
@@ -120,8 +120,8 @@ inline std::vector<std::string> family_names() {
 
 }  // namespace detail
 
-// Parses one quantity at `path`. Errors name the path, the value and the rule.
-inline quantity quantity_from_json(const json& j, const std::string& path) {
+/// Parses one quantity at `path`. Errors name the path, the value and the rule.
+inline quantity quantity_from_json(const ordered_json& j, const std::string& path) {
   using namespace detail;
   check_json_depth(j, path);  // messages print the value, recursively
   if (j.is_number()) return make_fixed(json_number(j, path), path);
@@ -208,9 +208,9 @@ inline quantity quantity_from_json(const json& j, const std::string& path) {
   return q;
 }
 
-// The JSON form: a plain number for a fixed value without provenance, else an object.
-inline json quantity_to_json(const quantity& q) {
-  json j = json::object();
+/// The JSON form: a plain number for a fixed value without provenance, else an object.
+inline ordered_json quantity_to_json(const quantity& q) {
+  ordered_json j = ordered_json::object();
   std::visit(
       [&](const auto& d) {
         using T = std::decay_t<decltype(d)>;

@@ -43,11 +43,11 @@ template <std::size_t K> inline void chan_merge(double n_a, double n_b, double* 
 
 }  // namespace detail
 
-// Count, means and co-moments of a small vector of K variables.
+/// Count, means and co-moments of a small vector of K variables.
 template <std::size_t K> struct co_moments {
   std::uint64_t count = 0;
   std::array<double, K> mean{};
-  std::array<double, K * K> comoment{};  // sums of products of deviations from the mean
+  std::array<double, K * K> comoment{};  ///< sums of products of deviations from the mean
 
   // Two passes over the rows of z (n x K): exact mean first, then co-moments; then one merge.
   void add(const Eigen::Array<double, Eigen::Dynamic, static_cast<int>(K)>& z) {
@@ -82,11 +82,13 @@ template <std::size_t K> struct co_moments {
   }
 };
 
+/// Streamed count, mean, variance, min and max of one output (Welford, merged by Chan's
+/// formula). A plain value; not for concurrent updates (each block has its own, merged in order).
 struct moments {
-  std::uint64_t count = 0;  // finite values
+  std::uint64_t count = 0;  ///< finite values
   std::uint64_t nan_count = 0;
   double mean = 0;
-  double m2 = 0;  // sum of squared deviations from the mean
+  double m2 = 0;  ///< sum of squared deviations from the mean
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
 
@@ -157,6 +159,9 @@ struct moments {
   static constexpr std::size_t byte_size = 48;
 };
 
+/// Counts of one output's values in logarithmic buckets (relative accuracy 0.1%), for
+/// quantiles without kept samples. A value type; add() and merge() are not thread-safe (each
+/// block fills its own), const calls are.
 class log_histogram {
  public:
   explicit log_histogram(double relative_accuracy = 1e-3)

@@ -47,7 +47,7 @@ namespace trnmodel {
 /// may be called with many blocks at once, from several threads.
 struct block_view {
   std::uint64_t seed = 0;
-  std::uint64_t first = 0;  // index of the block's first sample
+  std::uint64_t first = 0;  ///< index of the block's first sample
   Eigen::Index size = 0;
 
   /// The uniform in (0, 1) of sample `first + row` on `stream` (draw `draw` of that stream).
@@ -166,11 +166,11 @@ inline void check_outputs(const std::vector<std::string>& output_names) {
 /// that fills `out` (block.size rows, one column per output name) and is safe to call
 /// concurrently — over options.samples samples. Bitwise the same result for any thread count.
 /// Throws cancelled_error when options.cancelled says so, input_error for bad options.
-//
-// The run as partials folded in block order: each wave of blocks is a partial whose moments
-// are folded as soon as the wave ends (so memory stays flat); the histograms, whose counts do
-// not depend on order, are summed per thread and folded once at the end; kept samples are
-// written straight to their rows of the result.
+///
+/// The run as partials folded in block order: each wave of blocks is a partial whose moments
+/// are folded as soon as the wave ends (so memory stays flat); the histograms, whose counts do
+/// not depend on order, are summed per thread and folded once at the end; kept samples are
+/// written straight to their rows of the result.
 template <class Model>
 run_result run(const Model& model, std::vector<std::string> output_names, const run_options& given) {
   const run_options options = with_block_size(given);
@@ -201,11 +201,11 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
 
 /// The partial of blocks [first_block, last_block) of run(model, output_names, options), to
 /// be folded with the others in block order (partial.hpp) into that run, bit for bit.
-//
-// The partial of blocks [first_block, last_block) of the run run(model, output_names, options)
-// would make: for a run split across processes, each computes its partials, and fold()
-// (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
-// `options` see the progress of this range only.
+///
+/// The partial of blocks [first_block, last_block) of the run run(model, output_names, options)
+/// would make: for a run split across processes, each computes its partials, and fold()
+/// (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
+/// `options` see the progress of this range only.
 template <class Model> run_partial compute_partial(const Model& model, std::vector<std::string> output_names,
                                                    const run_options& given, std::uint64_t first_block,
                                                    std::uint64_t last_block) {

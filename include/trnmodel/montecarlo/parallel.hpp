@@ -40,7 +40,7 @@ extern "C" void __tsan_release(void* address);
 
 namespace trnmodel {
 
-// The threads a run uses when asked for 0 ("all cores"); 1 without TBB.
+/// The threads a run uses when asked for 0 ("all cores"); 1 without TBB.
 inline int default_threads() {
 #ifndef TRNMODEL_NO_TBB
   return tbb::info::default_concurrency();
@@ -103,9 +103,9 @@ template <class Body> void for_each_block(std::uint64_t first, std::uint64_t las
 
 }  // namespace detail
 
-// One T per thread that runs blocks (one in all without TBB), for state whose merge does not
-// depend on order, such as integer histogram counts. local() is called from inside a block;
-// combine_each on the calling thread once the loop is over.
+/// One T per thread that runs blocks (one in all without TBB), for state whose merge does not
+/// depend on order, such as integer histogram counts. local() is called from inside a block;
+/// combine_each on the calling thread once the loop is over.
 template <class T> class per_thread {
  public:
   explicit per_thread(T initial)
@@ -142,7 +142,7 @@ template <class T> class per_thread {
 #endif
 };
 
-// Samples [0, samples) cut into blocks of block_size; the last block may be shorter.
+/// Samples [0, samples) cut into blocks of block_size; the last block may be shorter.
 struct block_grid {
   std::uint64_t samples = 0;
   std::uint64_t block_size = 1;
@@ -154,26 +154,28 @@ struct block_grid {
   std::uint64_t size(std::uint64_t block) const { return std::min(block_size, samples - first_sample(block)); }
 };
 
+/// What runs between waves on the calling thread: progress and cancellation. The hooks'
+/// captures must outlive the loop.
 struct wave_hooks {
-  int threads = 0;  // 0: default_threads()
+  int threads = 0;  ///< 0: default_threads()
   // Both run on the calling thread between waves (see the top of this header).
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   std::function<bool()> cancelled;  // true stops the loop: it throws cancelled_error
 };
 
-// The threads a loop with `requested` threads runs on (0: all cores).
+/// The threads a loop with `requested` threads runs on (0: all cores).
 inline int threads_for(int requested) { return requested > 0 ? requested : default_threads(); }
 
-// Blocks per wave: enough for every thread to take a few (load balance), few enough that the
-// hooks run often and a wave's statistics stay small.
+/// Blocks per wave: enough for every thread to take a few (load balance), few enough that the
+/// hooks run often and a wave's statistics stay small.
 inline std::uint64_t blocks_per_wave(int threads) { return static_cast<std::uint64_t>(std::max(4, 4 * threads)); }
 
-// Runs body(b, slot) for the blocks b in [first_block, last_block) of `grid` in waves of
-// blocks_per_wave(threads); slot = b − wave_first (in [0, blocks_per_wave)) indexes
-// per-wave storage. After each wave, end_of_wave(wave_first, wave_last) on the calling
-// thread. Progress counts the samples of blocks [progress_from, wave_last) out of
-// those of [progress_from, last_block): progress_from is first_block unless blocks before it
-// were done by the caller and belong to the same progress bar.
+/// Runs body(b, slot) for the blocks b in [first_block, last_block) of `grid` in waves of
+/// blocks_per_wave(threads); slot = b − wave_first (in [0, blocks_per_wave)) indexes
+/// per-wave storage. After each wave, end_of_wave(wave_first, wave_last) on the calling
+/// thread. Progress counts the samples of blocks [progress_from, wave_last) out of
+/// those of [progress_from, last_block): progress_from is first_block unless blocks before it
+/// were done by the caller and belong to the same progress bar.
 template <class Body, class EndOfWave>
 void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint64_t last_block, const wave_hooks& hooks,
                    const Body& body, const EndOfWave& end_of_wave, std::uint64_t progress_from) {
@@ -190,6 +192,8 @@ void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint6
   }
 }
 
+/// Runs body(block) for every block of the grid, in waves of a few blocks per thread (oneTBB,
+/// or serially), calling end_of_wave on the calling thread after each wave.
 template <class Body, class EndOfWave> void for_each_wave(const block_grid& grid, std::uint64_t first_block,
                                                           std::uint64_t last_block, const wave_hooks& hooks,
                                                           const Body& body, const EndOfWave& end_of_wave) {

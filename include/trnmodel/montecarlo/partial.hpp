@@ -27,6 +27,8 @@
 
 namespace trnmodel {
 
+/// The statistics of a range of blocks (moments per block, histogram counts, kept samples),
+/// portable as bytes so that ranges computed elsewhere merge to the same result. A plain value.
 struct run_partial {
   // What the partial belongs to: the run's outputs, seed, size, block size and accuracy, and
   // whether it keeps samples. Folding refuses partials that disagree on any of them.
@@ -38,9 +40,9 @@ struct run_partial {
   bool kept = false;
   // The blocks it covers: [first_block, last_block).
   std::uint64_t first_block = 0, last_block = 0;
-  std::vector<moments> block_moments;  // (last_block − first_block) x outputs, block-major
-  std::vector<log_histogram> histograms;  // one per output; empty when samples are kept
-  Eigen::ArrayXXd values;  // kept: the range's samples x outputs, else empty
+  std::vector<moments> block_moments;  ///< (last_block − first_block) x outputs, block-major
+  std::vector<log_histogram> histograms;  ///< one per output; empty when samples are kept
+  Eigen::ArrayXXd values;  ///< kept: the range's samples x outputs, else empty
 
   block_grid grid() const { return {samples, block_size}; }
   std::size_t outputs() const { return names.size(); }
@@ -128,8 +130,8 @@ struct run_partial {
   static std::string format_tag() { return "trnmodel.run_partial/1"; }
 };
 
-// Folds partials, in block order, into the result of their run. The engine's run() folds its
-// own waves the same way (engine.hpp), so a run and the fold of its partials share this code.
+/// Folds partials, in block order, into the result of their run. The engine's run() folds its
+/// own waves the same way (engine.hpp), so a run and the fold of its partials share this code.
 class run_fold {
  public:
   run_fold(std::vector<std::string> names, std::uint64_t seed, std::uint64_t samples, std::uint64_t block_size,
@@ -204,7 +206,7 @@ class run_fold {
   std::uint64_t next_block_ = 0;
 };
 
-// The result of a run from all its partials, given in block order.
+/// The result of a run from all its partials, given in block order.
 inline run_result fold(const std::vector<run_partial>& partials) {
   if (partials.empty()) fail("partials", "nothing to fold");
   run_fold f = run_fold::for_partial(partials.front());

@@ -124,7 +124,7 @@ class run_result {
   summary_row summary(const std::string& name) const { return summary(index(name)); }
 
  private:
-  friend class run_fold;  // the only writer: it folds a run's blocks, then hands the result over
+  friend class run_fold;  ///< the only writer: it folds a run's blocks, then hands the result over
 
   std::size_t checked(std::size_t output) const {
     if (output >= names_.size())

@@ -43,18 +43,18 @@
 
 namespace trnmodel {
 
-// How the capacity is bought, as `prices.purchase` names it.
+/// How the capacity is bought, as `prices.purchase` names it.
 inline const std::vector<std::string>& purchase_modes() {
   static const std::vector<std::string> modes{"on_demand", "capacity_block", "spot"};
   return modes;
 }
 
-// What to quote. The defaults are the documented on-demand filters; `attributes` adds
-// exact matches on any further product attribute (e.g. licenseModel) to tell rows apart.
+/// What to quote. The defaults are the documented on-demand filters; `attributes` adds
+/// exact matches on any further product attribute (e.g. licenseModel) to tell rows apart.
 struct price_filter {
-  std::string instance_type;  // e.g. trn2.48xlarge
-  std::string region;  // a region code (us-east-1) or its location name (US East (N. Virginia))
-  std::string purchase = "on_demand";  // one of purchase_modes()
+  std::string instance_type;  ///< e.g. trn2.48xlarge
+  std::string region;  ///< a region code (us-east-1) or its location name (US East (N. Virginia))
+  std::string purchase = "on_demand";  ///< one of purchase_modes()
   std::string operating_system = "Linux";
   std::string tenancy = "Shared";
   std::string pre_installed_sw = "NA";
@@ -62,45 +62,47 @@ struct price_filter {
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 
-// One product of a price list with its terms, pointing into the list's parsed documents.
+/// One product of a price list with its terms, pointing into the list's parsed documents.
 struct price_list_row {
   std::string sku;
-  std::string where;  // the JSON path of the product, for messages
+  std::string where;  ///< the JSON path of the product, for messages
   std::string product_family;
-  const json* attributes = nullptr;  // an object of strings
-  const json* on_demand = nullptr;  // {SKU.TERM: TERM}, or null when the product has none
-  std::string on_demand_path;  // its JSON path, for messages
-  std::string publication_date;  // as written
+  const ordered_json* attributes = nullptr;  ///< an object of strings
+  const ordered_json* on_demand = nullptr;  ///< {SKU.TERM: TERM}, or null when the product has none
+  std::string on_demand_path;  ///< its JSON path, for messages
+  std::string publication_date;  ///< as written
   std::string version;
 };
 
+/// An AWS price list read from an offer file or get-products output: its rows and dates. A plain
+/// value: copyable, owns its members; concurrent reads are safe.
 struct price_list {
-  std::string file;  // the name messages give (a path)
-  std::string format;  // "offer file" or "get-products"
-  std::string offer_code;  // AmazonEC2
+  std::string file;  ///< the name messages give (a path)
+  std::string format;  ///< "offer file" or "get-products"
+  std::string offer_code;  ///< AmazonEC2
   std::string version;
-  std::string publication_date;  // of the list (an offer file) or of its first product (get-products)
-  std::string next_token;  // get-products: set when the output is one page of several
+  std::string publication_date;  ///< of the list (an offer file) or of its first product (get-products)
+  std::string next_token;  ///< get-products: set when the output is one page of several
   std::vector<price_list_row> rows;
-  std::vector<std::shared_ptr<const json>> documents;  // what the rows point into
+  std::vector<std::shared_ptr<const ordered_json>> documents;  ///< what the rows point into
 };
 
-// A price read from a list, with everything needed to find the row again.
+/// A price read from a list, with everything needed to find the row again.
 struct price_quote {
-  double usd_per_node_hour = 0;  // USD per instance-hour: one node for one hour
+  double usd_per_node_hour = 0;  ///< USD per instance-hour: one node for one hour
   std::string purchase;
   std::string instance_type;
-  std::string region;  // the region code, or the location name when the list gives no code
-  std::string location;  // AWS's name of the region
+  std::string region;  ///< the region code, or the location name when the list gives no code
+  std::string location;  ///< AWS's name of the region
   std::string operating_system;
   std::string tenancy;
-  std::string date;  // YYYY-MM-DD: the day the list was published
-  std::string publication_date;  // as written in the list
-  std::string effective_date;  // the term's effectiveDate, as written: since when the price applies
+  std::string date;  ///< YYYY-MM-DD: the day the list was published
+  std::string publication_date;  ///< as written in the list
+  std::string effective_date;  ///< the term's effectiveDate, as written: since when the price applies
   std::string sku;
   std::string offer_term_code;
   std::string rate_code;
-  std::string description;  // AWS's, e.g. "$55.04 per On Demand Linux p5.48xlarge Instance Hour"
+  std::string description;  ///< AWS's, e.g. "$55.04 per On Demand Linux p5.48xlarge Instance Hour"
   std::string offer_code;
   std::string version;
   std::string format;
@@ -137,7 +139,7 @@ inline std::string price_list_path(const std::string& path, const std::string& k
   return top ? path + key : path + "." + key;
 }
 
-inline std::string price_list_string(const json& object, const std::string& key, const std::string& path,
+inline std::string price_list_string(const ordered_json& object, const std::string& key, const std::string& path,
                                      bool required) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) {
@@ -147,8 +149,8 @@ inline std::string price_list_string(const json& object, const std::string& key,
   return json_string(*it, price_list_path(path, key));
 }
 
-inline const json* price_list_object(const json& object, const std::string& key, const std::string& path,
-                                     bool required) {
+inline const ordered_json* price_list_object(const ordered_json& object, const std::string& key,
+                                             const std::string& path, bool required) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) {
     if (required) fail(price_list_path(path, key), "required in an AWS price list, absent");
@@ -159,7 +161,7 @@ inline const json* price_list_object(const json& object, const std::string& key,
 }
 
 // A product's attributes must all be strings: the filters compare text.
-inline void check_price_attributes(const json& attributes, const std::string& path) {
+inline void check_price_attributes(const ordered_json& attributes, const std::string& path) {
   for (const auto& [name, value] : attributes.items())
     if (!value.is_string()) fail(path + "." + name, "must be a string, got " + describe_json(value));
 }
@@ -261,17 +263,17 @@ inline std::string describe_price_filter(const price_filter& filter) {
 }
 
 // Reads the products and terms of an offer file.
-inline void read_offer_file(const std::shared_ptr<const json>& document, price_list& list) {
-  const json& doc = *document;
+inline void read_offer_file(const std::shared_ptr<const ordered_json>& document, price_list& list) {
+  const ordered_json& doc = *document;
   const std::string file = list.file + ": ";
   list.format = "offer file";
   list.offer_code = price_list_string(doc, "offerCode", file, false);
   list.version = price_list_string(doc, "version", file, false);
   list.publication_date = price_list_string(doc, "publicationDate", file, true);
   price_list_string(doc, "formatVersion", file, false);
-  const json& products = *price_list_object(doc, "products", file, true);
-  const json& terms = *price_list_object(doc, "terms", file, true);
-  const json* on_demand = price_list_object(terms, "OnDemand", file + "terms", false);
+  const ordered_json& products = *price_list_object(doc, "products", file, true);
+  const ordered_json& terms = *price_list_object(doc, "terms", file, true);
+  const ordered_json* on_demand = price_list_object(terms, "OnDemand", file + "terms", false);
   list.rows.reserve(products.size());
   for (const auto& [sku, product] : products.items()) {
     const std::string where = file + "products." + sku;
@@ -294,17 +296,17 @@ inline void read_offer_file(const std::shared_ptr<const json>& document, price_l
 }
 
 // Reads one product document of get-products (`at` names it: "PriceList[3]").
-inline void read_product_document(const json& doc, const std::string& at, price_list& list) {
+inline void read_product_document(const ordered_json& doc, const std::string& at, price_list& list) {
   const std::string where = list.file + ": " + at;
   if (!doc.is_object()) fail(where, "must be a product document (an object), got " + describe_json(doc));
-  const json& product = *price_list_object(doc, "product", where, true);
+  const ordered_json& product = *price_list_object(doc, "product", where, true);
   price_list_row row;
   row.where = at + ".product";
   row.sku = price_list_string(product, "sku", where + ".product", true);
   row.product_family = price_list_string(product, "productFamily", where + ".product", false);
   row.attributes = price_list_object(product, "attributes", where + ".product", true);
   check_price_attributes(*row.attributes, where + ".product.attributes");
-  const json& terms = *price_list_object(doc, "terms", where, true);
+  const ordered_json& terms = *price_list_object(doc, "terms", where, true);
   row.on_demand = price_list_object(terms, "OnDemand", where + ".terms", false);
   row.on_demand_path = at + ".terms.OnDemand";
   row.publication_date = price_list_string(doc, "publicationDate", where, true);
@@ -315,12 +317,12 @@ inline void read_product_document(const json& doc, const std::string& at, price_
   list.rows.push_back(std::move(row));
 }
 
-inline void read_get_products(const json& doc, price_list& list) {
+inline void read_get_products(const ordered_json& doc, price_list& list) {
   const std::string& file = list.file;
   list.format = "get-products";
   price_list_string(doc, "FormatVersion", file + ": ", false);
   list.next_token = price_list_string(doc, "NextToken", file + ": ", false);
-  const json& items = doc.at("PriceList");
+  const ordered_json& items = doc.at("PriceList");
   if (!items.is_array())
     fail(file + ": PriceList", "must be an array of product documents, got " + describe_json(items));
   list.rows.reserve(items.size());
@@ -328,7 +330,8 @@ inline void read_get_products(const json& doc, price_list& list) {
     const std::string at = "PriceList[" + std::to_string(i) + "]";
     if (items[i].is_string()) {
       // The API returns each product as JSON text inside the JSON.
-      auto product = std::make_shared<const json>(parse_strict_json(items[i].get<std::string>(), file + ": " + at));
+      auto product =
+          std::make_shared<const ordered_json>(parse_strict_json(items[i].get<std::string>(), file + ": " + at));
       list.documents.push_back(product);
       read_product_document(*product, at, list);
     } else {
@@ -339,12 +342,12 @@ inline void read_get_products(const json& doc, price_list& list) {
 
 }  // namespace detail
 
-// Reads a parsed price list; `file` names it in messages.
-inline price_list read_price_list(std::shared_ptr<const json> document, const std::string& file) {
+/// Reads a parsed price list; `file` names it in messages.
+inline price_list read_price_list(std::shared_ptr<const ordered_json> document, const std::string& file) {
   price_list list;
   list.file = file;
   list.documents.push_back(document);
-  const json& doc = *document;
+  const ordered_json& doc = *document;
   detail::check_json_depth(doc, file);
   if (!doc.is_object()) fail(file, "must be an AWS price list (a JSON object), got " + detail::describe_json(doc));
   if (doc.contains("PriceList")) {
@@ -368,11 +371,12 @@ inline price_list read_price_list(std::shared_ptr<const json> document, const st
   return list;
 }
 
-// Parses price-list JSON text strictly (syntax errors with line and column, duplicate keys).
+/// Parses price-list JSON text strictly (syntax errors with line and column, duplicate keys).
 inline price_list parse_price_list(const std::string& text, const std::string& file) {
-  return read_price_list(std::make_shared<const json>(detail::parse_strict_json(text, file)), file);
+  return read_price_list(std::make_shared<const ordered_json>(detail::parse_strict_json(text, file)), file);
 }
 
+/// Reads and checks a price list file; input_error naming the file and the JSON path.
 inline price_list read_price_list_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(file, "cannot open the price list file");
@@ -476,8 +480,8 @@ inline const price_list_row& match_price_row(const price_list& list, const price
 
 }  // namespace detail
 
-// The price of `filter` in `list`: exactly one product must match, with one on-demand term
-// of one price dimension per instance-hour ("Hrs") in USD.
+/// The price of `filter` in `list`: exactly one product must match, with one on-demand term
+/// of one price dimension per instance-hour ("Hrs") in USD.
 inline price_quote quote_price(const price_list& list, const price_filter& filter) {
   const auto& modes = purchase_modes();
   if (std::find(modes.begin(), modes.end(), filter.purchase) == modes.end())
@@ -501,19 +505,19 @@ inline price_quote quote_price(const price_list& list, const price_filter& filte
   }
   const auto term_it = row.on_demand->begin();
   const std::string term_key = term_it.key();
-  const json& term = term_it.value();
+  const ordered_json& term = term_it.value();
   const std::string term_path = where + "." + term_key;
   if (!term.is_object()) fail(term_path, "must be an object (an offer term), got " + detail::describe_json(term));
   price_quote q;
   q.offer_term_code = detail::price_list_string(term, "offerTermCode", term_path, false);
   q.effective_date = detail::price_list_string(term, "effectiveDate", term_path, false);
-  const json& dimensions = *detail::price_list_object(term, "priceDimensions", term_path, true);
+  const ordered_json& dimensions = *detail::price_list_object(term, "priceDimensions", term_path, true);
   if (dimensions.size() != 1)
     fail(term_path + ".priceDimensions",
          "must hold one price dimension (one rate per instance-hour), got " + std::to_string(dimensions.size()));
   const auto rate_it = dimensions.begin();
   const std::string rate_key = rate_it.key();
-  const json& dimension = rate_it.value();
+  const ordered_json& dimension = rate_it.value();
   const std::string rate_path = term_path + ".priceDimensions." + rate_key;
   if (!dimension.is_object())
     fail(rate_path, "must be an object (a price dimension), got " + detail::describe_json(dimension));
@@ -523,7 +527,7 @@ inline price_quote quote_price(const price_list& list, const price_filter& filte
   const std::string unit = detail::price_list_string(dimension, "unit", rate_path, true);
   if (unit != "Hrs")
     fail(rate_path + ".unit", "must be Hrs (a price per instance-hour), got \"" + shorten(unit) + "\"");
-  const json& prices = *detail::price_list_object(dimension, "pricePerUnit", rate_path, true);
+  const ordered_json& prices = *detail::price_list_object(dimension, "pricePerUnit", rate_path, true);
   const auto usd = prices.find("USD");
   if (usd == prices.end()) {
     std::string currencies;

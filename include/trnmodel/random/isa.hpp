@@ -21,6 +21,7 @@ namespace trnmodel {
 
 enum class isa : int { sse2 = 0, avx2 = 1, avx512 = 2 };
 
+/// The instruction set's name ("avx2", ...).
 inline const char* isa_name(isa i) {
   switch (i) {
     case isa::avx512: return "avx512";
@@ -73,19 +74,19 @@ inline std::atomic<int>& isa_limit_slot() {
 
 }  // namespace detail
 
-// The paths this machine can run, baseline first.
+/// The paths this machine can run, baseline first.
 inline std::vector<isa> available_isas() {
   std::vector<isa> out;
   for (int i = 0; i <= static_cast<int>(detail::machine_isa()); ++i) out.push_back(static_cast<isa>(i));
   return out;
 }
 
-// Caps the path used from now on (never above what the machine has); returns the previous cap.
+/// Caps the path used from now on (never above what the machine has); returns the previous cap.
 inline isa set_isa_limit(isa limit) {
   return static_cast<isa>(detail::isa_limit_slot().exchange(static_cast<int>(limit)));
 }
 
-// The path the kernels take: the machine's best, capped by the limit.
+/// The path the kernels take: the machine's best, capped by the limit.
 inline isa active_isa() {
   const int best = static_cast<int>(detail::machine_isa());
   const int limit = detail::isa_limit_slot().load(std::memory_order_relaxed);

@@ -8,7 +8,9 @@
 
 namespace trnmodel {
 
+/// Philox4x32's 128-bit counter.
 using philox_counter = std::array<std::uint32_t, 4>;
+/// Philox4x32's 64-bit key.
 using philox_key = std::array<std::uint32_t, 2>;
 
 namespace detail {
@@ -26,7 +28,7 @@ inline philox_counter philox_round(const philox_counter& c, const philox_key& k)
 }
 }  // namespace detail
 
-// The raw bijection: 128 bits of counter -> 128 bits of output under a 64-bit key.
+/// The raw bijection: 128 bits of counter -> 128 bits of output under a 64-bit key.
 inline philox_counter philox4x32_10(philox_counter counter, philox_key key) {
   counter = detail::philox_round(counter, key);
   for (int round = 1; round < 10; ++round) {
@@ -37,15 +39,15 @@ inline philox_counter philox4x32_10(philox_counter counter, philox_key key) {
   return counter;
 }
 
-// 52 random bits mapped to the open interval (0, 1): the midpoint of one of 2^52 equal
-// cells, (2k + 1) 2^-53, so inverse CDFs never see 0 or 1. (With 53 bits the top midpoint,
-// 1 - 2^-54, is not a double and rounds to 1.)
+/// 52 random bits mapped to the open interval (0, 1): the midpoint of one of 2^52 equal
+/// cells, (2k + 1) 2^-53, so inverse CDFs never see 0 or 1. (With 53 bits the top midpoint,
+/// 1 - 2^-54, is not a double and rounds to 1.)
 inline double bits_to_open_unit(std::uint64_t bits) { return (static_cast<double>(bits >> 12) + 0.5) * 0x1.0p-52; }
 
-// The uniform number `draw` of stream `stream` for sample `sample` under `seed`.
-// Counter layout: (pair low, pair high, stream, draw) with pair = sample / 2; each Philox call
-// yields the uniforms of two neighbouring samples, 2p (output words 0, 1) and 2p + 1 (words
-// 2, 3), so a column of consecutive samples uses all 128 bits of every call.
+/// The uniform number `draw` of stream `stream` for sample `sample` under `seed`.
+/// Counter layout: (pair low, pair high, stream, draw) with pair = sample / 2; each Philox call
+/// yields the uniforms of two neighbouring samples, 2p (output words 0, 1) and 2p + 1 (words
+/// 2, 3), so a column of consecutive samples uses all 128 bits of every call.
 inline double uniform(std::uint64_t seed, std::uint64_t sample, std::uint32_t stream, std::uint32_t draw = 0) {
   const std::uint64_t pair = sample >> 1;
   const philox_counter out =

@@ -146,9 +146,9 @@ inline void philox_pairs(std::uint64_t seed, std::uint32_t stream, std::uint32_t
 
 }  // namespace detail
 
-// out[i] = uniform(seed, first_sample + i · sample_stride, stream, draw) for i in [0, n).
-// A stride of 1 is a block of consecutive samples; 2 picks every other sample (matrix A or B
-// of a Saltelli design, whose base index j takes samples 2j and 2j + 1).
+/// out[i] = uniform(seed, first_sample + i · sample_stride, stream, draw) for i in [0, n).
+/// A stride of 1 is a block of consecutive samples; 2 picks every other sample (matrix A or B
+/// of a Saltelli design, whose base index j takes samples 2j and 2j + 1).
 inline void uniform_column(std::uint64_t seed, std::uint32_t stream, std::uint32_t draw, std::uint64_t first_sample,
                            std::uint64_t sample_stride, std::size_t n, double* out) {
   if (n == 0) return;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
@@ -278,6 +279,20 @@ inline std::vector<std::string> unmet_expectations(const scenario& s) {
       detail::unmet_run_expectations(
           s.stage(k), k == 0, s.stage_gives(k, field::cluster_nodes) ? "stage " + s.stage_name(k) : "the job",
           [&](field f) { return s.stage_gives(k, f) ? s.stage_path(k, path_of(f)) : path_of(f); }, out);
+  }
+  // A mode that needs the profile refuses an unknown name; one that does not (a measured step
+  // time) keeps it as a label, which may be a misspelt profile. (A prefix of a profile's name,
+  // "trn2", is the plausibility check's.)
+  const std::string platform = s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "";
+  const auto names = s.profile_names();
+  const bool prefix = std::any_of(names.begin(), names.end(),
+                                  [&](const std::string& n) { return !platform.empty() && n.rfind(platform, 0) == 0; });
+  if (!platform.empty() && s.profile() == nullptr && !names.empty() && !prefix) {
+    std::string known;
+    for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+    out.push_back("cluster.platform \"" + platform + "\" is not a known hardware profile" +
+                  detail::did_you_mean(platform, names) + " (known: " + known +
+                  "): it is only a label here; name a profile to derive the step time or search layouts");
   }
   for (const auto& f : scenario_fields()) {
     if (f.kind != field_kind::quantity || !s.has(f.id)) continue;

@@ -68,7 +68,7 @@ struct hf_model {
 namespace detail {
 
 // The value at `key` as a whole number ≥ 1, or `fallback` (0: required) when absent.
-inline double hf_count(const json& config, const std::string& key, double fallback) {
+inline double hf_count(const ordered_json& config, const std::string& key, double fallback) {
   const auto it = config.find(key);
   if (it == config.end() || it->is_null()) {
     if (fallback > 0) return fallback;
@@ -81,7 +81,7 @@ inline double hf_count(const json& config, const std::string& key, double fallba
   return value;
 }
 
-inline bool hf_flag(const json& config, const std::string& key) {
+inline bool hf_flag(const ordered_json& config, const std::string& key) {
   const auto it = config.find(key);
   if (it == config.end() || it->is_null()) return false;
   if (!it->is_boolean()) fail(key, "must be true or false, got " + shorten(it->dump()));
@@ -93,7 +93,7 @@ inline bool hf_flag(const json& config, const std::string& key) {
 // Reads a parsed config.json. Keys that do not change the shape or the count (activation,
 // rope settings, token ids, dtype...) are ignored; an architecture the count does not
 // describe (mixture of experts, an MLP without a gate) is refused by name.
-inline hf_model read_hf_config(const json& config) {
+inline hf_model read_hf_config(const ordered_json& config) {
   if (!config.is_object()) fail("config.json", "must be a JSON object, got " + shorten(config.dump()));
   hf_model m;
   if (const auto it = config.find("model_type"); it != config.end()) {

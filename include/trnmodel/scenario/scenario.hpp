@@ -135,7 +135,7 @@ class scenario {
  public:
   // From a parsed JSON value (a dict from Python arrives this way).
   // `profiles` are the hardware profiles that cluster.platform may name (name -> JSON).
-  static scenario from_json(const json& doc, profile_library profiles = {}) {
+  static scenario from_json(const ordered_json& doc, profile_library profiles = {}) {
     detail::check_json_depth(doc, "scenario");
     scenario s;
     s.doc_ = doc;
@@ -161,14 +161,14 @@ class scenario {
   }
 
   // Parses JSON text, refusing duplicate keys and reporting syntax errors by line/column.
-  static json parse_strict(const std::string& text) { return detail::parse_strict_json(text, "scenario"); }
+  static ordered_json parse_strict(const std::string& text) { return detail::parse_strict_json(text, "scenario"); }
 
-  const json& to_json() const { return doc_; }
+  const ordered_json& to_json() const { return doc_; }
 
   // A copy with changes at dotted paths ("checkpoint.every_steps"); a null value removes
   // the key (back to its default). The result is validated like a new scenario.
-  scenario updated(const std::vector<std::pair<std::string, json>>& changes) const {
-    json doc = doc_;
+  scenario updated(const std::vector<std::pair<std::string, ordered_json>>& changes) const {
+    ordered_json doc = doc_;
     for (const auto& [path, value] : changes) {
       if (const auto at = stage_field(path)) {
         update_stage(doc["stages"][at->first], at->second, value);
@@ -179,7 +179,7 @@ class scenario {
         fail(path.empty() ? "(empty path)" : path,
              "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
       // Walk the sections of the path ("card.owners.quality"), making the missing ones.
-      json* block = &doc;
+      ordered_json* block = &doc;
       std::string rest = path;
       bool absent = false;
       for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
@@ -190,7 +190,7 @@ class scenario {
             absent = true;  // nothing to remove
             break;
           }
-          (*block)[section] = json::object();
+          (*block)[section] = ordered_json::object();
         }
         block = &(*block)[section];
       }
@@ -394,7 +394,7 @@ class scenario {
   }
 
   // A change of a stage's field: null removes the stage's own value (back to the top level's).
-  static void update_stage(json& stage, const std::string& path, const json& value) {
+  static void update_stage(ordered_json& stage, const std::string& path, const ordered_json& value) {
     const auto dot = path.find('.');
     if (dot == std::string::npos) {  // transition_s, name
       if (value.is_null())
@@ -410,7 +410,7 @@ class scenario {
       if (stage[head].empty()) stage.erase(head);
       return;
     }
-    if (!stage.contains(head) || !stage[head].is_object()) stage[head] = json::object();
+    if (!stage.contains(head) || !stage[head].is_object()) stage[head] = ordered_json::object();
     stage[head][key] = value;
   }
 
@@ -427,13 +427,13 @@ class scenario {
   // over it (null removes a top-level field); its errors name the stage ("stages[1].…").
   void load_stages() {
     if (!doc_.contains("stages")) return;
-    const json& list = doc_["stages"];
+    const ordered_json& list = doc_["stages"];
     if (!list.is_array() || list.empty())
       fail("stages", "must be a non-empty array of stage objects, got " + detail::describe_json(list));
     auto stages = std::make_shared<std::vector<stage_entry>>();
     for (std::size_t k = 0; k < list.size(); ++k) {
       const std::string at = "stages[" + std::to_string(k) + "]";
-      const json& item = list[k];
+      const ordered_json& item = list[k];
       if (!item.is_object()) fail(at, "must be an object (a stage), got " + detail::describe_json(item));
       if (!item.contains("name") || !item["name"].is_string() || item["name"].get<std::string>().empty())
         fail(at + ".name", "required: a non-empty string naming the stage");
@@ -443,7 +443,7 @@ class scenario {
              "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" + name + "\"");
       for (const auto& other : *stages)
         if (other.name == name) fail(at + ".name", "must be unique, \"" + name + "\" names an earlier stage");
-      json merged = doc_;
+      ordered_json merged = doc_;
       merged.erase("stages");
       std::vector<bool> given(field_count, false);
       for (const auto& [head, value] : item.items()) {
@@ -470,7 +470,7 @@ class scenario {
           if (f == nullptr) fail(path + "." + key, "unknown key" + detail::suggest_field(head, key));
           if (f->id == field::cluster_platform)
             fail(path + "." + key, "is set per job, not per stage: give it at the top level");
-          if (!merged.contains(head) || !merged[head].is_object()) merged[head] = json::object();
+          if (!merged.contains(head) || !merged[head].is_object()) merged[head] = ordered_json::object();
           // A stage giving its steps as tokens (or the reverse) replaces the top level's.
           if (f->id == field::job_tokens) merged[head].erase("effective_steps");
           if (f->id == field::job_effective_steps) merged[head].erase("tokens");
@@ -524,12 +524,12 @@ class scenario {
     for (const auto& field : scenario_fields()) {
       if (given_[field.index()]) continue;
       if (field.required) fail(field.path, "required (" + field.doc + ")");
-      if (!field.default_value.empty()) load_value(field, json::parse(field.default_value));
+      if (!field.default_value.empty()) load_value(field, ordered_json::parse(field.default_value));
     }
   }
 
   // The fields of a section, and of its sub-sections (card.owners).
-  void load_section(const std::string& section, const json& value) {
+  void load_section(const std::string& section, const ordered_json& value) {
     if (!value.is_object()) fail(section, "must be an object of fields, got " + detail::describe_json(value));
     for (const auto& [key, item] : value.items()) {
       const std::string path = section + "." + key;
@@ -543,12 +543,12 @@ class scenario {
     }
   }
 
-  void load_field(const field_spec& field, const json& value) {
+  void load_field(const field_spec& field, const ordered_json& value) {
     given_[field.index()] = true;
     load_value(field, value);
   }
 
-  void load_value(const field_spec& field, const json& value) {
+  void load_value(const field_spec& field, const ordered_json& value) {
     const std::string& path = field.path;
     switch (field.kind) {
       case field_kind::quantity: {
@@ -781,7 +781,7 @@ class scenario {
     std::shared_ptr<const scenario> s;
     std::vector<bool> given;
   };
-  json doc_;
+  ordered_json doc_;
   std::shared_ptr<const profile_library> profiles_;
   std::shared_ptr<const std::vector<stage_entry>> stages_;
   std::optional<platform_profile> profile_;

@@ -14,7 +14,7 @@ namespace trnmodel {
 
 namespace detail {
 
-inline json provenance_schema() {
+inline ordered_json provenance_schema() {
   return {{"source", {{"enum", known_sources()}}},
           {"note", {{"type", "string"}}},
           {"date", {{"type", "string"}, {"pattern", "^\\d{4}-\\d{2}-\\d{2}$"}}},
@@ -22,21 +22,22 @@ inline json provenance_schema() {
 }
 
 // One oneOf branch: a distribution object with these parameter keys.
-inline json family_schema(const std::string& family, const std::vector<std::string>& required,
-                          const std::vector<std::string>& optional) {
-  json properties = provenance_schema();
+inline ordered_json family_schema(const std::string& family, const std::vector<std::string>& required,
+                                  const std::vector<std::string>& optional) {
+  ordered_json properties = provenance_schema();
   properties["dist"] = {{"const", family}};
   std::vector<std::string> required_keys{"dist"};
   for (const auto& key : required) required_keys.push_back(key);
   for (const auto* keys : {&required, &optional})
     for (const auto& key : *keys)
-      properties[key] = key == "samples" ? json{{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 1}}
-                                         : json{{"type", "number"}};
+      properties[key] = key == "samples"
+                            ? ordered_json{{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 1}}
+                            : ordered_json{{"type", "number"}};
   return {{"type", "object"}, {"required", required_keys}, {"properties", properties}, {"additionalProperties", false}};
 }
 
-inline json quantity_schema() {
-  json variants = json::array({{{"type", "number"}}});
+inline ordered_json quantity_schema() {
+  ordered_json variants = ordered_json::array({{{"type", "number"}}});
   for (const auto& [family, keys] : families()) {
     if (keys.forms.empty()) {
       variants.push_back(family_schema(family, keys.required, keys.optional));
@@ -54,8 +55,8 @@ inline json quantity_schema() {
   return {{"oneOf", variants}};
 }
 
-inline json field_schema(const field_spec& f) {
-  json prop;
+inline ordered_json field_schema(const field_spec& f) {
+  ordered_json prop;
   switch (f.kind) {
     case field_kind::quantity: prop = {{"$ref", "#/$defs/quantity"}}; break;
     case field_kind::boolean: prop = {{"type", "boolean"}}; break;
@@ -74,26 +75,27 @@ inline json field_schema(const field_spec& f) {
     case field_kind::text: prop = {{"type", "string"}}; break;
   }
   prop["description"] = f.doc;
-  if (!f.default_value.empty()) prop["default"] = json::parse(f.default_value);
+  if (!f.default_value.empty()) prop["default"] = ordered_json::parse(f.default_value);
   return prop;
 }
 
 // The `stages` array: each stage overrides the blocks a stage may give (their fields as at
 // the top level, none required, a null removing the top level's value; cluster.platform
 // belongs to the whole job), plus its name and transition_s.
-inline json stages_schema(const json& top) {
-  json stage = {{"name",
-                 {{"type", "string"},
-                  {"minLength", 1},
-                  {"pattern", "^[^/]+$"},
-                  {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
+inline ordered_json stages_schema(const ordered_json& top) {
+  ordered_json stage = {{"name",
+                         {{"type", "string"},
+                          {"minLength", 1},
+                          {"pattern", "^[^/]+$"},
+                          {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
   stage["transition_s"] = top["transition_s"];
   for (const char* block : {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval",
                             "failures", "quality"}) {
-    json b = top[block];
+    ordered_json b = top[block];
     b.erase("required");
     b["properties"].erase("platform");
-    for (auto& [key, prop] : b["properties"].items()) prop = {{"anyOf", json::array({prop, {{"type", "null"}}})}};
+    for (auto& [key, prop] : b["properties"].items())
+      prop = {{"anyOf", ordered_json::array({prop, {{"type", "null"}}})}};
     stage[block] = b;
   }
   return {
@@ -105,8 +107,8 @@ inline json stages_schema(const json& top) {
 
 }  // namespace detail
 
-inline json scenario_json_schema() {
-  json top = {{"schema", {{"const", scenario_schema_v1}}}};
+inline ordered_json scenario_json_schema() {
+  ordered_json top = {{"schema", {{"const", scenario_schema_v1}}}};
   std::vector<std::string> required{"schema"};
   for (const auto& f : scenario_fields()) {
     const auto dot = f.path.find('.');
@@ -116,11 +118,11 @@ inline json scenario_json_schema() {
     }
     // Sections nest as far as the path does (card.owners.quality).
     const std::string section = f.path.substr(0, dot);
-    json* block = &top[section];
+    ordered_json* block = &top[section];
     std::string key = f.path.substr(dot + 1);
     for (;;) {
       if (block->is_null())
-        *block = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
+        *block = {{"type", "object"}, {"additionalProperties", false}, {"properties", ordered_json::object()}};
       const auto next = key.find('.');
       if (next == std::string::npos) break;
       block = &(*block)["properties"][key.substr(0, next)];

@@ -114,7 +114,7 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
                            std::numeric_limits<double>::quiet_NaN(), 0};
   const auto gap = [&](double value) {
     ++result.evaluations;
-    const lifecycle_model model(varied.updated({{path, json(value)}}));
+    const lifecycle_model model(varied.updated({{path, ordered_json(value)}}));
     require_known_for(model, m);
     return metric_statistic(model, m, stat, options) - result.target;
   };

@@ -20,7 +20,7 @@
 
 namespace trnmodel::sensitivity {
 
-// Ranks 1..n, ties sharing their average rank.
+/// Ranks 1..n, ties sharing their average rank.
 inline Eigen::ArrayXd ranks(const Eigen::Ref<const Eigen::ArrayXd>& x) {
   const Eigen::Index n = x.size();
   std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
@@ -37,11 +37,13 @@ inline Eigen::ArrayXd ranks(const Eigen::Ref<const Eigen::ArrayXd>& x) {
   return r;
 }
 
+/// Spearman and partial rank correlations of each factor with an output. A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct rank_correlations {
-  std::vector<double> spearman, prcc;  // one per input column; NaN for a constant column
+  std::vector<double> spearman, prcc;  ///< one per input column; NaN for a constant column
 };
 
-// x: samples x inputs, y: samples. Rows with a non-finite y are refused.
+/// x: samples x inputs, y: samples. Rows with a non-finite y are refused.
 inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>& x,
                                         const Eigen::Ref<const Eigen::ArrayXd>& y) {
   const Eigen::Index n = y.size(), k = x.cols();
@@ -62,7 +64,7 @@ inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>&
   const Eigen::MatrixXd correlation = z.transpose() * z;
   rank_correlations out;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<Eigen::Index> kept;  // varying inputs, then the output
+  std::vector<Eigen::Index> kept;  ///< varying inputs, then the output
   for (Eigen::Index c = 0; c < k; ++c) {
     out.spearman.push_back(
         varies[static_cast<std::size_t>(c)] && varies[static_cast<std::size_t>(k)] ? correlation(c, k) : nan);
@@ -85,8 +87,8 @@ inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>&
   return out;
 }
 
-// The values of a scenario's drawn inputs for samples [0, samples) of a run with `seed`
-// (samples x model.input_count(), columns in model.uncertain_inputs() order).
+/// The values of a scenario's drawn inputs for samples [0, samples) of a run with `seed`
+/// (samples x model.input_count(), columns in model.uncertain_inputs() order).
 inline Eigen::ArrayXXd drawn_inputs(const lifecycle_model& model, std::uint64_t seed, std::uint64_t samples) {
   Eigen::ArrayXXd x(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(model.input_count()));
   for (std::size_t j = 0; j < model.input_count(); ++j) {

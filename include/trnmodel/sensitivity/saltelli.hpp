@@ -44,14 +44,14 @@ namespace trnmodel::sensitivity {
 inline constexpr std::size_t row_a = 0, row_b = 1;
 inline constexpr std::size_t row_ab(std::size_t factor) { return 2 + factor; }
 
-// The sample index whose uniforms factor `factor` takes in row kind `kind` of base index `base`.
+/// The sample index whose uniforms factor `factor` takes in row kind `kind` of base index `base`.
 inline constexpr std::uint64_t design_sample(std::uint64_t base, std::size_t kind, std::size_t factor) {
   const bool from_b = kind == row_b || kind == row_ab(factor);
   return 2 * base + (from_b ? 1 : 0);
 }
 
-// Fills x[0 .. n) with the values of quantity q for base indices [base_first, base_first + n)
-// in matrix A (from_b false) or B (from_b true).
+/// Fills x[0 .. n) with the values of quantity q for base indices [base_first, base_first + n)
+/// in matrix A (from_b false) or B (from_b true).
 inline void draw_design_column(const quantity& q, std::uint32_t stream, std::uint64_t seed, std::uint64_t base_first,
                                Eigen::Index n, bool from_b, double* x) {
   uniform_column(seed, stream, 0, 2 * base_first + (from_b ? 1 : 0), 2, static_cast<std::size_t>(n), x);
@@ -62,17 +62,21 @@ inline void draw_design_column(const quantity& q, std::uint32_t stream, std::uin
   q.ppf(x, x, static_cast<std::size_t>(n));
 }
 
+/// The run options and confidence level of a Sobol analysis. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct sobol_options {
-  run_options run;  // run.samples = N base samples; run.block_size = base samples per block
-  double confidence = 0.95;  // of the intervals S1_conf, ST_conf (half-widths)
+  run_options run;  ///< run.samples = N base samples; run.block_size = base samples per block
+  double confidence = 0.95;  ///< of the intervals S1_conf, ST_conf (half-widths)
 };
 
+/// First-order and total Sobol indices per factor, with bootstrap confidence intervals. A plain
+/// value: copyable, owns its members; concurrent reads are safe.
 struct sobol_result {
   std::vector<std::string> factors;
   std::vector<double> first_order, first_order_conf, total, total_conf;
   // Per factor: why an estimate cannot be taken at face value (empty when it can).
   std::vector<std::string> notes;
-  std::string note;  // about the whole result (e.g. first-order indices summing above 1)
+  std::string note;  ///< about the whole result (e.g. first-order indices summing above 1)
   double output_mean = 0, output_variance = 0;
   std::uint64_t base_samples = 0, evaluations = 0;
   double confidence = 0.95;
@@ -175,6 +179,7 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
 
 }  // namespace detail
 
+/// input_error unless the options are usable (base samples, confidence).
 inline void check_sobol_options(const sobol_options& options) {
   if (options.run.samples < 2) fail("base_samples", "must be ≥ 2, got " + std::to_string(options.run.samples));
   if (options.run.samples > (std::uint64_t{1} << 62))
@@ -185,12 +190,12 @@ inline void check_sobol_options(const sobol_options& options) {
   check_run_options(options.run);
 }
 
-// Sobol indices of a model given as an evaluator
-//   evaluate(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y)
-// that fills y (n x (d + 2), already sized) with f at rows A, B, AB_1 .. AB_d of base indices
-// [base_first, base_first + n), drawing factor k's uniforms from sample design_sample(j, kind, k).
-// It must be safe to call concurrently. Non-finite outputs are refused (they have no variance
-// to apportion), naming how many there were.
+/// Sobol indices of a model given as an evaluator
+///   evaluate(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y)
+/// that fills y (n x (d + 2), already sized) with f at rows A, B, AB_1 .. AB_d of base indices
+/// [base_first, base_first + n), drawing factor k's uniforms from sample design_sample(j, kind, k).
+/// It must be safe to call concurrently. Non-finite outputs are refused (they have no variance
+/// to apportion), naming how many there were.
 template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors,
                                               const sobol_options& options, const std::string& output_name = "output") {
   check_sobol_options(options);

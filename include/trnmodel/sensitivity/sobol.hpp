@@ -25,9 +25,9 @@ namespace trnmodel::sensitivity {
 
 inline const char* const chance_factor = "chance";
 
-// The design's rows for a set of named inputs: x (n (d + 2) x inputs), rows stacked as
-// [A; B; AB_1; ...; AB_d] over the non-constant inputs (the factors), each block of n rows in
-// base-index order.
+/// The design's rows for a set of named inputs: x (n (d + 2) x inputs), rows stacked as
+/// [A; B; AB_1; ...; AB_d] over the non-constant inputs (the factors), each block of n rows in
+/// base-index order.
 class function_design {
  public:
   explicit function_design(const input_set& inputs) : inputs_(inputs) {
@@ -64,7 +64,7 @@ class function_design {
   std::vector<std::size_t> factor_inputs_;
 };
 
-// f(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) evaluates y for every row of x.
+/// f(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXd> y) evaluates y for every row of x.
 template <class Function> sobol_result sobol(const input_set& inputs, const Function& f, const sobol_options& options) {
   const function_design design(inputs);
   const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
@@ -77,14 +77,14 @@ template <class Function> sobol_result sobol(const input_set& inputs, const Func
   return sobol(evaluate, design.factors(), options, "f");
 }
 
-// The scenario's factors: drawn inputs by path, then "chance".
+/// The scenario's factors: drawn inputs by path, then "chance".
 inline std::vector<std::string> scenario_factors(const lifecycle_model& model) {
   std::vector<std::string> factors = model.uncertain_inputs();
   factors.emplace_back(chance_factor);
   return factors;
 }
 
-// Refuses a metric that needs unknown inputs (a NaN output has no variance to apportion).
+/// Refuses a metric that needs unknown inputs (a NaN output has no variance to apportion).
 inline void require_known_for(const lifecycle_model& model, metric::id m) {
   const auto needed = model.unknowns_needed_by(m);
   if (needed.empty()) return;
@@ -93,6 +93,7 @@ inline void require_known_for(const lifecycle_model& model, metric::id m) {
   throw unknown_input_error(std::string(metric_names()[m]) + " needs unknown inputs: " + list, needed);
 }
 
+/// The metric of that name; input_error listing the metrics otherwise.
 inline metric::id metric_named(const std::string& name, const std::string& parameter = "output") {
   for (std::size_t m = 0; m < metric::count; ++m)
     if (metric_names()[m] == name) return static_cast<metric::id>(m);
@@ -101,7 +102,8 @@ inline metric::id metric_named(const std::string& name, const std::string& param
   fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
-// The Sobol indices of `output`: a metric, or a stage's "<stage>/<metric>" (output.hpp).
+/// Sobol indices of `output` (a metric, or a stage's "<stage>/<metric>", output.hpp) over the
+/// scenario's drawn inputs and chance (Saltelli design). Thread-safe as simulate.
 inline sobol_result sobol(const scenario& s, const std::string& output_name, const sobol_options& options) {
   const lifecycle_model model(s);
   const output_column output = output_named(model, output_name);
@@ -135,6 +137,7 @@ inline sobol_result sobol(const scenario& s, const std::string& output_name, con
   return sobol(evaluate, scenario_factors(model), options, output_name);
 }
 
+/// The same for a job metric.
 inline sobol_result sobol(const scenario& s, metric::id output, const sobol_options& options) {
   return sobol(s, std::string(metric_names()[output]), options);
 }

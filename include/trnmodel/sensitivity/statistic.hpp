@@ -16,6 +16,8 @@
 
 namespace trnmodel::sensitivity {
 
+/// The mean, or a quantile at a probability, of a metric. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct statistic {
   double probability = -1;  // < 0: the mean; else the quantile at this probability
 
@@ -32,7 +34,7 @@ struct statistic {
   }
 };
 
-// One metric of a lifecycle model (a job total or a stage's) as an engine model with one output.
+/// One metric of a lifecycle model (a job total or a stage's) as an engine model with one output.
 class one_metric {
  public:
   one_metric(lifecycle_model model, metric::id m) : one_metric(std::move(model), output_of(m)) {}
@@ -49,13 +51,14 @@ class one_metric {
   output_column output_;
 };
 
-// The statistic of an output of a model over options.samples samples (kept, so quantiles are exact).
+/// The statistic of an output of a model over options.samples samples (kept, so quantiles are exact).
 inline double metric_statistic(const lifecycle_model& model, output_column output, statistic stat,
                                run_options options) {
   options.keep_samples = !stat.is_mean();
   return stat.of(
       run(one_metric(model, output), {model.output_names()[static_cast<std::size_t>(output.column)]}, options));
 }
+/// The same for a job metric.
 inline double metric_statistic(const lifecycle_model& model, metric::id m, statistic stat, run_options options) {
   return metric_statistic(model, output_of(m), stat, std::move(options));
 }

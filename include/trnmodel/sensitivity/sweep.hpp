@@ -20,12 +20,12 @@ namespace trnmodel::sensitivity {
 /// One axis of a sweep: a dotted path and the values it takes (JSON, as in a scenario file).
 struct sweep_axis {
   std::string path;
-  std::vector<json> values;
+  std::vector<ordered_json> values;
 };
 
 /// One point of a sweep: the changes made to the scenario and its simulation. A plain value.
 struct sweep_point {
-  std::vector<std::pair<std::string, json>> changes;
+  std::vector<std::pair<std::string, ordered_json>> changes;
   run_result result;
 };
 
@@ -46,7 +46,7 @@ inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep
   std::vector<sweep_point> out;
   out.reserve(points);
   for (std::size_t k = 0; k < points; ++k) {
-    std::vector<std::pair<std::string, json>> changes;
+    std::vector<std::pair<std::string, ordered_json>> changes;
     std::size_t rest = k;
     for (std::size_t a = grid.size(); a-- > 0;) {
       changes.emplace_back(grid[a].path, grid[a].values[rest % grid[a].values.size()]);

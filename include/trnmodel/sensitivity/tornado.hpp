@@ -16,19 +16,24 @@
 
 namespace trnmodel::sensitivity {
 
+/// One input's swing: the statistic with the input at its P10 and at its P90. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct tornado_bar {
   std::string factor;
-  double low_value, high_value;  // the input at low_probability, high_probability
-  double low_statistic, high_statistic;  // the output statistic with the input held there
-  double swing;  // |high_statistic − low_statistic|
+  double low_value, high_value;  ///< the input at low_probability, high_probability
+  double low_statistic, high_statistic;  ///< the output statistic with the input held there
+  double swing;  ///< |high_statistic − low_statistic|
 };
 
+/// Tornado bars, largest swing first. A plain value: copyable, owns its members; concurrent reads are safe.
 struct tornado_result {
-  double baseline = 0;  // the statistic with every input random
-  std::vector<tornado_bar> bars;  // largest swing first
+  double baseline = 0;  ///< the statistic with every input random
+  std::vector<tornado_bar> bars;  ///< largest swing first
 };
 
-// `output`: a metric, or a stage's "<stage>/<metric>" (output.hpp).
+/// Moves each drawn input to its P10 and P90 (others as drawn) and reports the statistic's
+/// swing. Thread-safe as simulate. `output_name`: a metric, or a stage's "<stage>/<metric>"
+/// (output.hpp).
 inline tornado_result tornado(const scenario& s, const std::string& output_name, statistic stat,
                               const run_options& options, double low_probability = 0.1, double high_probability = 0.9) {
   check_probability("low", low_probability);
@@ -55,6 +60,7 @@ inline tornado_result tornado(const scenario& s, const std::string& output_name,
   return result;
 }
 
+/// The same for a job metric.
 inline tornado_result tornado(const scenario& s, metric::id output, statistic stat, const run_options& options,
                               double low_probability = 0.1, double high_probability = 0.9) {
   return tornado(s, std::string(metric_names()[output]), stat, options, low_probability, high_probability);

@@ -42,21 +42,21 @@
 
 namespace trnmodel::collectives {
 
-// One level of interconnect (e.g. NeuronLink/NVLink inside an instance, EFA across
-// instances), as given. The model uses bandwidth × efficiency, so a datasheet figure and a
-// measured fraction (e.g. 230.8/300 from nccl issue 527) can be kept apart and both cited.
+/// One level of interconnect (e.g. NeuronLink/NVLink inside an instance, EFA across
+/// instances), as given. The model uses bandwidth × efficiency, so a datasheet figure and a
+/// measured fraction (e.g. 230.8/300 from nccl issue 527) can be kept apart and both cited.
 struct link_level {
-  double latency_s = 0;  // α, seconds per message step
-  double bandwidth_bytes_per_s = 0;  // nominal, per rank per direction
-  double efficiency = 1;  // achieved / nominal, in (0, 1]
+  double latency_s = 0;  ///< α, seconds per message step
+  double bandwidth_bytes_per_s = 0;  ///< nominal, per rank per direction
+  double efficiency = 1;  ///< achieved / nominal, in (0, 1]
 };
 
 class checked_link;
 inline checked_link check_link(const char* prefix, double latency_s, double bandwidth_bytes_per_s);
 inline checked_link check_link(const char* prefix, const link_level& level);
 
-// A link whose figures passed the checks: α finite and ≥ 0, the effective (achieved)
-// bandwidth finite and > 0. Only check_link makes one.
+/// A link whose figures passed the checks: α finite and ≥ 0, the effective (achieved)
+/// bandwidth finite and > 0. Only check_link makes one.
 class checked_link {
  public:
   double latency_s() const { return latency_s_; }
@@ -70,8 +70,8 @@ class checked_link {
   double latency_s_, bandwidth_bytes_per_s_;
 };
 
-// Checks α and B (paths "<prefix>latency_s", "<prefix>bandwidth_bytes_per_s"). The valid case
-// returns before any path string is built.
+/// Checks α and B (paths "<prefix>latency_s", "<prefix>bandwidth_bytes_per_s"). The valid case
+/// returns before any path string is built.
 inline checked_link check_link(const char* prefix, double latency_s, double bandwidth_bytes_per_s) {
   const bool valid =
       latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 && std::isfinite(bandwidth_bytes_per_s);
@@ -82,10 +82,10 @@ inline checked_link check_link(const char* prefix, double latency_s, double band
   return checked_link(latency_s, bandwidth_bytes_per_s);
 }
 
-// Checks a link_level (paths "<prefix>latency_s", ..., "<prefix>efficiency"); the link's
-// bandwidth is nominal × efficiency. Efficiency above 1 is rejected: it is most likely a
-// percentage typed as 77 instead of 0.77; to model in-network reduction (NVLS, SHARP), raise
-// the bandwidth instead.
+/// Checks a link_level (paths "<prefix>latency_s", ..., "<prefix>efficiency"); the link's
+/// bandwidth is nominal × efficiency. Efficiency above 1 is rejected: it is most likely a
+/// percentage typed as 77 instead of 0.77; to model in-network reduction (NVLS, SHARP), raise
+/// the bandwidth instead.
 inline checked_link check_link(const char* prefix, const link_level& level) {
   check_link(prefix, level.latency_s, level.bandwidth_bytes_per_s);
   if (!(level.efficiency > 0 && level.efficiency <= 1)) {
@@ -95,6 +95,7 @@ inline checked_link check_link(const char* prefix, const link_level& level) {
   return checked_link(level.latency_s, level.bandwidth_bytes_per_s * level.efficiency);
 }
 
+/// Bandwidth × efficiency: what a collective achieves on the link.
 inline double effective_bandwidth_bytes_per_s(const link_level& level) {
   return check_link("link.", level).bandwidth_bytes_per_s();
 }
@@ -134,49 +135,49 @@ inline checked_link checked_arguments(double ranks, double bytes, const link_lev
 // `bytes` ≥ 0: the caller's to ensure (the front doors below check them).
 // ---------------------------------------------------------------------------------------
 
-// Ring reduce-scatter: (p − 1)·α + (p − 1)/p · n/B.
-// The first half of the ring all-reduce of [PY09]; [NCCLT] "ReduceScatter": t = S(n−1)/(B·n).
-// Each of the p − 1 steps sends one n/p chunk to the next rank and receives one from the
-// previous, adding it into the local partial sum. n is the full (input) buffer. This one ring
-// pass is shared by the all-gather and (twice) the all-reduce, so that the identities between
-// them hold exactly in floating point.
+/// Ring reduce-scatter: (p − 1)·α + (p − 1)/p · n/B.
+/// The first half of the ring all-reduce of [PY09]; [NCCLT] "ReduceScatter": t = S(n−1)/(B·n).
+/// Each of the p − 1 steps sends one n/p chunk to the next rank and receives one from the
+/// previous, adding it into the local partial sum. n is the full (input) buffer. This one ring
+/// pass is shared by the all-gather and (twice) the all-reduce, so that the identities between
+/// them hold exactly in floating point.
 inline double ring_reduce_scatter_s(double ranks, double bytes, const checked_link& l) {
   return (ranks - 1) * l.latency_s() + (ranks - 1) / ranks * (bytes / l.bandwidth_bytes_per_s());
 }
 
-// Ring all-gather: (p − 1)·α + (p − 1)/p · n/B.
-// [TRG05] (ring all-gather: T = (p−1)α + ((p−1)/p)nβ); [NCCLT] "AllGather".
-// n is the full (output) buffer; each rank contributes n/p. One ring pass, like the
-// reduce-scatter (the same messages, without the additions).
+/// Ring all-gather: (p − 1)·α + (p − 1)/p · n/B.
+/// [TRG05] (ring all-gather: T = (p−1)α + ((p−1)/p)nβ); [NCCLT] "AllGather".
+/// n is the full (output) buffer; each rank contributes n/p. One ring pass, like the
+/// reduce-scatter (the same messages, without the additions).
 inline double ring_all_gather_s(double ranks, double bytes, const checked_link& l) {
   return ring_reduce_scatter_s(ranks, bytes, l);
 }
 
-// Ring all-reduce = ring reduce-scatter + ring all-gather:
-//   2(p − 1)·α + 2(p − 1)/p · n/B.
-// [PY09]: each rank must send (and receive) at least 2(p−1)/p · n bytes in any all-reduce
-// built on point-to-point messages, and the ring attains that bound, so its bandwidth term
-// is optimal; [NCCLT] derives the same t = (S/B)·2(n−1)/n, which is why busbw (below)
-// recovers B for it. The latency term grows linearly in p: for small n or large p a
-// logarithmic algorithm (halving_doubling_all_reduce_s) or hierarchy is faster.
+/// Ring all-reduce = ring reduce-scatter + ring all-gather:
+///   2(p − 1)·α + 2(p − 1)/p · n/B.
+/// [PY09]: each rank must send (and receive) at least 2(p−1)/p · n bytes in any all-reduce
+/// built on point-to-point messages, and the ring attains that bound, so its bandwidth term
+/// is optimal; [NCCLT] derives the same t = (S/B)·2(n−1)/n, which is why busbw (below)
+/// recovers B for it. The latency term grows linearly in p: for small n or large p a
+/// logarithmic algorithm (halving_doubling_all_reduce_s) or hierarchy is faster.
 inline double ring_all_reduce_s(double ranks, double bytes, const checked_link& l) {
   return 2 * ring_reduce_scatter_s(ranks, bytes, l);
 }
 
-// Rabenseifner's all-reduce: reduce-scatter by recursive halving (vector halving, distance
-// doubling), then all-gather by recursive doubling: the long-message all-reduce of
-// [TRG05], whose cost for p a power of two is 2·lg p·α + 2(p−1)/p·nβ (+ the γ term left out
-// here); the non-power-of-two cost is the one stated in MPICH's allreduce source comment.
-// This is the "tree" (logarithmic-latency) variant of this header; NCCL's pipelined double
-// binary tree is NOT modelled (it moves about 2n per rank, not 2(p−1)/p · n).
-//   p a power of two:  2·log2(p)·α + 2(p − 1)/p · n/B
-//     (log2 p exchange steps in each half; the bytes halve each step: n/2 + n/4 + … = (p−1)/p·n).
-//   otherwise, with p' = 2^⌊log2 p⌋:  (2·log2(p') + 2)·α + (2(p' − 1)/p' + 2) · n/B
-//     (MPICH drops to p' ranks: r = p − p' even ranks first send their whole buffer to a
-//     neighbour, α + n/B, and get the result back at the end, α + n/B. MPICH's comment
-//     writes the middle term with (p−1)/p; p' is what the algorithm actually moves.)
-// Not monotone in p: for n > 0, p = 2^k + 1 costs more than p = 2^(k+1). The
-// short-message recursive doubling variant (log2 p·α + log2 p·n/B) is not modelled.
+/// Rabenseifner's all-reduce: reduce-scatter by recursive halving (vector halving, distance
+/// doubling), then all-gather by recursive doubling: the long-message all-reduce of
+/// [TRG05], whose cost for p a power of two is 2·lg p·α + 2(p−1)/p·nβ (+ the γ term left out
+/// here); the non-power-of-two cost is the one stated in MPICH's allreduce source comment.
+/// This is the "tree" (logarithmic-latency) variant of this header; NCCL's pipelined double
+/// binary tree is NOT modelled (it moves about 2n per rank, not 2(p−1)/p · n).
+///   p a power of two:  2·log2(p)·α + 2(p − 1)/p · n/B
+///     (log2 p exchange steps in each half; the bytes halve each step: n/2 + n/4 + … = (p−1)/p·n).
+///   otherwise, with p' = 2^⌊log2 p⌋:  (2·log2(p') + 2)·α + (2(p' − 1)/p' + 2) · n/B
+///     (MPICH drops to p' ranks: r = p − p' even ranks first send their whole buffer to a
+///     neighbour, α + n/B, and get the result back at the end, α + n/B. MPICH's comment
+///     writes the middle term with (p−1)/p; p' is what the algorithm actually moves.)
+/// Not monotone in p: for n > 0, p = 2^k + 1 costs more than p = 2^(k+1). The
+/// short-message recursive doubling variant (log2 p·α + log2 p·n/B) is not modelled.
 inline double halving_doubling_all_reduce_s(double ranks, double bytes, const checked_link& l) {
   const int steps = std::ilogb(ranks);  // ⌊log2 p⌋ (exact for whole p ≥ 1)
   const double pof2 = std::ldexp(1.0, steps);  // p' = 2^⌊log2 p⌋
@@ -186,32 +187,32 @@ inline double halving_doubling_all_reduce_s(double ranks, double bytes, const ch
   return time_s;
 }
 
-// Point-to-point (send/recv, e.g. a pipeline-stage boundary): α + n/B.
-// The Hockney model that [TRG05] builds every collective cost from; bytes = 0 costs α.
+/// Point-to-point (send/recv, e.g. a pipeline-stage boundary): α + n/B.
+/// The Hockney model that [TRG05] builds every collective cost from; bytes = 0 costs α.
 inline double point_to_point_s(double bytes, const checked_link& l) {
   return l.latency_s() + bytes / l.bandwidth_bytes_per_s();
 }
 
-// Hierarchical (two-level) all-reduce over p = nodes × local_ranks ranks, L = local_ranks
-// per node, N = nodes. Algorithm (the 2D scheme of, e.g., Horovod's hierarchical
-// all-reduce; composed here from the ring formulas of [TRG05]/[PY09], docs/throughput.md):
-//   1. intra-node ring reduce-scatter of n bytes among the L local ranks:
-//        (L − 1)·α_intra + (L − 1)/L · n/B_intra
-//   2. L concurrent inter-node ring all-reduces, one per local index, each of the n/L-byte
-//      shard among the N ranks with that index:
-//        2(N − 1)·α_inter + 2(N − 1)/N · (n/L)/B_inter
-//   3. intra-node ring all-gather of n bytes among the L local ranks: same as step 1.
-// Total: 2(L−1)α_intra + 2(L−1)/L · n/B_intra + 2(N−1)α_inter + 2(N−1)/(N·L) · n/B_inter.
-// Assumptions: the phases do not overlap; each local rank drives its own inter-node
-// bandwidth B_inter per direction and the L rings do not contend (e.g. p5.48xlarge:
-// 3,200 Gbps EFA ≈ 50 GB/s per GPU, each direction; docs/profiles.md). If instead the
-// L ranks share one NIC of bandwidth B_nic, pass B_inter = B_nic / L.
-// Monotone in nodes; in local_ranks only while B_inter is not the bottleneck: under the
-// own-link assumption each extra local rank adds inter-node bandwidth and shrinks n/L.
-// Identities (tested): nodes = 1 gives ring_all_reduce_s(L, n, α_intra, B_intra) exactly;
-// local_ranks = 1 gives ring_all_reduce_s(N, n, α_inter, B_inter) exactly; with equal
-// levels (α, B) it equals the flat ring over N·L ranks minus 2(N−1)(L−1)·α: the bandwidth
-// terms coincide (2(L−1)/L + 2(N−1)/(NL) = 2(NL−1)/(NL)) and only latency steps are saved.
+/// Hierarchical (two-level) all-reduce over p = nodes × local_ranks ranks, L = local_ranks
+/// per node, N = nodes. Algorithm (the 2D scheme of, e.g., Horovod's hierarchical
+/// all-reduce; composed here from the ring formulas of [TRG05]/[PY09], docs/throughput.md):
+///   1. intra-node ring reduce-scatter of n bytes among the L local ranks:
+///        (L − 1)·α_intra + (L − 1)/L · n/B_intra
+///   2. L concurrent inter-node ring all-reduces, one per local index, each of the n/L-byte
+///      shard among the N ranks with that index:
+///        2(N − 1)·α_inter + 2(N − 1)/N · (n/L)/B_inter
+///   3. intra-node ring all-gather of n bytes among the L local ranks: same as step 1.
+/// Total: 2(L−1)α_intra + 2(L−1)/L · n/B_intra + 2(N−1)α_inter + 2(N−1)/(N·L) · n/B_inter.
+/// Assumptions: the phases do not overlap; each local rank drives its own inter-node
+/// bandwidth B_inter per direction and the L rings do not contend (e.g. p5.48xlarge:
+/// 3,200 Gbps EFA ≈ 50 GB/s per GPU, each direction; docs/profiles.md). If instead the
+/// L ranks share one NIC of bandwidth B_nic, pass B_inter = B_nic / L.
+/// Monotone in nodes; in local_ranks only while B_inter is not the bottleneck: under the
+/// own-link assumption each extra local rank adds inter-node bandwidth and shrinks n/L.
+/// Identities (tested): nodes = 1 gives ring_all_reduce_s(L, n, α_intra, B_intra) exactly;
+/// local_ranks = 1 gives ring_all_reduce_s(N, n, α_inter, B_inter) exactly; with equal
+/// levels (α, B) it equals the flat ring over N·L ranks minus 2(N−1)(L−1)·α: the bandwidth
+/// terms coincide (2(L−1)/L + 2(N−1)/(NL) = 2(NL−1)/(NL)) and only latency steps are saved.
 inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const checked_link& intra,
                                         const checked_link& inter) {
   const double intra_pass_s = ring_reduce_scatter_s(local_ranks, bytes, intra);
@@ -225,46 +226,57 @@ inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double
 // argument's name: "link.efficiency", "intra.latency_s", "inter.bandwidth_bytes_per_s").
 // ---------------------------------------------------------------------------------------
 
+/// Ring reduce-scatter time of `bytes` over `ranks`: (p − 1)(α + n/(pB)).
 inline double ring_reduce_scatter_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
   return ring_reduce_scatter_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
 }
+/// The same on a link level.
 inline double ring_reduce_scatter_s(double ranks, double bytes, const link_level& level) {
   return ring_reduce_scatter_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
 }
 
+/// Ring all-gather time: (p − 1)(α + n/(pB)).
 inline double ring_all_gather_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
   return ring_all_gather_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
 }
+/// The same on a link level.
 inline double ring_all_gather_s(double ranks, double bytes, const link_level& level) {
   return ring_all_gather_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
 }
 
+/// Ring all-reduce time: a reduce-scatter then an all-gather, 2(p − 1)(α + n/(pB)).
 inline double ring_all_reduce_s(double ranks, double bytes, double latency_s, double bandwidth_bytes_per_s) {
   return ring_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
 }
+/// The same on a link level.
 inline double ring_all_reduce_s(double ranks, double bytes, const link_level& level) {
   return ring_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
 }
 
+/// Recursive halving-doubling all-reduce time: 2 log2(p) α + 2 (p − 1)/p · n/B.
 inline double halving_doubling_all_reduce_s(double ranks, double bytes, double latency_s,
                                             double bandwidth_bytes_per_s) {
   return halving_doubling_all_reduce_s(ranks, bytes,
                                        detail::checked_arguments(ranks, bytes, latency_s, bandwidth_bytes_per_s));
 }
+/// The same on a link level.
 inline double halving_doubling_all_reduce_s(double ranks, double bytes, const link_level& level) {
   return halving_doubling_all_reduce_s(ranks, bytes, detail::checked_arguments(ranks, bytes, level));
 }
 
+/// One message: α + n/B.
 inline double point_to_point_s(double bytes, double latency_s, double bandwidth_bytes_per_s) {
   detail::check_bytes(bytes);
   return point_to_point_s(bytes, check_link("", latency_s, bandwidth_bytes_per_s));
 }
+/// The same on a link level.
 inline double point_to_point_s(double bytes, const link_level& level) {
   const checked_link checked = check_link("link.", level);
   detail::check_bytes(bytes);
   return point_to_point_s(bytes, checked);
 }
 
+/// Two-level all-reduce: reduce-scatter in the node, all-reduce across nodes, all-gather in the node.
 inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, double intra_latency_s,
                                         double intra_bandwidth_bytes_per_s, double inter_latency_s,
                                         double inter_bandwidth_bytes_per_s) {
@@ -289,6 +301,7 @@ inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double
 // NCCL-tests bandwidths [NCCLT]
 // ---------------------------------------------------------------------------------------
 
+/// The collectives the step-time model prices.
 enum class collective_kind {
   all_reduce,  // busbw factor 2(p − 1)/p
   reduce_scatter,  // (p − 1)/p, bytes = the full (input) buffer
@@ -299,11 +312,11 @@ enum class collective_kind {
   send_recv,  // 1
 };
 
-// The busbw correction factor of [NCCLT]: the ratio busbw / algbw that makes a measurement
-// comparable with the per-rank link bandwidth B independently of p, because the ideal time
-// of the collective is factor · n/B. 0 for an all-reduce, reduce-scatter, all-gather or
-// all-to-all of one rank (nothing moves). In-network reduction all-reduce ((p−1)/(p+1) in
-// [NCCLT]) is not covered.
+/// The busbw correction factor of [NCCLT]: the ratio busbw / algbw that makes a measurement
+/// comparable with the per-rank link bandwidth B independently of p, because the ideal time
+/// of the collective is factor · n/B. 0 for an all-reduce, reduce-scatter, all-gather or
+/// all-to-all of one rank (nothing moves). In-network reduction all-reduce ((p−1)/(p+1) in
+/// [NCCLT]) is not covered.
 inline double busbw_factor(collective_kind kind, double ranks) {
   detail::check_ranks("ranks", ranks);
   switch (kind) {
@@ -318,24 +331,24 @@ inline double busbw_factor(collective_kind kind, double ranks) {
   fail("kind", "unknown collective_kind");
 }
 
-// Algorithm bandwidth [NCCLT]: algbw = n / t.
+/// Algorithm bandwidth [NCCLT]: algbw = n / t.
 inline double algbw_bytes_per_s(double bytes, double time_s) {
   check_nonnegative("bytes", bytes);
   check_positive("time_s", time_s);
   return bytes / time_s;
 }
 
-// Bus bandwidth [NCCLT]: busbw = algbw · factor (2(p−1)/p for all-reduce). For the ring
-// all-reduce model with α = 0 this returns B for every p: the factor undoes exactly the
-// 2(p−1)/p of the bandwidth term, which is the point of NCCL's definition.
+/// Bus bandwidth [NCCLT]: busbw = algbw · factor (2(p−1)/p for all-reduce). For the ring
+/// all-reduce model with α = 0 this returns B for every p: the factor undoes exactly the
+/// 2(p−1)/p of the bandwidth term, which is the point of NCCL's definition.
 inline double busbw_bytes_per_s(collective_kind kind, double ranks, double bytes, double time_s) {
   const double factor = busbw_factor(kind, ranks);
   return algbw_bytes_per_s(bytes, time_s) * factor;
 }
 
-// The inverse: the time a measured busbw implies for a collective of n bytes on p ranks,
-// t = n · factor / busbw. E.g. 8 × A100, 1 GiB all-reduce at busbw 230.8 GB/s (nccl issue
-// 527): t = 2^30 · 1.75 / 230.8e9 ≈ 8.14 ms. 0 for one rank (factor 0).
+/// The inverse: the time a measured busbw implies for a collective of n bytes on p ranks,
+/// t = n · factor / busbw. E.g. 8 × A100, 1 GiB all-reduce at busbw 230.8 GB/s (nccl issue
+/// 527): t = 2^30 · 1.75 / 230.8e9 ≈ 8.14 ms. 0 for one rank (factor 0).
 inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes, double bus_bandwidth_bytes_per_s) {
   const double factor = busbw_factor(kind, ranks);
   check_nonnegative("bytes", bytes);
@@ -343,7 +356,7 @@ inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes
   return bytes * factor / bus_bandwidth_bytes_per_s;
 }
 
-// All-reduce shorthand: t = 2(p − 1)/p · n / busbw.
+/// All-reduce shorthand: t = 2(p − 1)/p · n / busbw.
 inline double all_reduce_time_from_busbw_s(double ranks, double bytes, double bus_bandwidth_bytes_per_s) {
   return time_from_busbw_s(collective_kind::all_reduce, ranks, bytes, bus_bandwidth_bytes_per_s);
 }

@@ -26,13 +26,13 @@ inline constexpr double extrapolation_sigma_per_log_node_ratio = 0.0566;
 inline constexpr double extrapolation_sigma_per_changed_degree = 0.0000;
 inline constexpr double extrapolation_sigma_model_changed = 0.0113;
 
-// Whether the reference is a different model (size or architecture).
+/// Whether the reference is a different model (size or architecture).
 inline bool model_differs(const transformer_shape& reference, const transformer_shape& target) {
   return reference.parameters != target.parameters || reference.layers != target.layers ||
          reference.hidden_size != target.hidden_size || reference.heads != target.heads;
 }
 
-// Standard deviation of ln(true / extrapolated step time) for a (reference, target) pair.
+/// Standard deviation of ln(true / extrapolated step time) for a (reference, target) pair.
 inline double extrapolation_log_spread(const transformer_shape& reference_shape, const parallel_layout& reference,
                                        double reference_nodes, const transformer_shape& target_shape,
                                        const parallel_layout& target, double target_nodes) {

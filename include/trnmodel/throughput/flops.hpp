@@ -28,7 +28,7 @@ namespace trnmodel {
 
 enum class recompute_kind { none, selective, full };
 
-// "none", "selective" or "full" (the spelling of job.recompute); `path` names the field in errors.
+/// "none", "selective" or "full" (the spelling of job.recompute); `path` names the field in errors.
 inline recompute_kind parse_recompute(const std::string& path, const std::string& text) {
   if (text == "full") return recompute_kind::full;
   if (text == "selective") return recompute_kind::selective;
@@ -36,44 +36,49 @@ inline recompute_kind parse_recompute(const std::string& path, const std::string
   return recompute_kind::none;
 }
 
+/// A decoder-only transformer's shape (parameters, layers, hidden size, heads, ...). A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct transformer_shape {
-  double parameters;  // N (all parameters)
-  double layers;  // L
-  double hidden_size;  // h = H·Q
-  double heads;  // a
-  double sequence_length;  // T
-  double ffn_size = 0;  // MLP inner size; 0: 4h (GPT)
-  double kv_heads = 0;  // key/value heads (grouped-query attention); 0: as many as heads
+  double parameters;  ///< N (all parameters)
+  double layers;  ///< L
+  double hidden_size;  ///< h = H·Q
+  double heads;  ///< a
+  double sequence_length;  ///< T
+  double ffn_size = 0;  ///< MLP inner size; 0: 4h (GPT)
+  double kv_heads = 0;  ///< key/value heads (grouped-query attention); 0: as many as heads
   double ffn() const { return ffn_size > 0 ? ffn_size : 4 * hidden_size; }
   // The width of the keys (and of the values): h · kv_heads / heads.
   double kv_size() const { return kv_heads > 0 && heads > 0 ? hidden_size * kv_heads / heads : hidden_size; }
 };
 
+/// Full training or LoRA (with its rank), and activation recomputation. A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct training_kind {
   bool lora = false;
-  double lora_rank = 0;  // adapter rank r (LoRA on the attention and MLP projections)
+  double lora_rank = 0;  ///< adapter rank r (LoRA on the attention and MLP projections)
   recompute_kind recompute = recompute_kind::none;
 };
 
-// Trainable adapter parameters of LoRA with rank r on the four attention projections (h×h)
-// and three MLP projections (h×ffn, gated MLP) of every layer: r·(in + out) each.
+/// Trainable adapter parameters of LoRA with rank r on the four attention projections (h×h)
+/// and three MLP projections (h×ffn, gated MLP) of every layer: r·(in + out) each.
 inline double lora_parameters(const transformer_shape& m, double rank) {
   const double h = m.hidden_size;
   return m.layers * rank * (4 * (h + h) + 3 * (h + m.ffn()));
 }
 
+/// Attention-score FLOPs per token (12·L·h·T for a forward and backward pass).
 inline double attention_flops_per_token(const transformer_shape& m) {
   return 4 * m.layers * m.hidden_size * m.sequence_length;  // forward QKᵀ and AV
 }
 
-// Model FLOPs per token of one training step (what MFU counts).
+/// Model FLOPs per token of one training step (what MFU counts).
 inline double model_flops_per_token(const transformer_shape& m, const training_kind& k) {
   const double attention_forward = attention_flops_per_token(m);
   if (!k.lora) return 6 * m.parameters + 3 * attention_forward;
   return 4 * m.parameters + 3 * attention_forward + 6 * lora_parameters(m, k.lora_rank);
 }
 
-// Hardware FLOPs per token: model FLOPs plus recomputation.
+/// Hardware FLOPs per token: model FLOPs plus recomputation.
 inline double hardware_flops_per_token(const transformer_shape& m, const training_kind& k) {
   const double attention_forward = attention_flops_per_token(m);
   switch (k.recompute) {
@@ -83,29 +88,33 @@ inline double hardware_flops_per_token(const transformer_shape& m, const trainin
   }
 }
 
+/// tp, pp, dp, cp, micro-batch and global batch of a job. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct parallel_layout {
   double tp = 1, pp = 1, dp = 1;
   double micro_batch = 1, global_batch = 1;
-  double virtual_stages = 1;  // interleaved schedule: model chunks per pipeline rank
-  int zero_stage = 0;  // 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
-  double cp = 1;  // context parallelism: each sequence split across cp chips
+  double virtual_stages = 1;  ///< interleaved schedule: model chunks per pipeline rank
+  int zero_stage = 0;  ///< 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
+  double cp = 1;  ///< context parallelism: each sequence split across cp chips
 };
 
+/// Per-device memory of a layout, by part (weights, gradients, optimizer, activations), GiB. A
+/// plain value: copyable, owns its members; concurrent reads are safe.
 struct device_memory {
   double weights_bytes, gradients_bytes, optimizer_bytes, activations_bytes;
   double total() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
 };
 
-// Bytes of activations per layer and micro-batch on one tensor-parallel rank, kept for the
-// backward pass without recomputation (Korthikanti et al. 2022, eq. 2 divided by t):
-// s·b·h·(10 + 24/t + 5·a·s/(h·t)). The step-time model also takes it as the bytes that
-// memory-bound elementwise work moves through HBM in one pass.
+/// Bytes of activations per layer and micro-batch on one tensor-parallel rank, kept for the
+/// backward pass without recomputation (Korthikanti et al. 2022, eq. 2 divided by t):
+/// s·b·h·(10 + 24/t + 5·a·s/(h·t)). The step-time model also takes it as the bytes that
+/// memory-bound elementwise work moves through HBM in one pass.
 inline double activation_bytes_per_layer(const transformer_shape& m, const parallel_layout& p) {
   const double s = m.sequence_length, b = p.micro_batch, h = m.hidden_size, a = m.heads, t = p.tp;
   return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
 }
 
-// Bytes per device for a bf16 model trained with Adam in mixed precision.
+/// Bytes per device for a bf16 model trained with Adam in mixed precision.
 inline device_memory memory_per_device(const transformer_shape& m, const training_kind& k, const parallel_layout& p) {
   const double share = m.parameters / (p.tp * p.pp);  // parameters held by one model-parallel rank
   const double trainable = k.lora ? lora_parameters(m, k.lora_rank) / (p.tp * p.pp) : share;

@@ -15,19 +15,30 @@ namespace trnmodel {
 
 inline constexpr const char* profile_schema_v1 = "trnmodel.profile/1";
 
+/// A hardware profile (docs/profiles.md): chips, peak FLOPS, links, memory, price. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct platform_profile {
   std::string name, description, accelerator, node;
   long long chips_per_node = 1;
-  long long nodes_per_domain = 1;  // nodes sharing the fast intra-node fabric (UltraServer)
-  std::map<std::string, quantity> peak_tflops_per_chip;  // by precision: bf16, fp8, fp32
+  long long nodes_per_domain = 1;  ///< nodes sharing the fast intra-node fabric (UltraServer)
+  std::map<std::string, quantity> peak_tflops_per_chip;  ///< by precision: bf16, fp8, fp32
   // Every other figure, by key (hbm_gib_per_chip, intra_node_gb_s_per_chip, ...).
   std::map<std::string, quantity> figures;
 
   long long chips_per_domain() const { return chips_per_node * nodes_per_domain; }
-  const quantity& figure(const std::string& key) const { return figures.at(key); }
+  /// A figure by key; input_error naming the profile and the keys it has when it has none such.
+  const quantity& figure(const std::string& key) const {
+    const auto it = figures.find(key);
+    if (it == figures.end()) {
+      std::string known;
+      for (const auto& [k, q] : figures) known += (known.empty() ? "" : ", ") + k;
+      fail("profile " + name + "." + key, "no such figure (figures: " + known + ")");
+    }
+    return it->second;
+  }
 
   // Parses and checks a profile; `path` prefixes messages (e.g. "profiles/trn2.48xlarge").
-  static platform_profile from_json(const json& doc, const std::string& path) {
+  static platform_profile from_json(const ordered_json& doc, const std::string& path) {
     if (!doc.is_object()) fail(path, "a profile must be a JSON object");
     static const std::vector<std::string> figure_keys{
         "hbm_gib_per_chip",      "hbm_tb_s_per_chip",     "intra_node_gb_s_per_chip", "inter_node_gb_s_per_chip",
@@ -93,7 +104,7 @@ struct platform_profile {
   }
 };
 
-// The profiles a scenario may name in cluster.platform: name -> JSON document.
-using profile_library = std::map<std::string, json>;
+/// The profiles a scenario may name in cluster.platform: name -> JSON document.
+using profile_library = std::map<std::string, ordered_json>;
 
 }  // namespace trnmodel

@@ -69,7 +69,7 @@ inline profile_library load_profiles(const std::string& dir) {
     std::ostringstream text;
     text << in.rdbuf();
     const std::string name = file.stem().string();
-    json doc = detail::parse_strict_json(text.str(), file.string());
+    ordered_json doc = detail::parse_strict_json(text.str(), file.string());
     platform_profile::from_json(doc, "profile " + name);  // checked now, where the file is named
     library.emplace(name, std::move(doc));
   }

@@ -18,37 +18,40 @@
 
 namespace trnmodel {
 
-// One sample's platform figures in SI units. The links are checked when they are built
-// (collectives::check_link), so the model below does no checks of its own.
+/// One sample's platform figures in SI units. The links are checked when they are built
+/// (collectives::check_link), so the model below does no checks of its own.
 struct platform_numbers {
-  double peak_flops_per_chip;  // FLOP/s of the chosen precision
-  double hbm_bytes_per_s;  // HBM bandwidth per chip (memory-bound elementwise work)
-  collectives::checked_link intra;  // within a node (or UltraServer domain)
-  collectives::checked_link inter;  // between nodes
+  double peak_flops_per_chip;  ///< FLOP/s of the chosen precision
+  double hbm_bytes_per_s;  ///< HBM bandwidth per chip (memory-bound elementwise work)
+  collectives::checked_link intra;  ///< within a node (or UltraServer domain)
+  collectives::checked_link inter;  ///< between nodes
   double chips_per_domain;
 };
 
+/// A step's time by part: compute, tensor-, pipeline- and data-parallel communication. A plain
+/// value: copyable, owns its members; concurrent reads are safe.
 struct step_parts {
-  double compute_s = 0;  // m micro-batches of compute on one stage
-  double tp_s = 0;  // tensor-parallel all-reduces (not overlapped)
-  double bubble_s = 0;  // pipeline fill and drain: (p - 1)/v micro-batch slots
-  double pp_p2p_s = 0;  // activations and gradients between stages on the critical path
-  double dp_s = 0;  // exposed data-parallel gradient communication
-  double cp_s = 0;  // context parallelism: keys and values gathered across the sequence (not overlapped)
+  double compute_s = 0;  ///< m micro-batches of compute on one stage
+  double tp_s = 0;  ///< tensor-parallel all-reduces (not overlapped)
+  double bubble_s = 0;  ///< pipeline fill and drain: (p - 1)/v micro-batch slots
+  double pp_p2p_s = 0;  ///< activations and gradients between stages on the critical path
+  double dp_s = 0;  ///< exposed data-parallel gradient communication
+  double cp_s = 0;  ///< context parallelism: keys and values gathered across the sequence (not overlapped)
   double total() const { return compute_s + tp_s + bubble_s + pp_p2p_s + dp_s + cp_s; }
 };
 
+/// Tokens in one optimizer step: global batch × sequence length.
 inline double tokens_per_step(const transformer_shape& m, const parallel_layout& p) {
   return p.global_batch * m.sequence_length;
 }
 
-// flops mode, from executed TFLOPS per chip (recomputation counted).
+/// flops mode, from executed TFLOPS per chip (recomputation counted).
 inline double step_time_from_achieved_s(const transformer_shape& m, const training_kind& k, const parallel_layout& p,
                                         double chips, double achieved_tflops_per_chip) {
   return tokens_per_step(m, p) * hardware_flops_per_token(m, k) / (chips * achieved_tflops_per_chip * 1e12);
 }
 
-// flops mode, from model FLOPs utilization (recomputation not counted, as MFU defines it).
+/// flops mode, from model FLOPs utilization (recomputation not counted, as MFU defines it).
 inline double step_time_from_mfu_s(const transformer_shape& m, const training_kind& k, const parallel_layout& p,
                                    double chips, double peak_flops_per_chip, double mfu) {
   return tokens_per_step(m, p) * model_flops_per_token(m, k) / (chips * peak_flops_per_chip * mfu);
@@ -61,18 +64,18 @@ inline bool fits_in_domain(double stride, double size, double chips_per_domain) 
 }
 }  // namespace detail
 
-// Bytes of activations one rank moves through HBM per layer and micro-batch in one pass of
-// elementwise work (layer norms, activations, dropout, softmax): Korthikanti et al.'s
-// activation size, the one memory_per_device keeps without recomputation.
+/// Bytes of activations one rank moves through HBM per layer and micro-batch in one pass of
+/// elementwise work (layer norms, activations, dropout, softmax): Korthikanti et al.'s
+/// activation size, the one memory_per_device keeps without recomputation.
 inline double elementwise_bytes_per_layer(const transformer_shape& m, const parallel_layout& p) {
   return activation_bytes_per_layer(m, p);
 }
 
-// analytic mode (arguments validated when the scenario and its profile load, or by
-// check_step_time_arguments). `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
-// `dp_overlap` the fraction of data-parallel communication hidden behind the backward pass;
-// `elementwise_traffic` scales the memory-bound elementwise work (0: folded into the
-// compute efficiency, the default).
+/// analytic mode (arguments validated when the scenario and its profile load, or by
+/// check_step_time_arguments). `compute_efficiency` is achieved/peak FLOPS of the matmuls alone;
+/// `dp_overlap` the fraction of data-parallel communication hidden behind the backward pass;
+/// `elementwise_traffic` scales the memory-bound elementwise work (0: folded into the
+/// compute efficiency, the default).
 inline step_parts analytic_step_time(const transformer_shape& m, const training_kind& k, const parallel_layout& p,
                                      const platform_numbers& hw, double compute_efficiency, double dp_overlap,
                                      double elementwise_traffic = 0) {
@@ -147,17 +150,17 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
   return parts;
 }
 
-// The analytic step time's inputs in the units a user states them (the Python binding's
-// keyword arguments, docs/throughput.md): each field is checked by name in
-// check_step_time_arguments.
+/// The analytic step time's inputs in the units a user states them (the Python binding's
+/// keyword arguments, docs/throughput.md): each field is checked by name in
+/// check_step_time_arguments.
 struct step_time_arguments {
   // model
   double parameters = 0, layers = 0, hidden_size = 0, heads = 0, sequence_length = 0;
-  double ffn_size = 0;  // 0: 4 × hidden_size
-  double kv_heads = 0;  // 0: as many as heads
+  double ffn_size = 0;  ///< 0: 4 × hidden_size
+  double kv_heads = 0;  ///< 0: as many as heads
   bool lora = false;
   double lora_rank = 0;
-  std::string recompute = "none";  // none, selective, full
+  std::string recompute = "none";  ///< none, selective, full
   // layout
   double tp = 1, pp = 1, dp = 1, micro_batch = 1, global_batch = 1, virtual_stages = 1;
   int zero_stage = 0;
@@ -167,12 +170,12 @@ struct step_time_arguments {
   double intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1;
   double inter_gb_s = 0, inter_latency_us = 0, inter_efficiency = 1;
   double chips_per_domain = 1;
-  double hbm_tb_s = 0;  // needed only when elementwise_traffic > 0
+  double hbm_tb_s = 0;  ///< needed only when elementwise_traffic > 0
   // model parameters
   double compute_efficiency = 0, dp_overlap = 0, elementwise_traffic = 0;
 };
 
-// What analytic_step_time and memory_per_device take, in SI units, checked.
+/// What analytic_step_time and memory_per_device take, in SI units, checked.
 struct step_time_inputs {
   transformer_shape shape;
   training_kind kind;
@@ -186,8 +189,8 @@ struct step_time_inputs {
   device_memory memory() const { return memory_per_device(shape, kind, layout); }
 };
 
-// Checks every field of `a` (errors name the field: "intra_efficiency: must be in (0, 1], got
-// 77") and converts to SI units.
+/// Checks every field of `a` (errors name the field: "intra_efficiency: must be in (0, 1], got
+/// 77") and converts to SI units.
 inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
   const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
   for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", a.peak_tflops},
