@@ -11,6 +11,7 @@ from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 from ._simulate import _warn_expectations_at
 
+
 def _cp_degrees(sequence_length: int, max_cp: Optional[int]) -> list:
     """The context-parallel degrees the search tries: 1, and the divisors of the sequence length
     that leave each chip at least 8,192 tokens (at most ``max_cp``)."""

@@ -404,10 +404,12 @@ def _parser() -> argparse.ArgumentParser:
         "and name the shortest block whose P(fit) reaches --fit-prob, with its cost P50/P90.",
     )
     p.add_argument("scenario")
-    p.add_argument("--block-hours", help="block lengths in hours, e.g. 168,336 (default: the scenario's, or 7 and 14 days)")
+    p.add_argument(
+        "--block-hours", help="block lengths in hours, e.g. 168,336 (default: the scenario's, or 7 and 14 days)"
+    )
     p.add_argument("--fit-prob", type=float, default=0.9, help="target P(fit) (default 0.9)")
     p.add_argument("--block-node-hour-usd", type=float, help="a block's rate per node-hour (default: the scenario's)")
-    p.add_argument("--spot", help='spot fields as JSON, e.g. \'{"prices.spot_node_hour_usd": 20, ...}\'')
+    p.add_argument("--spot", help="spot fields as JSON, e.g. '{\"prices.spot_node_hour_usd\": 20, ...}'")
     common(p, 20_000)
     p.set_defaults(run=_purchase)
 

@@ -335,7 +335,9 @@ def purchase(options: Any, ax: Any = None) -> Any:
     ax.set_ylabel("P(fit)")
     cost = ax.twinx()
     p50, p90 = blocks["cost_p50"].to_numpy(dtype=float), blocks["cost_p90"].to_numpy(dtype=float)
-    cost.errorbar(hours, p50, yerr=[np.zeros_like(p50), p90 - p50], fmt="s", color="#e65100", label="block cost P50–P90")
+    cost.errorbar(
+        hours, p50, yerr=[np.zeros_like(p50), p90 - p50], fmt="s", color="#e65100", label="block cost P50–P90"
+    )
     for kind, style in (("on_demand", "--"), ("spot", "-.")):
         row = table[table["purchase"] == kind].iloc[0]
         if np.isfinite(row["cost_p50"]):
