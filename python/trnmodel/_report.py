@@ -409,6 +409,39 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     doc.bullets(items)
 
 
+#: The block lengths the sign-off weighs: every whole-day block AWS offers up to 14 days.
+SIGNOFF_BLOCK_HOURS = [24 * days for days in range(1, 15)]
+
+
+def block_choice_section(doc: Document, results: Dict[str, SimulationResult], samples: int, seed: int) -> None:
+    """For a job on a capacity block: the shortest block that holds it with probability 0.9, its
+    cost beside on demand and spot (tm.purchase_options over 1 to 14 days, on the same seed)."""
+    from ._purchase import purchase_options
+
+    for name, result in results.items():
+        scn = result.scenario
+        if scn["prices.purchase"] != "capacity_block":
+            continue
+        options = purchase_options(
+            scn, block_hours=SIGNOFF_BLOCK_HOURS, samples=min(samples, 20_000), seed=seed, progress=False
+        )
+        doc.paragraph(
+            f"{name + ': ' if len(results) > 1 else ''}{options.headline()} "
+            f"({options.samples:,} samples per option, seed {options.seed}; the fee scales with the block's length "
+            "at the scenario's own rate per node-hour.)"
+        )
+        rows = []
+        for _, r in options.table.iterrows():
+            if r["purchase"] == "capacity_block":
+                label = f"block, {int(r['block_hours']) // 24} d"
+                fit = f"{r['p_fit']:.3f}"
+            else:
+                label, fit = str(r["purchase"]).replace("_", " "), "—"
+            cost = "not described" if np.isnan(r["cost_p50"]) else f"{_money(r['cost_p50'])} / {_money(r['cost_p90'])}"
+            rows.append([label, fit, cost, r["note"] or ""])
+        doc.table(["option", "P(fit)", "run cost P50 / P90", "note"], rows)
+
+
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
@@ -733,6 +766,7 @@ def _signoff_document(
     phases_section(doc, results, figures=True)
     stages_section(doc, results, figures=True)
     purchase_section(doc, results)
+    block_choice_section(doc, results, samples, seed)
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")

@@ -236,3 +236,20 @@ def test_the_report_shows_the_purchase_p_fit_and_idle_hours():
     assert "interruptions" in budget_report(tm.simulate(spot, samples=500, progress=False))
     plain = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
     assert "## Purchase options" not in budget_report(tm.simulate(plain, samples=500, progress=False))
+
+
+def test_the_signoff_names_the_shortest_block_that_fits_beside_on_demand():
+    # The question of the 70B job on a block: which block length, and what it costs beside on
+    # demand. The sign-off answers it with purchase_options over 1 to 14 days, same seed.
+    scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-70b-full-trn2x16-block7d.json")
+    doc = tm.report(scn, samples=2000, seed=3, progress=False)
+    text = doc.markdown()
+    section = text[text.index("## Purchase options") :].split("\n## ")[0]
+    options = tm.purchase_options(scn, block_hours=[24 * d for d in range(1, 15)], samples=2000, seed=3)
+    assert options.headline() in section
+    assert options.choice is not None and "Shortest block with P(fit) ≥ 0.9" in section
+    rows = [line for line in section.splitlines() if line.startswith("| block, ")]
+    assert len(rows) == 14
+    chosen = f"| block, {int(options.choice['block_hours']) // 24} d | {options.choice['p_fit']:.3f} |"
+    assert any(line.startswith(chosen) for line in rows)
+    assert "| on demand | — |" in section
