@@ -77,6 +77,25 @@ tm.plot.sweep(frame, "block_fit");""",
     ),
     (
         "md",
+        """### From a price list
+
+The on-demand price should come from a current quote for the region, not from an old
+calculation. `tm.quote` reads an AWS Price List offer file (or a saved `aws pricing
+get-products` output) and returns the price with its source, date and region; it never takes
+a capacity-block row for an on-demand price. Here the file is the hand-written fixture of the
+tests, in AWS's format: use the offer file you download. The block's own rate is not in the
+price list (AWS quotes blocks per booking), so it stays the scenario's stated assumption.""",
+    ),
+    (
+        "code",
+        """quote = tm.quote("../tests/data/prices/offer-ec2.json", "trn2.48xlarge", "us-east-2")
+print(quote)
+quoted = week.updated({"prices.node_hour_usd": quote.to_dict()})
+tm.purchase_options(quoted, block_hours=[24 * days for days in range(1, 15)], fit_prob=0.9,
+                    samples=5_000, seed=0).headline()""",
+    ),
+    (
+        "md",
         """## 3. The LoRA job on spot
 
 A LoRA adapter saves in seconds, well inside the two-minute notice, so an interruption keeps
