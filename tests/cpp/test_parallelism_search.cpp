@@ -59,7 +59,8 @@ TEST_CASE("search: the layouts of nested loops, each fitting one simulated as th
   parallelism_search_options search;
   search.micro_batches = {1, 2};
   const auto r = search_parallelism(s, runs(200), search);
-  CHECK(r.dimension_names == std::vector<std::string>{"tp", "pp"});
+  // tp, cp, pp by default; cp only 1 at 8,192 tokens (each chip keeps at least 8,192).
+  CHECK(r.dimension_names == std::vector<std::string>{"tp", "cp", "pp"});
   // The same enumeration written out: tp | 16 chips of a domain, pp | 80 layers, tp·pp | 256.
   REQUIRE(s.profile()->chips_per_domain() == 16);
   std::vector<std::vector<long long>> expected;
@@ -72,7 +73,8 @@ TEST_CASE("search: the layouts of nested loops, each fitting one simulated as th
   std::size_t fits = 0;
   for (std::size_t k = 0; k < expected.size(); ++k) {
     const auto& c = r.layouts[k];
-    CHECK(std::vector<long long>{c.values[0], c.values[1], c.dp, c.micro_batch} == expected[k]);
+    CHECK(c.values[1] == 1);
+    CHECK(std::vector<long long>{c.values[0], c.values[2], c.dp, c.micro_batch} == expected[k]);
     CHECK(c.fits == c.reason.empty());
     fits += c.fits;
   }
@@ -86,7 +88,7 @@ TEST_CASE("search: the layouts of nested loops, each fitting one simulated as th
     run_options streamed = runs(200);
     streamed.keep_samples = false;
     const run_result own = simulate(s.updated({{"parallelism.tp", c.values[0]},
-                                               {"parallelism.pp", c.values[1]},
+                                               {"parallelism.pp", c.values[2]},
                                                {"parallelism.dp", c.dp},
                                                {"parallelism.micro_batch", c.micro_batch}}),
                                     streamed, true);
@@ -109,7 +111,16 @@ TEST_CASE("search: the dimensions are data (max_tp, one more dimension)") {
   const scenario s = llama70b_analytic();
   CHECK(default_layout_dimensions(s, 4)[0].values == std::vector<long long>{1, 2, 4});
   CHECK(default_layout_dimensions(s)[0].values == std::vector<long long>{1, 2, 4, 8, 16});
-  CHECK(default_layout_dimensions(s)[1].values == divisors(80));
+  CHECK(default_layout_dimensions(s)[1].name == "cp");
+  CHECK(default_layout_dimensions(s)[1].values == std::vector<long long>{1});  // 8,192 tokens: no cp
+  CHECK(default_layout_dimensions(s)[2].values == divisors(80));
+  // Longer sequences: the divisors leaving each chip at least 8,192 tokens, capped by max_cp.
+  CHECK(context_parallel_degrees(32768) == std::vector<long long>{1, 2, 4});
+  CHECK(context_parallel_degrees(131072, 8) == std::vector<long long>{1, 2, 4, 8});
+  CHECK(context_parallel_degrees(131072, 1) == std::vector<long long>{1});
+  const scenario long_context =
+      s.updated({{"model.sequence_length", 32768}, {"parallelism.cp", 4}, {"parallelism.dp", 2}});
+  CHECK(default_layout_dimensions(long_context, 0, 2)[1].values == std::vector<long long>{1, 2});
   parallelism_search_options search;
   search.micro_batches = {1};
   search.dimensions = {{"tp", "parallelism.tp", {8}}, {"pp", "parallelism.pp", {4}}, {"cp", "parallelism.cp", {1, 2}}};
