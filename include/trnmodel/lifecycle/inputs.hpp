@@ -6,6 +6,8 @@
 
 namespace trnmodel {
 
+/// The values one sample of one stage runs with: every lifecycle input, drawn or fixed, in its
+/// unit (seconds, hours, USD, counts). A plain value; the simulator reads it, never keeps it.
 struct lifecycle_inputs {
   double effective_steps = 1, step_time_s = 0, data_stall_fraction = 0;
   double queue_wait_s = 0, env_prep_s = 0, data_load_s = 0;

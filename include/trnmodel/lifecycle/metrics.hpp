@@ -12,6 +12,7 @@
 namespace trnmodel {
 
 namespace metric {
+/// Every per-sample metric of a run, by position in metric_names() (docs/metrics.md).
 enum id : std::size_t {
   // Phase times in hours; they sum to wall_h.
   queue_h,
@@ -58,6 +59,7 @@ enum id : std::size_t {
 };
 }  // namespace metric
 
+/// The metrics' names, as Python and the result columns spell them, in metric::id order.
 inline const std::array<const char*, metric::count>& metric_names() {
   static const std::array<const char*, metric::count> names{"queue_h",
                                                             "setup_h",
@@ -100,33 +102,34 @@ inline const std::array<const char*, metric::count>& metric_names() {
   return names;
 }
 
+/// The phase times, which sum to wall_h sample by sample.
 inline constexpr std::array<metric::id, 12> phase_metrics{
     metric::queue_h,  metric::setup_h,    metric::compile_h, metric::warmup_h,
     metric::useful_h, metric::stall_h,    metric::eval_h,    metric::checkpoint_h,
     metric::lost_h,   metric::recovery_h, metric::rerun_h,   metric::transition_h};
 
-// The metrics reported per stage of a multi-stage job, as "<stage>/<metric>".
+/// The metrics reported per stage of a multi-stage job, as "<stage>/<metric>".
 inline constexpr std::array<metric::id, 11> stage_metrics{
     metric::wall_h,     metric::billed_h,     metric::node_h,   metric::useful_h,          metric::compile_h,
     metric::lost_h,     metric::transition_h, metric::failures, metric::restore_fallbacks, metric::cost_compute_usd,
     metric::step_time_s};
 
-// An input or metric of one stage is named "<stage>/<path>"; the field or metric is the part after the '/'.
+/// An input or metric of one stage is named "<stage>/<path>"; the field or metric is the part after the '/'.
 inline std::string unstaged(const std::string& path) {
   const auto slash = path.find('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Whether an input feeds the time metrics: the fields of group `time` and every hardware
-// profile figure ("platform.*").
+/// Whether an input feeds the time metrics: the fields of group `time` and every hardware
+/// profile figure ("platform.*").
 inline bool is_time_input(const std::string& path) {
   if (path.rfind("platform.", 0) == 0) return true;
   const field_spec* f = find_field(unstaged(path));
   return f != nullptr && f->group == input_group::time;
 }
 
-// The inputs a metric needs: every time input when `needs_time`, the fields of `groups`, and
-// single `fields`.
+/// The inputs a metric needs: every time input when `needs_time`, the fields of `groups`, and
+/// single `fields`.
 struct metric_dependencies {
   bool needs_time;
   std::vector<input_group> groups;
@@ -141,6 +144,7 @@ struct metric_dependencies {
   }
 };
 
+/// The inputs metric m needs (an unknown one among them makes m NaN or an error).
 inline metric_dependencies dependencies_of(metric::id m) {
   using namespace metric;
   using g = input_group;

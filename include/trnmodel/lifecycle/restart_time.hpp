@@ -52,7 +52,7 @@ inline double restart_time_s(const lifecycle_inputs& in, const lifecycle_config&
 
 }  // namespace detail
 
-// The model of one recovery: output "restart_h", the hours from a failure to resumed training.
+/// The model of one recovery: output "restart_h", the hours from a failure to resumed training.
 class restart_time_model {
  public:
   explicit restart_time_model(const scenario& s) : lifecycle_(s) {}
@@ -81,14 +81,14 @@ class restart_time_model {
   lifecycle_model lifecycle_;
 };
 
-// The distribution of the time from a failure to resumed training, in hours.
+/// The distribution of the time from a failure to resumed training, in hours.
 inline run_result restart_time(const scenario& s, const run_options& options) {
   return run(restart_time_model(s), {"restart_h"}, options);
 }
 
-// What the job card promises that the model does not support, one sentence each. Today:
-// card.max_error_to_restart_h against the P90 of `restart_time` (10,000 samples, seed 0, so the
-// check reads the same every time it is shown).
+/// What the job card promises that the model does not support, one sentence each. Today:
+/// card.max_error_to_restart_h against the P90 of `restart_time` (10,000 samples, seed 0, so the
+/// check reads the same every time it is shown).
 inline std::vector<std::string> job_card_checks(const scenario& s) {
   std::vector<std::string> out;
   if (!s.has_number(field::card_max_error_to_restart_h)) return out;

@@ -327,7 +327,7 @@ class lifecycle_model {
 
 inline std::vector<std::string> metric_name_list() { return {metric_names().begin(), metric_names().end()}; }
 
-// Throws unknown_input_error listing every unknown input (and what it blocks), if any.
+/// Throws unknown_input_error listing every unknown input (and what it blocks), if any.
 inline void require_known(const lifecycle_model& model) {
   if (model.unknown_inputs().empty()) return;
   std::string list;

@@ -33,8 +33,8 @@
 
 namespace trnmodel {
 
-// The uncertain fields of the scenario and the lifecycle_inputs member each is drawn into, in
-// the field table's order (scenario/fields.hpp).
+/// The uncertain fields of the scenario and the lifecycle_inputs member each is drawn into, in
+/// the field table's order (scenario/fields.hpp).
 inline const std::vector<const field_spec*>& lifecycle_input_fields() {
   static const std::vector<const field_spec*> fields = [] {
     std::vector<const field_spec*> out;
@@ -45,10 +45,10 @@ inline const std::vector<const field_spec*>& lifecycle_input_fields() {
   return fields;
 }
 
-// How the nodes are bought (prices.purchase; docs/lifecycle.md, "Purchase options").
+/// How the nodes are bought (prices.purchase; docs/lifecycle.md, "Purchase options").
 enum class purchase_mode { on_demand, capacity_block, spot };
 
-// The settings of a scenario (or of one stage) that are not uncertain.
+/// The settings of a scenario (or of one stage) that are not uncertain.
 struct lifecycle_config {
   long long nodes = 1;
   long long keep_last = 1;
@@ -80,9 +80,9 @@ struct lifecycle_config {
   }
 };
 
-// Aleatory randomness of one sample: failures, cache draws, restore checks and the quality
-// gate, each on its own stream, draws numbered per sample. `chance_index` is normally the
-// sample index; a sensitivity design may remap it to resample luck independently of the inputs.
+/// Aleatory randomness of one sample: failures, cache draws, restore checks and the quality
+/// gate, each on its own stream, draws numbered per sample. `chance_index` is normally the
+/// sample index; a sensitivity design may remap it to resample luck independently of the inputs.
 struct chance_draws {
   std::uint64_t seed;
   std::uint64_t chance_index;
@@ -102,15 +102,16 @@ struct chance_draws {
   double quality(std::uint32_t stage = 0) const { return uniform(seed, chance_index, quality_stream, stage); }
 };
 
-// Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
-// instead of an endless loop), saying why and what to change.
+/// Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
+/// instead of an endless loop), saying why and what to change.
 inline constexpr double max_expected_failures_per_attempt = 1e4;
+/// The most failures one sample may take before it is refused the same way.
 inline constexpr double max_failures_per_sample = 1e7;
 
-// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
-// (unknown) propagate to exactly the costs that need them.
-// A capacity block costs its fee plus the on-demand node-hours after its window
-// (`overflow_node_h`); spot node-hours cost the spot price.
+/// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
+/// (unknown) propagate to exactly the costs that need them.
+/// A capacity block costs its fee plus the on-demand node-hours after its window
+/// (`overflow_node_h`); spot node-hours cost the spot price.
 inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out,
                        double overflow_node_h = 0) {
   const double wall = out[metric::wall_h];
@@ -833,14 +834,14 @@ class lifecycle_sample {
 
 }  // namespace detail
 
-// Runs one sample of a job without stages: fills out[0 .. metric::count).
+/// Runs one sample of a job without stages: fills out[0 .. metric::count).
 inline void simulate_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance,
                             double* out) {
   detail::lifecycle_sample(&in, &config, 1, chance).run(out);
 }
 
-// Runs one sample of a job of `stages` stages; stage_out (when given) receives
-// stage_metrics.size() values per stage.
+/// Runs one sample of a job of `stages` stages; stage_out (when given) receives
+/// stage_metrics.size() values per stage.
 inline void simulate_stages(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages,
                             chance_draws& chance, double* out, double* stage_out) {
   detail::lifecycle_sample(in, config, stages, chance).run(out, stage_out);

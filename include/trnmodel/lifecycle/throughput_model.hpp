@@ -12,6 +12,9 @@
 
 namespace trnmodel {
 
+/// The step time of one stage from its platform (flops, analytic and extrapolated modes), or
+/// the measured one passed through, per sample. Thread-safety: immutable once made, called
+/// concurrently by the engine. Ownership: a value.
 class throughput_model {
  public:
   explicit throughput_model(const scenario& s) {

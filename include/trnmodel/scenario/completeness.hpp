@@ -19,8 +19,10 @@
 
 namespace trnmodel {
 
+/// Whether a phase's inputs are all given (described), some unknown, or some absent.
 enum class phase_status { described, unknown, not_described };
 
+/// The status as Python and the reports spell it.
 inline const char* name_of(phase_status status) {
   switch (status) {
     case phase_status::described: return "described";
@@ -30,7 +32,7 @@ inline const char* name_of(phase_status status) {
   return "";
 }
 
-// One phase's status: the inputs that describe it, those absent and those unknown.
+/// One phase's status: the inputs that describe it, those absent and those unknown.
 struct phase_completeness {
   std::string phase;
   std::string metric;  // the metric the phase's time or cost lands in
@@ -188,11 +190,11 @@ inline void add_once(std::vector<std::string>& list, const std::string& path) {
 
 }  // namespace detail
 
-// The status of every lifecycle phase of `s`, in lifecycle order. In a job in stages a time
-// phase looks at every stage's own inputs: a field a stage gives is named by its path in the
-// stage ("stages[1].compile.initial_s"), one it takes from the top level by the top-level path;
-// a field absent from a stage is missing under the stage's path, or under the top-level path
-// when no stage gives it and every stage lacks it.
+/// The status of every lifecycle phase of `s`, in lifecycle order. In a job in stages a time
+/// phase looks at every stage's own inputs: a field a stage gives is named by its path in the
+/// stage ("stages[1].compile.initial_s"), one it takes from the top level by the top-level path;
+/// a field absent from a stage is missing under the stage's path, or under the top-level path
+/// when no stage gives it and every stage lacks it.
 inline std::vector<phase_completeness> completeness(const scenario& s) {
   std::vector<phase_completeness> out;
   for (const auto& rule : detail::phase_rules()) {
@@ -265,10 +267,10 @@ template <class Path> void unmet_run_expectations(const scenario& s, bool first,
 
 }  // namespace detail
 
-// The platform expectations that `s` does not meet, each a sentence naming the fields (in a
-// job in stages, each stage's: "stages[1].checkpoint.every_steps").
-// (Those that need a simulation, such as a P50 wall time of a day or more without a failure
-// model, are checked by the caller.)
+/// The platform expectations that `s` does not meet, each a sentence naming the fields (in a
+/// job in stages, each stage's: "stages[1].checkpoint.every_steps").
+/// (Those that need a simulation, such as a P50 wall time of a day or more without a failure
+/// model, are checked by the caller.)
 inline std::vector<std::string> unmet_expectations(const scenario& s) {
   std::vector<std::string> out;
   if (s.stage_count() == 0) {

@@ -29,6 +29,7 @@
 
 namespace trnmodel {
 
+/// What a field holds: its JSON form and how the loader reads it.
 enum class field_kind {
   quantity,  // an uncertain quantity (docs/distributions.md)
   boolean,
@@ -38,9 +39,9 @@ enum class field_kind {
   choice,  // one of `choices`
 };
 
-// The range every value of a field must lie in. For quantities, the whole support of the
-// distribution must lie in it: a normal step time that can go negative is refused (truncate
-// it with "lo"), never silently clipped.
+/// The range every value of a field must lie in. For quantities, the whole support of the
+/// distribution must lie in it: a normal step time that can go negative is refused (truncate
+/// it with "lo"), never silently clipped.
 enum class field_rule {
   any,
   nonnegative,  // [0, inf)
@@ -53,7 +54,7 @@ enum class field_rule {
   zero_to_three,  // integers 0..3 (ZeRO stage)
 };
 
-// Names of the kinds and rules, as the bindings and the JSON Schema spell them.
+/// Names of the kinds and rules, as the bindings and the JSON Schema spell them.
 inline const char* name_of(field_kind kind) {
   switch (kind) {
     case field_kind::quantity: return "quantity";
@@ -80,11 +81,11 @@ inline const char* name_of(field_rule rule) {
   return "";
 }
 
-// Which metrics an unknown value blocks (docs/metrics.md): `time` inputs feed every time
-// metric, and through them every cost; the others feed only their own cost lines.
+/// Which metrics an unknown value blocks (docs/metrics.md): `time` inputs feed every time
+/// metric, and through them every cost; the others feed only their own cost lines.
 enum class input_group { setting, time, compute_price, storage, transfer, logs, engineering };
 
-// When the simulator reads a field, given the scenario's throughput mode and failure model.
+/// When the simulator reads a field, given the scenario's throughput mode and failure model.
 enum class relevance {
   always,
   measured,  // throughput.mode measured
@@ -100,10 +101,10 @@ enum class relevance {
   not_spot,  // prices.purchase on_demand or capacity_block
 };
 
-// How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
-// least 1 (effective steps), `nearest` rounds half away from zero (std::round; segments,
-// graph changes). A fixed value of such a field must already be a whole
-// number in range: 0.3 checkpoint steps is an error, not "never".
+/// How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
+/// least 1 (effective steps), `nearest` rounds half away from zero (std::round; segments,
+/// graph changes). A fixed value of such a field must already be a whole
+/// number in range: 0.3 checkpoint steps is an error, not "never".
 enum class counting { none, up, nearest };
 
 // clang-format off
@@ -332,19 +333,21 @@ enum class counting { none, up, nearest };
     "who runs and restores the job")
 // clang-format on
 
-// Every field of the scenario format, by name: `field::checkpoint_save_s`.
+/// Every field of the scenario format, by name: `field::checkpoint_save_s`.
 enum class field : std::uint16_t {
 #define TRNMODEL_FIELD_ID(id, ...) id,
   TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ID)
 #undef TRNMODEL_FIELD_ID
 };
 
+/// The number of fields in the table.
 inline constexpr std::size_t field_count = 0
 #define TRNMODEL_FIELD_ONE(...) +1
     TRNMODEL_SCENARIO_FIELDS(TRNMODEL_FIELD_ONE)
 #undef TRNMODEL_FIELD_ONE
     ;
 
+/// One row of the field table: path, kind, rule, default, relevance and help. A plain value.
 struct field_spec {
   field id;
   std::string path;  // "checkpoint.every_steps"
@@ -379,8 +382,8 @@ inline std::vector<std::string> split_choices(const char* text) {
 }
 }  // namespace detail
 
-// The table, in the order of the rows above (which is the order of the JSON Schema, of the
-// docs and of the drawn inputs); `scenario_fields()[static_cast<size_t>(id)]` is field `id`.
+/// The table, in the order of the rows above (which is the order of the JSON Schema, of the
+/// docs and of the drawn inputs); `scenario_fields()[static_cast<size_t>(id)]` is field `id`.
 inline const std::vector<field_spec>& scenario_fields() {
   using in = lifecycle_inputs;
   static const std::vector<field_spec> fields{
@@ -403,26 +406,29 @@ inline const std::vector<field_spec>& scenario_fields() {
   return fields;
 }
 
+/// Row `id` of the table, and its dotted path.
 inline const field_spec& spec(field id) { return scenario_fields()[static_cast<std::size_t>(id)]; }
 inline const std::string& path_of(field id) { return spec(id).path; }
 
+/// The row of a dotted path, or null; field_at() throws input_error instead, with a did-you-mean.
 inline const field_spec* find_field(const std::string& path) {
   for (const auto& f : scenario_fields())
     if (f.path == path) return &f;
   return nullptr;
 }
 
-// The field at `path`, or an input_error naming it (a path is user input, from updated() or
-// a binding: an unknown one is a clear error, never std::out_of_range).
+/// The field at `path`, or an input_error naming it (a path is user input, from updated() or
+/// a binding: an unknown one is a clear error, never std::out_of_range).
 inline field field_at(const std::string& path) {
   const field_spec* f = find_field(path);
   if (f == nullptr) fail(path.empty() ? "(empty path)" : path, "no such scenario field");
   return f->id;
 }
 
-// The bounds of an integer field: whole numbers up to 2^53, the largest range in which a
-// double (JSON's number) holds every integer exactly.
+/// The bounds of an integer field: whole numbers up to 2^53, the largest range in which a
+/// double (JSON's number) holds every integer exactly.
 inline constexpr double max_whole_number = 9007199254740992.0;
+/// The smallest and largest value an integer field with this rule accepts.
 inline std::pair<double, double> integer_bounds(field_rule rule) {
   switch (rule) {
     case field_rule::at_least_one: return {1, max_whole_number};

@@ -23,6 +23,7 @@
 
 namespace trnmodel {
 
+/// The model figures read from a Hugging Face config.json (docs/scenario.md). A plain value.
 struct hf_model {
   std::string model_type;  // as written ("" when absent)
   double hidden_size = 0;  // h
@@ -90,9 +91,9 @@ inline bool hf_flag(const ordered_json& config, const std::string& key) {
 
 }  // namespace detail
 
-// Reads a parsed config.json. Keys that do not change the shape or the count (activation,
-// rope settings, token ids, dtype...) are ignored; an architecture the count does not
-// describe (mixture of experts, an MLP without a gate) is refused by name.
+/// Reads a parsed config.json. Keys that do not change the shape or the count (activation,
+/// rope settings, token ids, dtype...) are ignored; an architecture the count does not
+/// describe (mixture of experts, an MLP without a gate) is refused by name.
 inline hf_model read_hf_config(const ordered_json& config) {
   if (!config.is_object()) fail("config.json", "must be a JSON object, got " + shorten(config.dump()));
   hf_model m;
@@ -140,7 +141,7 @@ inline hf_model read_hf_config(const ordered_json& config) {
   return m;
 }
 
-// Reads config.json text with the project's strict JSON reader (duplicate keys refused).
+/// Reads config.json text with the project's strict JSON reader (duplicate keys refused).
 inline hf_model parse_hf_config(const std::string& text) {
   return read_hf_config(detail::parse_strict_json(text, "config.json"));
 }

@@ -21,6 +21,8 @@ inline double median_of(const scenario& s, field f) {
 }
 }  // namespace detail
 
+/// Sentences naming the values of `s` outside what the hardware and the field make plausible
+/// (warnings, not errors). Thread-safe: reads `s` only.
 inline std::vector<std::string> implausible_values(const scenario& s) {
   std::vector<std::string> out;
   const auto given = [&](field f) { return s.has(f); };

@@ -26,6 +26,7 @@
 
 namespace trnmodel {
 
+/// The value of a version-1 scenario's "schema" key.
 inline constexpr const char* scenario_schema_v1 = "trnmodel.scenario/1";
 
 namespace detail {
@@ -131,6 +132,9 @@ inline void check_fixed_count(const field_spec& field, const quantity& q) {
 
 }  // namespace detail
 
+/// A validated scenario (docs/scenario.md): every field by path or id, its stages, its hardware
+/// profile. Thread-safety: immutable; updated() returns a new one, so it may be shared across
+/// threads. Ownership: a value (copies share nothing mutable).
 class scenario {
  public:
   // From a parsed JSON value (a dict from Python arrives this way).

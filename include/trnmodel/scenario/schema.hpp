@@ -107,6 +107,7 @@ inline ordered_json stages_schema(const ordered_json& top) {
 
 }  // namespace detail
 
+/// The JSON Schema (draft 2020-12) of the scenario format, generated from the field table.
 inline ordered_json scenario_json_schema() {
   ordered_json top = {{"schema", {{"const", scenario_schema_v1}}}};
   std::vector<std::string> required{"schema"};
