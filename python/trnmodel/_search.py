@@ -11,13 +11,6 @@ from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 from ._simulate import _warn_expectations_at
 
-
-def _cp_degrees(sequence_length: int, max_cp: Optional[int]) -> list:
-    """The context-parallel degrees the search tries: 1, and the divisors of the sequence length
-    that leave each chip at least 8,192 tokens (at most ``max_cp``)."""
-    return list(_core.context_parallel_degrees(int(sequence_length), int(max_cp or 0)))
-
-
 #: The columns of a row that are parallelism.* fields.
 _LAYOUT_COLUMNS = ("tp", "pp", "cp", "dp", "micro_batch")
 

@@ -219,12 +219,13 @@ def test_analytic_step_time_is_keyword_only_and_names_bad_fields():
 
 
 def test_search_tries_context_parallelism_for_long_sequences():
-    from trnmodel._search import _cp_degrees
+    from trnmodel import _core
 
-    assert _cp_degrees(8192, None) == [1]  # at 8K: not tried (the 8K search above is unchanged)
-    assert _cp_degrees(32768, None) == [1, 2, 4]  # each chip keeps at least 8,192 tokens
-    assert _cp_degrees(131072, 8) == [1, 2, 4, 8]
-    assert _cp_degrees(32768, 1) == [1]
+    degrees = _core.context_parallel_degrees  # the search's rule (max_cp 0: no cap)
+    assert degrees(8192, 0) == [1]  # at 8K: not tried (the 8K search above is unchanged)
+    assert degrees(32768, 0) == [1, 2, 4]  # each chip keeps at least 8,192 tokens
+    assert degrees(131072, 8) == [1, 2, 4, 8]
+    assert degrees(32768, 1) == [1]
     long = trn2_analytic(
         **{
             "model.sequence_length": 32768,
