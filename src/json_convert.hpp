@@ -20,9 +20,9 @@ inline std::string utf8_text(py::handle obj, const std::string& path) {
   const char* data = PyUnicode_AsUTF8AndSize(obj.ptr(), &size);
   if (data == nullptr) {
     PyErr_Clear();
-    fail(path.empty() ? "value" : path,
-         "is not valid Unicode text (it holds a lone surrogate, as undecodable bytes do), got " +
-             shorten(py::repr(obj).cast<std::string>()));
+    detail::fail(path.empty() ? "value" : path,
+                 "is not valid Unicode text (it holds a lone surrogate, as undecodable bytes do), got " +
+                     detail::shorten(py::repr(obj).cast<std::string>()));
   }
   return std::string(data, static_cast<std::size_t>(size));
 }
@@ -48,7 +48,7 @@ inline trnmodel::ordered_json to_json(py::handle obj, const std::string& path, i
     trnmodel::ordered_json out = trnmodel::ordered_json::object();
     for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
       if (!PyUnicode_Check(item.first.ptr()))
-        fail(path, "keys must be strings, got " + py::repr(item.first).cast<std::string>());
+        detail::fail(path, "keys must be strings, got " + py::repr(item.first).cast<std::string>());
       const auto key = utf8_text(item.first, path);
       out[key] = to_json(item.second, path.empty() ? key : path + "." + key, depth + 1);
     }
@@ -64,7 +64,7 @@ inline trnmodel::ordered_json to_json(py::handle obj, const std::string& path, i
   // NumPy scalars and arrays, and anything else that behaves like a number or a sequence.
   if (py::hasattr(obj, "tolist")) return to_json(obj.attr("tolist")(), path, depth);
   if (py::hasattr(obj, "__float__")) return obj.cast<double>();
-  fail(path.empty() ? "value" : path, "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());
+  detail::fail(path.empty() ? "value" : path, "cannot be read as JSON, got " + py::repr(obj).cast<std::string>());
 }
 
 inline py::object from_json(const trnmodel::ordered_json& j) {

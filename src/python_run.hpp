@@ -54,14 +54,16 @@ template <class Model> run_result run_from_python(const Model& model, std::vecto
 inline py::array_t<double, py::array::forcecast> checked_block_outputs(const py::object& returned, py::ssize_t rows,
                                                                        py::ssize_t outputs) {
   const auto y = py::array_t<double, py::array::forcecast>::ensure(returned);
-  if (!y) fail("f", "must return an array of numbers, got " + py::repr(py::type::of(returned)).cast<std::string>());
+  if (!y)
+    detail::fail("f", "must return an array of numbers, got " + py::repr(py::type::of(returned)).cast<std::string>());
   const bool one_output = outputs == 1 && y.ndim() == 1;
   const bool matrix = y.ndim() == 2 && y.shape(1) == outputs;
   if (!(one_output || matrix) || y.shape(0) != rows) {
     std::string shape;
     for (py::ssize_t d = 0; d < y.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(y.shape(d));
-    fail("f", "must return one value per row of its input (shape (" + std::to_string(rows) +
-                  (outputs == 1 ? ",)" : ", " + std::to_string(outputs) + ")") + "), got shape (" + shape + ")");
+    detail::fail("f", "must return one value per row of its input (shape (" + std::to_string(rows) +
+                          (outputs == 1 ? ",)" : ", " + std::to_string(outputs) + ")") + "), got shape (" + shape +
+                          ")");
   }
   return y;
 }

@@ -46,7 +46,8 @@ void register_dist(py::module_& m) {
           [](const quantity& q, const array& u) {
             for (py::ssize_t i = 0; i < u.size(); ++i) {
               const double v = u.data()[i];
-              if (!(v >= 0 && v <= 1)) fail("u", "probabilities must lie in [0, 1], got " + format_number(v));
+              if (!(v >= 0 && v <= 1))
+                detail::fail("u", "probabilities must lie in [0, 1], got " + detail::format_number(v));
             }
             if (q.is_unknown()) q.ppf(0.5);  // raises, with the reason
             return map_array(u, [&q](double v) { return q.ppf(v); });
@@ -66,7 +67,7 @@ void register_dist(py::module_& m) {
             array out(static_cast<py::ssize_t>(n));
             double* x = out.mutable_data();
             py::gil_scoped_release release;
-            for (std::uint64_t i = 0; i < n; ++i) x[i] = uniform(seed, i, stream);
+            for (std::uint64_t i = 0; i < n; ++i) x[i] = detail::uniform(seed, i, stream);
             q.ppf(x, x, static_cast<std::size_t>(n));
             return out;
           },

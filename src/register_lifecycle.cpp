@@ -27,7 +27,7 @@ struct lifecycle_info {
 }  // namespace
 
 void register_lifecycle(py::module_& m) {
-  m.def("metric_names", [] { return metric_name_list(); });
+  m.def("metric_names", [] { return detail::metric_name_list(); });
   m.def("stage_metric_names", [] {
     std::vector<std::string> names;
     for (const auto id : stage_metrics) names.emplace_back(metric_names()[id]);
@@ -66,7 +66,7 @@ void register_lifecycle(py::module_& m) {
       [](const scenario& s, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
          bool allow_unknown, const py::object& progress) {
         const lifecycle_model model(s);
-        if (!allow_unknown) require_known(model);
+        if (!allow_unknown) detail::require_known(model);
         run_options options;
         options.samples = samples;
         options.seed = seed;

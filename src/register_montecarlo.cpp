@@ -99,7 +99,7 @@ void register_montecarlo(py::module_& m) {
           [](py::object self, const std::string& name) {
             const auto& r = self.cast<const run_result&>();
             const std::size_t k = r.index(name);
-            if (!r.kept()) fail(name, "samples were not kept (run with keep_samples=True)");
+            if (!r.kept()) detail::fail(name, "samples were not kept (run with keep_samples=True)");
             const double* data = r.values().data() + k * static_cast<std::size_t>(r.values().rows());
             // A read-only view that keeps the result alive.
             py::array_t<double> view({static_cast<py::ssize_t>(r.values().rows())}, {sizeof(double)}, data, self);
@@ -120,7 +120,8 @@ void register_montecarlo(py::module_& m) {
           "quantiles",
           [](const run_result& r, const std::string& name, const std::vector<double>& p) {
             for (const double v : p)
-              if (!(v >= 0 && v <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(v));
+              if (!(v >= 0 && v <= 1))
+                detail::fail("q", "probabilities must lie in [0, 1], got " + detail::format_number(v));
             py::gil_scoped_release release;
             return r.quantiles(r.index(name), p);
           },

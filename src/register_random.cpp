@@ -23,7 +23,7 @@ void register_random(py::module_& m) {
         double* data = out.mutable_data();
         {
           py::gil_scoped_release release;
-          for (std::uint64_t i = 0; i < count; ++i) data[i] = uniform(seed, first_sample + i, stream, draw);
+          for (std::uint64_t i = 0; i < count; ++i) data[i] = detail::uniform(seed, first_sample + i, stream, draw);
         }
         return out;
       },

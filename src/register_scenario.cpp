@@ -147,9 +147,9 @@ void register_scenario(py::module_& m) {
       .def_property_readonly("embedding_parameters", &hf_model::embedding_parameters)
       .def("lora_parameters", &hf_model::lora_parameters, py::arg("rank"))
       .def("__repr__", [](const hf_model& c) {
-        return "HFConfig(model_type='" + c.model_type + "', layers=" + format_number(c.layers) +
-               ", hidden_size=" + format_number(c.hidden_size) + ", parameters=" + format_approx(c.parameters(), 4) +
-               ")";
+        return "HFConfig(model_type='" + c.model_type + "', layers=" + detail::format_number(c.layers) +
+               ", hidden_size=" + detail::format_number(c.hidden_size) +
+               ", parameters=" + detail::format_approx(c.parameters(), 4) + ")";
       });
   m.def("read_hf_config", &parse_hf_config, py::arg("text"));
   m.attr("SCENARIO_SCHEMA_V1") = scenario_schema_v1;

@@ -274,9 +274,9 @@ void register_sensitivity(py::module_& m) {
         const output_column id = output_named(model, output);
         require_known_for(model, id.metric);
         if (u.cols() != static_cast<Eigen::Index>(model.input_count()) || chance.size() != u.rows())
-          fail("u", "needs one column per drawn input (" + std::to_string(model.input_count()) +
-                        ") and one chance index per row, got " + std::to_string(u.rows()) + " x " +
-                        std::to_string(u.cols()) + " and " + std::to_string(chance.size()));
+          trnmodel::detail::fail("u", "needs one column per drawn input (" + std::to_string(model.input_count()) +
+                                          ") and one chance index per row, got " + std::to_string(u.rows()) + " x " +
+                                          std::to_string(u.cols()) + " and " + std::to_string(chance.size()));
         Eigen::ArrayXd y(u.rows());
         {
           py::gil_scoped_release release;

@@ -10,6 +10,7 @@
 #include "trnmodel/errors.hpp"
 
 namespace trnmodel {
+namespace detail {
 
 /// Shortest decimal text that reads back to the same double (like Python's repr), so that
 /// messages show the value the user wrote.
@@ -48,42 +49,41 @@ inline std::string shorten(const std::string& text, std::size_t max_bytes = 80) 
 
 /// input_error unless `value` is a finite number.
 inline void check_finite(const std::string& path, double value) {
-  if (!std::isfinite(value)) fail(path, "must be a finite number, got " + format_number(value));
+  if (!std::isfinite(value)) detail::fail(path, "must be a finite number, got " + detail::format_number(value));
 }
 
 /// input_error unless `value` is finite and > 0.
 inline void check_positive(const std::string& path, double value) {
-  check_finite(path, value);
-  if (!(value > 0)) fail(path, "must be > 0, got " + format_number(value));
+  detail::check_finite(path, value);
+  if (!(value > 0)) detail::fail(path, "must be > 0, got " + detail::format_number(value));
 }
 
 /// input_error unless `value` is finite and ≥ 0.
 inline void check_nonnegative(const std::string& path, double value) {
-  check_finite(path, value);
-  if (!(value >= 0)) fail(path, "must be ≥ 0, got " + format_number(value));
+  detail::check_finite(path, value);
+  if (!(value >= 0)) detail::fail(path, "must be ≥ 0, got " + detail::format_number(value));
 }
 
 /// input_error unless `value` lies in [0, 1].
 inline void check_probability(const std::string& path, double value) {
-  check_finite(path, value);
-  if (!(value >= 0 && value <= 1)) fail(path, "must be in [0, 1], got " + format_number(value));
+  detail::check_finite(path, value);
+  if (!(value >= 0 && value <= 1)) detail::fail(path, "must be in [0, 1], got " + detail::format_number(value));
 }
-
-namespace detail {
 
 // The one rule for whole numbers (scenario integers, journal counts): a finite, integer-valued
 // number in [lo, hi]. Bounds beyond 2^53 are meaningless for a double, so callers pass at most
 // that.
 inline long long whole_number(const std::string& path, double x, double lo, double hi) {
-  check_finite(path, x);
+  detail::check_finite(path, x);
   if (x != std::floor(x) || std::fabs(x) > 9007199254740992.0)
-    fail(path, "must be a whole number, got " + format_number(x));
+    detail::fail(path, "must be a whole number, got " + detail::format_number(x));
   if (x >= lo && x <= hi) return static_cast<long long>(x);
-  if (lo == 0 && hi == 3) fail(path, "must be 0, 1, 2 or 3, got " + format_number(x));
-  if (hi >= 9007199254740992.0) fail(path, "must be ≥ " + format_number(lo) + ", got " + format_number(x));
-  fail(path, "must be in [" + format_number(lo) + ", " + format_number(hi) + "], got " + format_number(x));
+  if (lo == 0 && hi == 3) detail::fail(path, "must be 0, 1, 2 or 3, got " + detail::format_number(x));
+  if (hi >= 9007199254740992.0)
+    detail::fail(path, "must be ≥ " + detail::format_number(lo) + ", got " + detail::format_number(x));
+  detail::fail(path, "must be in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "], got " +
+                         detail::format_number(x));
 }
 
 }  // namespace detail
-
 }  // namespace trnmodel

@@ -28,7 +28,7 @@ ordered_json parsed_value(const std::string& path, const std::string& text) {
   try {
     return ordered_json::parse(text);
   } catch (const ordered_json::exception&) {
-    fail(path, "the new value is not JSON text: " + text);
+    trnmodel::detail::fail(path, "the new value is not JSON text: " + text);
   }
 }
 
@@ -46,7 +46,7 @@ bool profiles::contains(const std::string& name) const { return impl_->library.c
 
 profiles profiles::with_file(const std::string& name, const std::string& file) const {
   std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file, "cannot open the profile file");
+  if (!in) trnmodel::detail::fail(file, "cannot open the profile file");
   std::ostringstream text;
   text << in.rdbuf();
   ordered_json doc = trnmodel::detail::parse_strict_json(text.str(), file);
@@ -85,7 +85,7 @@ scenario scenario::updated(const std::vector<std::pair<std::string, std::string>
 }
 
 scenario scenario::updated(const std::string& path, double value) const {
-  check_finite(path, value);
+  trnmodel::detail::check_finite(path, value);
   return scenario(std::make_shared<const trnmodel::scenario>(impl_->updated({{path, ordered_json(value)}})));
 }
 
@@ -124,7 +124,7 @@ std::vector<double> result::values(const std::string& name) const {
 summary_row result::summary(const std::string& name) const { return impl_->summary(name); }
 std::vector<summary_row> result::summary() const { return impl_->summary(); }
 
-std::vector<std::string> metric_names() { return metric_name_list(); }
+std::vector<std::string> metric_names() { return trnmodel::detail::metric_name_list(); }
 
 result simulate(const scenario& s, const run_options& options, bool allow_unknown) {
   return result(std::make_shared<const run_result>(trnmodel::simulate(s.internals(), options, allow_unknown)));

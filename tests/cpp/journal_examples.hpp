@@ -73,7 +73,8 @@ inline ordered_json with_file(const ordered_json& fields) {
 
 inline std::string csv_of(const std::vector<double>& values) {
   std::string text = "step,step_time_s\n";
-  for (std::size_t i = 0; i < values.size(); ++i) text += std::to_string(i + 1) + "," + format_number(values[i]) + "\n";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += std::to_string(i + 1) + "," + detail::format_number(values[i]) + "\n";
   return text;
 }
 

@@ -13,7 +13,7 @@ using namespace trnmodel;
 TEST_CASE("merged moments equal moments of the whole", "[accumulators]") {
   std::vector<double> x;
   for (int i = 0; i < 10'001; ++i)
-    x.push_back(1e6 + std::exp(3 * uniform(1, i, 0)));  // large offset: cancellation test
+    x.push_back(1e6 + std::exp(3 * detail::uniform(1, i, 0)));  // large offset: cancellation test
   moments whole;
   whole.add(x.data(), x.size());
   moments merged;
@@ -55,7 +55,7 @@ TEST_CASE("log histogram quantiles are within the stated relative accuracy", "[a
     log_histogram h(alpha);
     std::vector<double> x;
     for (int i = 0; i < 100'000; ++i) {
-      const double u = uniform(5, i, 1);
+      const double u = detail::uniform(5, i, 1);
       // Mixed signs, zeros and a wide range of magnitudes.
       const double v = i % 10 == 0 ? 0.0 : (u < 0.2 ? -std::exp(10 * u) : std::exp(20 * (u - 0.5)));
       x.push_back(v);
@@ -79,7 +79,7 @@ TEST_CASE("log histogram quantiles are within the stated relative accuracy", "[a
 
 TEST_CASE("moments and co-moments share one merge: K = 1 co-moments are moments' mean and M2", "[accumulators]") {
   std::vector<double> x;
-  for (int i = 0; i < 5'000; ++i) x.push_back(1e3 + std::exp(2 * uniform(9, i, 4)));
+  for (int i = 0; i < 5'000; ++i) x.push_back(1e3 + std::exp(2 * detail::uniform(9, i, 4)));
   moments m;
   co_moments<1> c;
   for (std::size_t first = 0; first < x.size(); first += 333) {
@@ -103,7 +103,8 @@ TEST_CASE("co-moments merged by blocks give the covariance of the whole", "[accu
   const Eigen::Index n = 9'001;
   Eigen::Array<double, Eigen::Dynamic, 3> z(n, 3);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double u = uniform(2, static_cast<std::uint64_t>(i), 1), v = uniform(2, static_cast<std::uint64_t>(i), 2);
+    const double u = detail::uniform(2, static_cast<std::uint64_t>(i), 1),
+                 v = detail::uniform(2, static_cast<std::uint64_t>(i), 2);
     z(i, 0) = 1e4 + u;  // a large offset: the merge must not lose the spread
     z(i, 1) = u + v;
     z(i, 2) = -3 * u + v * v;
@@ -168,7 +169,7 @@ TEST_CASE("the log-free bucket index is the logarithm's, edges included", "[mont
       differ += h.index(m) == h.exact_index(m) ? 0 : 1;
     };
     for (std::uint64_t k = 0; k < 200000; ++k) {
-      const double u = uniform(9, k, 4);
+      const double u = detail::uniform(9, k, 4);
       check(std::exp((u - 0.5) * 1400));  // the whole double range
       check(std::exp((u - 0.5) * 40));  // the values a run meets
       check(1 + u * 1e-3);  // the first buckets above 1

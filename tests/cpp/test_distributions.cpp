@@ -19,7 +19,7 @@ namespace {
 
 std::vector<double> draw(const quantity& q, std::size_t n, std::uint64_t seed = 1) {
   std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = q.ppf(uniform(seed, i, 0));
+  for (std::size_t i = 0; i < n; ++i) x[i] = q.ppf(detail::uniform(seed, i, 0));
   return x;
 }
 
@@ -279,12 +279,12 @@ TEST_CASE("gamma and beta shapes outside what double precision can follow are re
 TEST_CASE("messages are cut at a character boundary; triangular draws stay in the support", "[edge][adversarial]") {
   // Found by the property tests: a message cut inside "é" was not UTF-8, and Python failed to
   // decode it (UnicodeDecodeError instead of ScenarioError).
-  CHECK(shorten("a\xc3\xa9"
-                "a\xc3\xa9"
-                "a\xc3\xa9",
-                6) == "a\xc3\xa9...");
-  CHECK(shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
-  CHECK(shorten("short", 6) == "short");
+  CHECK(detail::shorten("a\xc3\xa9"
+                        "a\xc3\xa9"
+                        "a\xc3\xa9",
+                        6) == "a\xc3\xa9...");
+  CHECK(detail::shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
+  CHECK(detail::shorten("short", 6) == "short");
   CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" +
                                   std::string(100, 'x') + "\"]}"),
              test::contains("name: must be a string, got [\"xxx") && test::contains("x..."));
@@ -339,7 +339,7 @@ TEST_CASE("the tables' Hermite interpolant is Boost's cardinal_cubic_hermite bit
       std::vector<double>(y), std::vector<double>(dy), x0, dx);
   const trnmodel::detail::cardinal_hermite ours(std::vector<double>(y), std::vector<double>(dy), x0, dx);
   std::vector<double> xs{ours.x0, ours.xf};
-  for (std::uint64_t i = 0; i < 20000; ++i) xs.push_back(x0 + (ours.xf - x0) * uniform(5, i, 2));
+  for (std::uint64_t i = 0; i < 20000; ++i) xs.push_back(x0 + (ours.xf - x0) * detail::uniform(5, i, 2));
   std::vector<double> column(xs.size());
   trnmodel::detail::hermite_column(ours, xs.data(), column.data(), xs.size());
   std::size_t differ = 0;

@@ -72,7 +72,7 @@ TEST_CASE("kept samples are the inputs' inverse CDFs of the counter uniforms", "
   options.seed = 3;
   const auto result = monte_carlo(ishigami_inputs(), ishigami, {"y", "x1"}, options);
   const double pi = 3.14159265358979323846;
-  const double u = uniform(3, 1234, stream_id("x1"));
+  const double u = detail::uniform(3, 1234, stream_id("x1"));
   CHECK(result.values()(1234, 1) == -pi + 2 * pi * u);
 }
 

@@ -24,6 +24,9 @@ TEST_CASE("a family built directly is checked with its parameter and rule") {
   CHECK(input_error_of([] { dist::gamma(1e12, 1); }).rfind("gamma.shape: must be in [0.01, 1e10]", 0) == 0);
   CHECK(input_error_of([] { quantity(dist::uniform{3, 1}); }) == "uniform: uniform needs lo < hi, got lo=3, hi=1");
   CHECK(input_error_of([&] { quantity(dist::fixed{nan}); }) == "fixed.value: must be a finite number, got nan");
+  CHECK(input_error_of([&] { quantity{nan}; }) == "fixed.value: must be a finite number, got nan");
+  CHECK(input_error_of([&] { const quantity q = -std::numeric_limits<double>::infinity(); }) ==
+        "fixed.value: must be a finite number, got -inf");
   CHECK(input_error_of([] { quantity(dist::normal{0, 0}); }) == "normal.sd: must be > 0, got 0");
   CHECK(input_error_of([] {
           quantity(dist::normal{0, 1, 40, 41});

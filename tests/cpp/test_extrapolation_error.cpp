@@ -87,8 +87,8 @@ TEST_CASE("an extrapolated step time carries the fitted error as an input of its
   // per-sample ratio of the two step times is the error factor alone.
   run_options options;
   options.samples = 20000;
-  const run_result with = run(model, metric_name_list(), options);
-  const run_result without = run(model.pinned(j, 1.0), metric_name_list(), options);
+  const run_result with = run(model, detail::metric_name_list(), options);
+  const run_result without = run(model.pinned(j, 1.0), detail::metric_name_list(), options);
   double sum = 0, sum2 = 0;
   const Eigen::Index n = with.values().rows();
   for (Eigen::Index i = 0; i < n; ++i) {

@@ -45,7 +45,7 @@ TEST_CASE("quantities, and only they, have a slot; no two share one", "[fields]"
     CHECK((f.kind == field_kind::quantity) == (f.group != input_group::setting));
     if (f.slot != nullptr) CHECK(slots.insert(&(in.*(f.slot))).second);
   }
-  CHECK(lifecycle_input_fields().size() == slots.size());
+  CHECK(detail::lifecycle_input_fields().size() == slots.size());
 }
 
 TEST_CASE("a drawn field lands in its slot", "[fields]") {
@@ -55,7 +55,7 @@ TEST_CASE("a drawn field lands in its slot", "[fields]") {
     "cluster": {"nodes": 2}, "throughput": {"step_time_s": 1.5}, "checkpoint": {"save_s": 17, "verify_s": 3},
     "failures": {"node_mtbf_h": 5000, "restart_s": 250}, "prices": {"node_hour_usd": 40}})");
   lifecycle_inputs in;
-  for (const field_spec* f : lifecycle_input_fields())
+  for (const field_spec* f : detail::lifecycle_input_fields())
     if (const quantity* q = s.find(f->id); q != nullptr && !q->is_unknown()) in.*(f->slot) = q->ppf(0.5);
   CHECK(in.save_s == 17);
   CHECK(in.verify_s == 3);

@@ -60,7 +60,7 @@ TEST_CASE("uniform columns are uniform() bit for bit on every path", "[random][i
           INFO(isa_name(i) << " first " << first << " stride " << stride << " n " << n);
           bool all = true;
           for (std::size_t k = 0; k < n; ++k)
-            all = all && same_bits(x[k], uniform(0x123456789abcdefull, first + k * stride, 77, 5));
+            all = all && same_bits(x[k], detail::uniform(0x123456789abcdefull, first + k * stride, 77, 5));
           CHECK(all);
           CHECK(x[n] == -1);
         }

@@ -50,7 +50,7 @@ TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]")
 TEST_CASE("PIT uniformity test", "[journal][backtest]") {
   std::vector<double> uniform_values, skewed;
   for (std::uint64_t i = 0; i < 400; ++i) {
-    const double u = uniform(7, i, 1, 0);
+    const double u = detail::uniform(7, i, 1, 0);
     uniform_values.push_back(u);
     skewed.push_back(u * u);  // too many low percentiles: predictions biased high
   }

@@ -34,15 +34,15 @@ scenario daly_scenario(double mtbf_h, double delta_s, double restart_s, double s
   const double steps = solve_h * 3600 / tau_s;
   return make(R"({"schema": "trnmodel.scenario/1",
     "job": {"effective_steps": )" +
-              format_number(steps) + R"(},
+              detail::format_number(steps) + R"(},
     "cluster": {"nodes": 1},
     "throughput": {"step_time_s": )" +
-              format_number(tau_s) + R"(},
+              detail::format_number(tau_s) + R"(},
     "checkpoint": {"every_steps": 1, "save_s": )" +
-              format_number(delta_s) + R"(},
+              detail::format_number(delta_s) + R"(},
     "failures": {"node_mtbf_h": )" +
-              format_number(mtbf_h) + R"(, "restart_s": )" + format_number(restart_s) + R"(, "during_recovery": )" +
-              (interruptible ? "true" : "false") + R"(},
+              detail::format_number(mtbf_h) + R"(, "restart_s": )" + detail::format_number(restart_s) +
+              R"(, "during_recovery": )" + (interruptible ? "true" : "false") + R"(},
     "prices": {"node_hour_usd": 1}})");
 }
 
@@ -205,7 +205,7 @@ TEST_CASE("Weibull renewal: mean time between failures is 1/lambda for any shape
     const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1},
       "throughput": {"step_time_s": 3.6}, "checkpoint": {"every_steps": 1},
       "failures": {"node_mtbf_h": 0.05, "distribution": "weibull", "weibull_shape": )" +
-                        format_number(shape) + R"(},
+                        detail::format_number(shape) + R"(},
       "prices": {"node_hour_usd": 1}})");
     const auto r = run_scenario(s, 4000, 9);
     // Exposed time = 1 h of steps + lost time; failures per exposed hour ~ 20 for long runs.

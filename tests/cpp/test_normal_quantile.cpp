@@ -34,7 +34,7 @@ TEST_CASE("the normal quantile is within 1e-15 of Boost.Math over the whole open
   for (const double p : {0.075, 0.925, 0.5 - 0.425, 0.5 + 0.425, std::ldexp(1.0, -53), 1 - std::ldexp(1.0, -53),
                          1.4e-11, 1.3887943864964021e-11})
     ps.push_back(p);
-  for (std::uint64_t i = 0; i < 100000; ++i) ps.push_back(uniform(3, i, 1));
+  for (std::uint64_t i = 0; i < 100000; ++i) ps.push_back(detail::uniform(3, i, 1));
   double worst = 0;
   for (const double p : ps) {
     const long double exact = reference_ppf(p);

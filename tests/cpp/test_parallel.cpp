@@ -14,7 +14,7 @@ using namespace trnmodel;
 
 TEST_CASE("the wave loop runs every block once and folds each wave in order on the calling thread", "[parallel]") {
   for (const int threads : {1, 2, 3}) {
-    const block_grid grid{10'001, 100};  // 101 blocks, the last of one sample
+    const detail::block_grid grid{10'001, 100};  // 101 blocks, the last of one sample
     CHECK(grid.blocks() == 101);
     CHECK(grid.size(100) == 1);
     CHECK(grid.samples_before(101) == 10'001);
@@ -23,7 +23,7 @@ TEST_CASE("the wave loop runs every block once and folds each wave in order on t
     std::vector<std::pair<std::uint64_t, std::uint64_t>> waves;
     std::vector<std::uint64_t> reported;
     const auto caller = std::this_thread::get_id();
-    wave_hooks hooks;
+    detail::wave_hooks hooks;
     hooks.threads = threads;
     hooks.progress = [&](std::uint64_t done, std::uint64_t total) {
       CHECK(std::this_thread::get_id() == caller);
@@ -36,7 +36,7 @@ TEST_CASE("the wave loop runs every block once and folds each wave in order on t
       ++polls;
       return false;
     };
-    for_each_wave(
+    detail::for_each_wave(
         grid, 3, grid.blocks(), hooks,
         [&](std::uint64_t b, std::size_t slot) {
           ++seen[b];
@@ -48,7 +48,7 @@ TEST_CASE("the wave loop runs every block once and folds each wave in order on t
           waves.emplace_back(first, last);
         });
     INFO("threads " << threads);
-    const std::uint64_t wave = blocks_per_wave(threads);
+    const std::uint64_t wave = detail::blocks_per_wave(threads);
     CHECK(wave == static_cast<std::uint64_t>(std::max(4, 4 * threads)));
     for (std::uint64_t b = 0; b < grid.blocks(); ++b) {
       CHECK(seen[b] == (b < 3 ? 0 : 1));
@@ -65,12 +65,12 @@ TEST_CASE("the wave loop runs every block once and folds each wave in order on t
 }
 
 TEST_CASE("progress may count from blocks the caller did before the loop", "[parallel]") {
-  const block_grid grid{1000, 10};
-  wave_hooks hooks;
+  const detail::block_grid grid{1000, 10};
+  detail::wave_hooks hooks;
   hooks.threads = 1;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> reported;
   hooks.progress = [&](std::uint64_t done, std::uint64_t total) { reported.emplace_back(done, total); };
-  for_each_wave(
+  detail::for_each_wave(
       grid, 1, grid.blocks(), hooks, [](std::uint64_t, std::size_t) {}, [](std::uint64_t, std::uint64_t) {}, 0);
   REQUIRE(!reported.empty());
   CHECK(reported.front() == std::make_pair(std::uint64_t{50}, std::uint64_t{1000}));  // blocks 0..4 done
@@ -78,26 +78,26 @@ TEST_CASE("progress may count from blocks the caller did before the loop", "[par
 }
 
 TEST_CASE("cancellation stops the loop before the next wave", "[parallel]") {
-  const block_grid grid{100'000, 1000};
-  wave_hooks hooks;
+  const detail::block_grid grid{100'000, 1000};
+  detail::wave_hooks hooks;
   hooks.threads = 2;
   int polls = 0;
   std::atomic<int> blocks{0};
   hooks.cancelled = [&] { return ++polls > 2; };
-  CHECK_THROWS_AS(for_each_wave(
+  CHECK_THROWS_AS(detail::for_each_wave(
                       grid, 0, grid.blocks(), hooks, [&](std::uint64_t, std::size_t) { ++blocks; },
                       [](std::uint64_t, std::uint64_t) {}),
                   cancelled_error);
   CHECK(polls == 3);
-  CHECK(blocks == 2 * static_cast<int>(blocks_per_wave(2)));
+  CHECK(blocks == 2 * static_cast<int>(detail::blocks_per_wave(2)));
 }
 
 TEST_CASE("per-thread state is combined once the loop is over", "[parallel]") {
-  per_thread<std::uint64_t> sums(0);
-  wave_hooks hooks;
+  detail::per_thread<std::uint64_t> sums(0);
+  detail::wave_hooks hooks;
   hooks.threads = 2;
-  const block_grid grid{1000, 1};
-  for_each_wave(
+  const detail::block_grid grid{1000, 1};
+  detail::for_each_wave(
       grid, 0, grid.blocks(), hooks, [&](std::uint64_t b, std::size_t) { sums.local() += b; },
       [](std::uint64_t, std::uint64_t) {});
   std::uint64_t total = 0;

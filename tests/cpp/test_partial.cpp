@@ -84,7 +84,7 @@ TEST_CASE("a run split in two, sent as bytes and folded, is the single run bit f
     INFO("keep " << keep);
     const run_options options = test_options(keep);
     const run_result whole = run(model, names, options);
-    const std::uint64_t blocks = block_grid{options.samples, 1000}.blocks();
+    const std::uint64_t blocks = detail::block_grid{options.samples, 1000}.blocks();
     for (const std::uint64_t split : {std::uint64_t{1}, std::uint64_t{23}, blocks - 1}) {
       INFO("split at block " << split);
       // Each half on its own, with a thread count of its own: neither changes a bit.

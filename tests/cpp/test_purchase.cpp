@@ -90,11 +90,11 @@ namespace {
 std::string spot_job(double save_s, double rate, double mtbf_h, const std::string& extra = "") {
   return R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 20000}, "cluster": {"nodes": 1},
     "throughput": {"step_time_s": 30}, "checkpoint": {"every_steps": 100, "save_s": )" +
-         format_number(save_s) + R"(}, )" +
-         (mtbf_h > 0 ? R"("failures": {"node_mtbf_h": )" + format_number(mtbf_h) + "}, " : std::string()) +
+         detail::format_number(save_s) + R"(}, )" +
+         (mtbf_h > 0 ? R"("failures": {"node_mtbf_h": )" + detail::format_number(mtbf_h) + "}, " : std::string()) +
          R"("prices": {"purchase": "spot", "spot_node_hour_usd": 30},
     "spot": {"interruptions_per_node_h": )" +
-         format_number(rate) + R"(, "reacquire_s": 600)" + extra + "}}";
+         detail::format_number(rate) + R"(, "reacquire_s": 600)" + extra + "}}";
 }
 }  // namespace
 

@@ -19,15 +19,15 @@ TEST_CASE("Philox4x32-10 reproduces the Random123 known answers", "[random]") {
 }
 
 TEST_CASE("uniforms are a pure function of (seed, sample, stream, draw) in (0, 1)", "[random]") {
-  CHECK(uniform(7, 123, 5, 3) == uniform(7, 123, 5, 3));
-  CHECK(uniform(7, 123, 5, 3) != uniform(8, 123, 5, 3));
-  CHECK(uniform(7, 123, 5, 3) != uniform(7, 124, 5, 3));
-  CHECK(uniform(7, 123, 5, 3) != uniform(7, 123, 6, 3));
-  CHECK(uniform(7, 123, 5, 3) != uniform(7, 123, 5, 2));
+  CHECK(detail::uniform(7, 123, 5, 3) == detail::uniform(7, 123, 5, 3));
+  CHECK(detail::uniform(7, 123, 5, 3) != detail::uniform(8, 123, 5, 3));
+  CHECK(detail::uniform(7, 123, 5, 3) != detail::uniform(7, 124, 5, 3));
+  CHECK(detail::uniform(7, 123, 5, 3) != detail::uniform(7, 123, 6, 3));
+  CHECK(detail::uniform(7, 123, 5, 3) != detail::uniform(7, 123, 5, 2));
   // The extreme bit patterns map strictly inside (0, 1).
-  CHECK(bits_to_open_unit(0) == std::ldexp(1.0, -53));
-  CHECK(bits_to_open_unit(~0ull) < 1.0);
-  CHECK(bits_to_open_unit(~0ull) == 1.0 - std::ldexp(1.0, -53));
+  CHECK(detail::bits_to_open_unit(0) == std::ldexp(1.0, -53));
+  CHECK(detail::bits_to_open_unit(~0ull) < 1.0);
+  CHECK(detail::bits_to_open_unit(~0ull) == 1.0 - std::ldexp(1.0, -53));
 }
 
 TEST_CASE("streams do not overlap and are uncorrelated", "[random]") {
@@ -40,8 +40,8 @@ TEST_CASE("streams do not overlap and are uncorrelated", "[random]") {
   std::vector<double> ua(n), ub(n);
   std::set<double> seen;
   for (std::uint64_t i = 0; i < n; ++i) {
-    ua[i] = uniform(42, i, a);
-    ub[i] = uniform(42, i, b);
+    ua[i] = detail::uniform(42, i, a);
+    ub[i] = detail::uniform(42, i, b);
     seen.insert(ua[i]);
     seen.insert(ub[i]);
   }

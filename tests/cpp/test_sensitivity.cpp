@@ -280,7 +280,8 @@ TEST_CASE("rank correlations: Spearman and PRCC", "[sensitivity][rank]") {
   const std::uint64_t n = 20'000;
   Eigen::ArrayXXd x(n, 3);
   for (std::uint64_t i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) x(static_cast<Eigen::Index>(i), k) = uniform(9, i, static_cast<std::uint32_t>(k), 0);
+    for (int k = 0; k < 3; ++k)
+      x(static_cast<Eigen::Index>(i), k) = trnmodel::detail::uniform(9, i, static_cast<std::uint32_t>(k), 0);
   x.col(2).setConstant(1);  // a constant column has no rank correlation
   const Eigen::ArrayXd y = x.col(0).exp() + 0.1 * x.col(1);
   const rank_correlations r = rank_correlate(x, y);
@@ -309,7 +310,7 @@ TEST_CASE("matrix A of a scenario's design is the ordinary run's even samples", 
   for (Eigen::Index j = 0; j < 32; ++j)
     for (std::size_t k = 0; k < model.input_count(); ++k)
       x(j, static_cast<Eigen::Index>(k)) =
-          uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
+          trnmodel::detail::uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
   model.to_values(x);
   Eigen::ArrayXXd out(32, static_cast<Eigen::Index>(metric::count));
   const std::size_t chance = model.input_count();  // the last factor

@@ -32,7 +32,7 @@ const std::string top = R"("schema": "trnmodel.scenario/1", "job": {"effective_s
 
 std::string restore_case(int keep_last, double p) {
   return "{" + top + R"(, "checkpoint": {"every_steps": 100, "save_s": 60, "load_s": 240, "keep_last": )" +
-         std::to_string(keep_last) + R"(, "restore_fail_prob": )" + format_number(p) + "}}";
+         std::to_string(keep_last) + R"(, "restore_fail_prob": )" + detail::format_number(p) + "}}";
 }
 
 }  // namespace

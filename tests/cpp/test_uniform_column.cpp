@@ -16,7 +16,7 @@ TEST_CASE("a column of uniforms is uniform() of each of its samples", "[random]"
       std::vector<double> x(101, -1);
       uniform_column(42, 9, draw, first, stride, 100, x.data());
       INFO("stride " << stride << " draw " << draw);
-      for (std::size_t i = 0; i < 100; ++i) CHECK(x[i] == uniform(42, first + i * stride, 9, draw));
+      for (std::size_t i = 0; i < 100; ++i) CHECK(x[i] == detail::uniform(42, first + i * stride, 9, draw));
       CHECK(x[100] == -1);  // exactly n written
     }
   double untouched = -1;
@@ -33,5 +33,5 @@ TEST_CASE("a block's uniforms are the column of its samples", "[random]") {
   block.uniforms(3, x.data(), 2);
   uniform_column(5, 3, 2, 8192, 1, 37, y.data());
   CHECK(x == y);
-  CHECK(block.uniform(36, 3, 2) == uniform(5, 8192 + 36, 3, 2));
+  CHECK(block.uniform(36, 3, 2) == detail::uniform(5, 8192 + 36, 3, 2));
 }

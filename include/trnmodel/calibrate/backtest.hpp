@@ -39,7 +39,7 @@ struct backtest_result {
   const backtest_row& row(const std::string& metric) const {
     for (const auto& r : rows)
       if (r.metric == metric) return r;
-    fail("metric", "the backtest has no row " + metric);
+    detail::fail("metric", "the backtest has no row " + metric);
   }
 };
 
@@ -49,11 +49,11 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
     if (notes) notes->push_back(text);
   };
   if (j.training.steps_completed < 1)
-    fail("training.steps_completed", "must be ≥ 1 to backtest " + j.experiment_id + ", got 0");
+    detail::fail("training.steps_completed", "must be ≥ 1 to backtest " + j.experiment_id + ", got 0");
   if (s.has_integer(field::cluster_nodes) && s.integer(field::cluster_nodes) != j.instance.nodes)
-    fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) +
-                               " node(s), the scenario on " + std::to_string(s.integer(field::cluster_nodes)) +
-                               "; a backtest needs the same cluster");
+    detail::fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) +
+                                       " node(s), the scenario on " + std::to_string(s.integer(field::cluster_nodes)) +
+                                       "; a backtest needs the same cluster");
   std::vector<std::pair<std::string, ordered_json>> changes{
       {path_of(field::job_effective_steps), static_cast<double>(j.training.steps_completed)},
       {path_of(field::compile_planned_changes), 0},
@@ -73,7 +73,7 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
   // The job's final evaluation is not part of a trial, whose own is a proxy with its own time.
   if (!j.quality || j.quality->scope == "trial") {
     changes.emplace_back(path_of(field::eval_final_s), j.phases.final_eval_s);
-    note("eval.final_s = " + format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
+    note("eval.final_s = " + detail::format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
   }
   if (j.phases.compile_cache_hit) {
     const quantity* load = s.find(field::compile_cache_load_s);
@@ -109,7 +109,8 @@ namespace trnmodel::calibrate {
 /// Teardown is not a phase of scenario v1, so it is taken off the observed wall time,
 /// node-hours and cost.
 inline backtest_result backtest(const scenario& s, const journal& j, run_options options) {
-  if (options.samples < 1000) fail("samples", "must be ≥ 1000 for a backtest, got " + std::to_string(options.samples));
+  if (options.samples < 1000)
+    detail::fail("samples", "must be ≥ 1000 for a backtest, got " + std::to_string(options.samples));
   backtest_result result;
   result.experiment_id = j.experiment_id;
   const scenario trial = trial_scenario(s, j, &result.notes);
@@ -165,7 +166,7 @@ struct pit_uniformity {
 /// Kolmogorov–Smirnov test of PIT values against the uniform distribution on (0, 1).
 inline pit_uniformity test_pit_uniformity(const std::vector<double>& pit) {
   detail::check_series("pit", pit);
-  for (std::size_t i = 0; i < pit.size(); ++i) check_probability(detail::series_element("pit", i), pit[i]);
+  for (std::size_t i = 0; i < pit.size(); ++i) detail::check_probability(detail::series_element("pit", i), pit[i]);
   pit_uniformity r;
   r.runs = pit.size();
   r.ks_d = ks_statistic(pit, [](double u) { return u; });

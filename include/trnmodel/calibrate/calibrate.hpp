@@ -100,7 +100,7 @@ namespace trnmodel::calibrate {
 class calibrator {
  public:
   calibrator(const std::vector<journal>& journals, const scenario& base) : journals_(journals), base_(base) {
-    if (journals.empty()) fail("journals", "must hold at least one journal");
+    if (journals.empty()) detail::fail("journals", "must hold at least one journal");
     check_pooling();
     for (const auto& j : journals_) {
       result_.step_analyses.push_back(analyze_steps(j));
@@ -192,8 +192,8 @@ class calibrator {
       q = spread.input;
       in.method = spread.method;
       if (spread.fit)
-        in.method += " (ΔAIC " + format_number(std::round(spread.fit->delta_aic * 100) / 100) + ", KS D " +
-                     format_number(std::round(spread.fit->ks_d * 1000) / 1000) + ")";
+        in.method += " (ΔAIC " + detail::format_number(std::round(spread.fit->delta_aic * 100) / 100) + ", KS D " +
+                     detail::format_number(std::round(spread.fit->ks_d * 1000) / 1000) + ")";
     } else {
       q = make_empirical(values, path);
       in.method = "empirical";
@@ -227,7 +227,7 @@ class calibrator {
     std::set<std::string> seen;
     for (const auto& j : journals_)
       if (!seen.insert(j.experiment_id).second)
-        fail("journals", "experiment_id " + j.experiment_id + " appears twice; each run must be pooled once");
+        detail::fail("journals", "experiment_id " + j.experiment_id + " appears twice; each run must be pooled once");
     const journal& first = journals_.front();
     const auto describe = [](const journal& j) {
       const auto& t = j.training;
@@ -250,10 +250,10 @@ class calibrator {
       const auto mine = describe(j);
       for (std::size_t f = 0; f < mine.size(); ++f)
         if (mine[f].second != reference[f].second)
-          fail(mine[f].first, j.experiment_id + " has " + mine[f].second + ", " + first.experiment_id + " has " +
-                                  reference[f].second +
-                                  "; step times of different configurations are not comparable "
-                                  "(calibrate each configuration separately)");
+          detail::fail(mine[f].first, j.experiment_id + " has " + mine[f].second + ", " + first.experiment_id +
+                                          " has " + reference[f].second +
+                                          "; step times of different configurations are not comparable "
+                                          "(calibrate each configuration separately)");
       const auto version = [](const journal& x) {
         return x.versions.framework + " / " +
                (x.versions.neuron_sdk.empty() ? "CUDA " + x.versions.cuda : "Neuron SDK " + x.versions.neuron_sdk);
@@ -265,9 +265,9 @@ class calibrator {
     // Compile, set-up, checkpoint and recovery times belong to a platform: measurements of one
     // must not become inputs of another.
     if (base_.has_text(field::cluster_platform) && base_.text(field::cluster_platform) != first.instance.type)
-      fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
-                                base_.text(field::cluster_platform) +
-                                "; calibrate a scenario of the platform the trials ran on");
+      detail::fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
+                                        base_.text(field::cluster_platform) +
+                                        "; calibrate a scenario of the platform the trials ran on");
     if (base_.has_integer(field::cluster_nodes) && base_.integer(field::cluster_nodes) != first.instance.nodes)
       config_matches_ = false;
     if (!config_matches_)
@@ -300,7 +300,7 @@ class calibrator {
       quantity q = se > 0 ? make_normal(a.step_time_s, se, 0.0, dist::infinity, path_of(field::throughput_step_time_s))
                           : make_fixed(a.step_time_s);
       add_quantity(path_of(field::throughput_step_time_s), q, step, all(), "one run: batch-means interval",
-                   "one run, steady-state step time " + format_number(std::round(a.step_time_s * 1e4) / 1e4) +
+                   "one run, steady-state step time " + detail::format_number(std::round(a.step_time_s * 1e4) / 1e4) +
                        " s with its 95 % batch-means interval as the only spread; run-to-run variation is not "
                        "estimated from one run");
       result_.warnings.push_back(
@@ -401,14 +401,14 @@ class calibrator {
         if (const auto* b = std::get_if<dist::beta>(&q->dist()); b && b->lo == 0 && b->hi == 1) {
           a0 = b->a;
           b0 = b->b;
-          prior = "the base's Beta(" + format_number(a0) + ", " + format_number(b0) + ")";
+          prior = "the base's Beta(" + detail::format_number(a0) + ", " + detail::format_number(b0) + ")";
         }
       }
       std::vector<double> outcomes(static_cast<std::size_t>(hits), 1.0);
       outcomes.resize(static_cast<std::size_t>(hits + misses), 0.0);
       add_quantity(path_of(field::compile_cache_hit_prob), make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
                    "beta posterior",
-                   format_number(hits) + " cache hits in " + format_number(hits + misses) +
+                   detail::format_number(hits) + " cache hits in " + detail::format_number(hits + misses) +
                        " trials (restarts and warm starts); prior " + prior);
     }
   }
@@ -448,7 +448,8 @@ class calibrator {
       const auto [lo, hi] = std::minmax_element(size.begin(), size.end());
       if (mean > 0 && (*hi - *lo) > 0.05 * mean)
         result_.warnings.push_back("checkpoint.size_gb: the checkpoints' sizes vary by more than 5 % (" +
-                                   format_number(*lo) + " to " + format_number(*hi) + " GB); their mean is used");
+                                   detail::format_number(*lo) + " to " + detail::format_number(*hi) +
+                                   " GB); their mean is used");
       add_quantity(path_of(field::checkpoint_size_gb), make_fixed(mean), size, sources, "mean",
                    "mean of " + std::to_string(size.size()) + " checkpoint sizes");
     }
@@ -506,11 +507,11 @@ class calibrator {
         const double mean = moments->first, var = moments->second - mean * mean;
         a0 = mean * mean / var;
         b0 = mean / var;
-        prior = "Gamma(" + format_number(std::round(a0 * 100) / 100) + ", " + format_number(std::round(b0)) +
-                " node-h) moment-matched to the base's node_mtbf_h";
+        prior = "Gamma(" + detail::format_number(std::round(a0 * 100) / 100) + ", " +
+                detail::format_number(std::round(b0)) + " node-h) moment-matched to the base's node_mtbf_h";
       }
     }
-    const std::string exposure_text = format_number(std::round(exposure_node_h * 100) / 100) + " node-hours";
+    const std::string exposure_text = detail::format_number(std::round(exposure_node_h * 100) / 100) + " node-hours";
     if (b0 == 0 && k == 0) {  // nothing but the prior's shape: do not invent a rate
       result_.warnings.push_back("failures.node_mtbf_h: not calibrated: no node failure in " + exposure_text +
                                  " and no prior in the base, which keeps its failure model");
@@ -520,11 +521,13 @@ class calibrator {
       result_.warnings.push_back("failures.node_mtbf_h: the base gives no prior, so Jeffreys' prior is used; " +
                                  exposure_text + " cannot pin a rate of order 1e-4 per node-hour");
     const auto posterior = failure_rate_posterior(k, exposure_node_h, 0.8, a0, b0);
-    const std::string note =
-        std::to_string(k) + " node failure(s) over " + format_number(std::round(exposure_node_h * 1000) / 1000) +
-        " billed node-hours; prior " + prior + " (pseudo-exposure " + format_number(std::round(b0)) +
-        " node-h); posterior Gamma(" + format_number(std::round(posterior.posterior_shape * 100) / 100) + ", " +
-        format_number(std::round(posterior.posterior_rate_node_h)) + "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
+    const std::string note = std::to_string(k) + " node failure(s) over " +
+                             detail::format_number(std::round(exposure_node_h * 1000) / 1000) +
+                             " billed node-hours; prior " + prior + " (pseudo-exposure " +
+                             detail::format_number(std::round(b0)) + " node-h); posterior Gamma(" +
+                             detail::format_number(std::round(posterior.posterior_shape * 100) / 100) + ", " +
+                             detail::format_number(std::round(posterior.posterior_rate_node_h)) +
+                             "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
     add_quantity(path_of(field::failures_node_mtbf_h),
                  make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h,
                                                path_of(field::failures_node_mtbf_h)),
@@ -548,10 +551,10 @@ class calibrator {
       }
     std::vector<double> outcomes(static_cast<std::size_t>(fails), 1.0);
     outcomes.resize(static_cast<std::size_t>(fails + passes), 0.0);
-    add_quantity(path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources,
-                 "beta posterior",
-                 format_number(fails) + " failed quality gates in " + format_number(fails + passes) +
-                     " job-scope runs; prior Beta(" + format_number(a0) + ", " + format_number(b0) + ")");
+    add_quantity(
+        path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
+        detail::format_number(fails) + " failed quality gates in " + detail::format_number(fails + passes) +
+            " job-scope runs; prior Beta(" + detail::format_number(a0) + ", " + detail::format_number(b0) + ")");
   }
 
   const std::vector<journal>& journals_;

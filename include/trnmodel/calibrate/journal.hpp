@@ -95,7 +95,8 @@ class journal : public journal_record {
     const std::string text = r.text(key);
     const auto t = detail::parse_timestamp(text);
     if (!t)
-      fail(r.path(key), "must be an RFC 3339 timestamp with a time zone (2026-11-17T08:12:04Z), got \"" + text + "\"");
+      detail::fail(r.path(key),
+                   "must be an RFC 3339 timestamp with a time zone (2026-11-17T08:12:04Z), got \"" + text + "\"");
     return *t;
   }
   std::optional<double> optional_timestamp(reader& r, const std::string& key) {
@@ -107,12 +108,13 @@ class journal : public journal_record {
     reader top(doc, "", "");
     const std::string schema = top.text("schema");
     if (schema != journal_schema)
-      fail("schema", std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
+      detail::fail("schema", std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
     experiment_id = top.text("experiment_id");
     static const std::regex id_pattern(R"([A-Za-z0-9][A-Za-z0-9._:/-]{0,127})");
     if (!std::regex_match(experiment_id, id_pattern))
-      fail("experiment_id",
-           "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" + experiment_id + "\"");
+      detail::fail(
+          "experiment_id",
+          "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" + experiment_id + "\"");
     scenario_name = top.optional_text("scenario");
     notes = top.optional_text("notes");
     started_at_s = timestamp(top, "started_at");
@@ -157,15 +159,15 @@ class journal : public journal_record {
     if (r.has("libraries")) {
       const ordered_json& libs = r.required("libraries");
       if (!libs.is_object())
-        fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
+        detail::fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
       for (const auto& [name, version] : libs.items())
         versions.libraries[name] = detail::json_string(version, "versions.libraries." + name);
     }
     versions.neuron_sdk = r.optional_text("neuron_sdk");
     versions.cuda = r.optional_text("cuda");
     if (r.has("neuron_sdk") == r.has("cuda"))
-      fail("versions",
-           "must name exactly one of neuron_sdk and cuda, got " + std::string(r.has("cuda") ? "both" : "neither"));
+      detail::fail("versions", "must name exactly one of neuron_sdk and cuda, got " +
+                                   std::string(r.has("cuda") ? "both" : "neither"));
     versions.driver = r.optional_text("driver");
     versions.container_image = r.optional_text("container_image");
     r.finish();
@@ -178,9 +180,9 @@ class journal : public journal_record {
     t.effective_steps_planned = r.integer("effective_steps_planned");
     t.steps_completed = r.integer("steps_completed");
     if (t.steps_completed > t.effective_steps_planned)
-      fail("training.steps_completed", "must be ≤ training.effective_steps_planned (" +
-                                           std::to_string(t.effective_steps_planned) + "), got " +
-                                           std::to_string(t.steps_completed));
+      detail::fail("training.steps_completed", "must be ≤ training.effective_steps_planned (" +
+                                                   std::to_string(t.effective_steps_planned) + "), got " +
+                                                   std::to_string(t.steps_completed));
     t.global_batch = r.integer("global_batch");
     t.micro_batch = r.integer("micro_batch");
     t.gradient_accumulation = r.optional_integer("gradient_accumulation");
@@ -190,11 +192,12 @@ class journal : public journal_record {
     t.dp = r.integer("dp");
     t.zero_stage = r.optional_integer("zero_stage");
     if (t.zero_stage && *t.zero_stage > 3)
-      fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
+      detail::fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
     t.precision = r.choice("precision");
     t.recompute = r.optional_choice("recompute", "none");
     t.lora_rank = r.optional_integer("lora_rank");
-    if (t.kind == "lora" && !t.lora_rank) fail("training.lora_rank", "required key is missing (training.kind is lora)");
+    if (t.kind == "lora" && !t.lora_rank)
+      detail::fail("training.lora_rank", "required key is missing (training.kind is lora)");
     if (r.has("lora_targets")) {
       const ordered_json& targets = r.array("lora_targets");
       for (std::size_t i = 0; i < targets.size(); ++i)
@@ -206,9 +209,9 @@ class journal : public journal_record {
     t.seed = r.optional_integer("seed");
     r.finish();
     if (t.gradient_accumulation && t.global_batch != t.micro_batch * t.dp * *t.gradient_accumulation)
-      fail("training.global_batch", "must equal micro_batch × dp × gradient_accumulation (" +
-                                        std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) + "), got " +
-                                        std::to_string(t.global_batch));
+      detail::fail("training.global_batch", "must equal micro_batch × dp × gradient_accumulation (" +
+                                                std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) +
+                                                "), got " + std::to_string(t.global_batch));
     if (t.kind != "lora" && (t.lora_rank || r.has("lora_targets")))
       warnings.push_back("training.lora_rank: given although training.kind is " + t.kind);
   }
@@ -232,8 +235,8 @@ class journal : public journal_record {
     const double scale = r.choice("unit") == "ms" ? 1e-3 : 1.0;
     steps_per_value = r.optional_integer("steps_per_value").value_or(1);
     if (r.has("values") == r.has("file"))
-      fail("step_times",
-           std::string("must have exactly one of values and file, got ") + (r.has("file") ? "both" : "neither"));
+      detail::fail("step_times", std::string("must have exactly one of values and file, got ") +
+                                     (r.has("file") ? "both" : "neither"));
     std::vector<double> raw;
     std::string origin = "step_times.values";
     if (r.has("values")) {
@@ -241,8 +244,8 @@ class journal : public journal_record {
       for (std::size_t i = 0; i < values.size(); ++i)
         raw.push_back(detail::json_number(values[i], origin + "[" + std::to_string(i) + "]"));
       if (r.has("column") || r.has("step_column") || r.has("sha256") || r.has("count"))
-        fail("step_times",
-             "column, step_column, count and sha256 describe a file; they are not allowed with inline values");
+        detail::fail("step_times",
+                     "column, step_column, count and sha256 describe a file; they are not allowed with inline values");
     } else {
       origin = "step_times.file";
       step_series series = read_step_file(r, directory);
@@ -250,10 +253,11 @@ class journal : public journal_record {
       step_numbers = std::move(series.step_numbers);
     }
     r.finish();
-    if (raw.empty()) fail(origin, "must hold at least one step time");
+    if (raw.empty()) detail::fail(origin, "must hold at least one step time");
     for (std::size_t i = 0; i < raw.size(); ++i)
       if (!(raw[i] > 0))
-        fail(origin + "[" + std::to_string(i) + "]", "a step time must be > 0, got " + format_number(raw[i]));
+        detail::fail(origin + "[" + std::to_string(i) + "]",
+                     "a step time must be > 0, got " + detail::format_number(raw[i]));
     step_times_s.resize(raw.size());
     for (std::size_t i = 0; i < raw.size(); ++i) step_times_s[i] = raw[i] * scale;
   }
@@ -270,7 +274,7 @@ class journal : public journal_record {
       c.size_gb = r.number("size_gb");
       c.checksum = r.text("checksum");
       if (!detail::is_checksum(c.checksum))
-        fail(r.path("checksum"), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
+        detail::fail(r.path("checksum"), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
       c.location = r.text("location");
       c.restore_verified = r.boolean("restore_verified");
       c.restore_error = r.optional_text("restore_error");
@@ -292,7 +296,7 @@ class journal : public journal_record {
       if (r.has("metrics")) {
         const ordered_json& metrics = r.required("metrics");
         if (!metrics.is_object())
-          fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
+          detail::fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
         for (const auto& [name, value] : metrics.items())
           e.metrics[name] = detail::json_number(value, r.path("metrics") + "." + name);
       }

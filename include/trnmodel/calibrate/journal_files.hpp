@@ -40,25 +40,28 @@ inline std::filesystem::path journal_file(const std::filesystem::path& directory
   const std::filesystem::path relative(name);
   bool escapes = relative.is_absolute() || name.empty();
   for (const auto& part : relative) escapes = escapes || part == "..";
-  if (escapes) fail(origin, "must be a path relative to the journal's directory without \"..\", got \"" + name + "\"");
+  if (escapes)
+    detail::fail(origin, "must be a path relative to the journal's directory without \"..\", got \"" + name + "\"");
   const std::filesystem::path file = directory / relative;
   std::error_code error;
   const auto resolved = std::filesystem::weakly_canonical(file, error);
   const auto root = std::filesystem::weakly_canonical(directory, error);
-  if (!std::filesystem::is_regular_file(file, error)) fail(origin, "no such file: " + file.string());
+  if (!std::filesystem::is_regular_file(file, error)) detail::fail(origin, "no such file: " + file.string());
   const auto inside = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
-  if (inside.first != root.end()) fail(origin, "resolves outside the journal's directory: " + resolved.string());
+  if (inside.first != root.end())
+    detail::fail(origin, "resolves outside the journal's directory: " + resolved.string());
   return file;
 }
 
 // `expected` (the value at `path`) must be the SHA-256 of `bytes` in lower-case hex.
 inline void check_sha256(const std::string& bytes, const std::string& expected, const std::string& path) {
   static const std::regex hex(R"([0-9a-f]{64})");
-  if (!std::regex_match(expected, hex)) fail(path, "must be 64 lower-case hex digits, got \"" + expected + "\"");
+  if (!std::regex_match(expected, hex))
+    detail::fail(path, "must be 64 lower-case hex digits, got \"" + expected + "\"");
   const std::string actual = sha256_hex(bytes);
   if (actual != expected)
-    fail(path, "the file's SHA-256 is " + actual + ", the journal says " + expected +
-                   " (the journal and its series have drifted apart)");
+    detail::fail(path, "the file's SHA-256 is " + actual + ", the journal says " + expected +
+                           " (the journal and its series have drifted apart)");
 }
 
 }  // namespace trnmodel::detail
@@ -84,26 +87,26 @@ inline step_series read_step_file(detail::json_reader& r, const std::filesystem:
   step_series series;
   if (extension == ".csv") {
     if (column.empty())
-      fail("step_times.column", "required key is missing (a .csv file needs the column of the times)");
+      detail::fail("step_times.column", "required key is missing (a .csv file needs the column of the times)");
     auto cells = detail::read_csv_columns(bytes, column, step_column, origin + " (" + name + ")");
     series.values = std::move(cells.values);
     for (std::size_t i = 0; i < cells.labels.size(); ++i) {
       if (cells.labels[i] != std::floor(cells.labels[i]) || cells.labels[i] < 0)
-        fail(origin, "column " + step_column + ", row " + std::to_string(i + 1) + ": must be a step number, got " +
-                         format_number(cells.labels[i]));
+        detail::fail(origin, "column " + step_column + ", row " + std::to_string(i + 1) +
+                                 ": must be a step number, got " + detail::format_number(cells.labels[i]));
       series.step_numbers.push_back(static_cast<std::int64_t>(cells.labels[i]));
     }
   } else if (extension == ".npy") {
     if (r.has("column") || r.has("step_column"))
-      fail("step_times.column", "not allowed for a .npy file (it holds one array)");
+      detail::fail("step_times.column", "not allowed for a .npy file (it holds one array)");
     series.values = detail::read_npy_vector(bytes, origin + " (" + name + ")");
   } else {
-    fail(origin, "must name a .csv or .npy file, got \"" + name + "\"");
+    detail::fail(origin, "must name a .csv or .npy file, got \"" + name + "\"");
   }
   const auto count = r.optional_integer("count", 1);
   if (count && static_cast<std::size_t>(*count) != series.values.size())
-    fail("step_times.count", "the file holds " + std::to_string(series.values.size()) + " values, the journal says " +
-                                 std::to_string(*count));
+    detail::fail("step_times.count", "the file holds " + std::to_string(series.values.size()) +
+                                         " values, the journal says " + std::to_string(*count));
   if (r.has("sha256")) detail::check_sha256(bytes, r.text("sha256"), "step_times.sha256");
   return series;
 }

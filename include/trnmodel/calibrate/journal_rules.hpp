@@ -23,8 +23,8 @@ inline bool within_tolerance(double actual, double expected, double absolute, do
 inline void check_event_time(const calibrate::journal_record& j, const std::string& path,
                              const std::optional<double>& at, double& previous) {
   if (!at) return;
-  if (*at < j.started_at_s || *at > j.ended_at_s) fail(path, "must lie between started_at and ended_at");
-  if (!(*at > previous)) fail(path, "must be later than the previous entry's at (entries are in time order)");
+  if (*at < j.started_at_s || *at > j.ended_at_s) detail::fail(path, "must lie between started_at and ended_at");
+  if (!(*at > previous)) detail::fail(path, "must be later than the previous entry's at (entries are in time order)");
   previous = *at;
 }
 
@@ -68,8 +68,8 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
   const auto& steps_per_value = j.steps_per_value;
   const double wall_s = j.duration_s();
   if (!within_tolerance(phases.sum_s(), wall_s, 60, 0.01))
-    warn("phases: the phases sum to " + format_approx(phases.sum_s(), 6) + " s, but ended_at − started_at is " +
-         format_approx(wall_s, 6) + " s");
+    warn("phases: the phases sum to " + detail::format_approx(phases.sum_s(), 6) + " s, but ended_at − started_at is " +
+         detail::format_approx(wall_s, 6) + " s");
   double accounted = 0;
   for (double t : step_times_s) accounted += t * static_cast<double>(steps_per_value);
   for (const auto& c : checkpoints) accounted += c.save_s + c.verify_s;
@@ -77,10 +77,10 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
   for (const auto& x : interruptions) accounted += x.detection_s + x.recovery_s;
   const double remainder = phases.training_s - accounted;
   if (remainder < -std::max(1.0, 0.001 * phases.training_s) || remainder > std::max(60.0, 0.02 * phases.training_s))
-    warn("phases.training_s: " + format_number(phases.training_s) +
+    warn("phases.training_s: " + detail::format_number(phases.training_s) +
          " s, but the steps, saves, evaluations and recoveries "
          "listed account for " +
-         format_approx(accounted, 6) + " s");
+         detail::format_approx(accounted, 6) + " s");
   const std::int64_t executed = training.steps_completed + redone_total;
   const auto expected_values = static_cast<std::size_t>((executed + steps_per_value - 1) / steps_per_value);
   if (step_times_s.size() != expected_values)
@@ -92,12 +92,12 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
   const double billed_h = (wall_s - (billed.queue_billed ? 0.0 : phases.queue_s)) / 3600.0;
   const double expected_node_h = static_cast<double>(instance.nodes) * billed_h;
   if (!within_tolerance(billed.node_hours, expected_node_h, 0.02, 0.02))
-    warn("billed.node_hours: " + format_number(billed.node_hours) + ", but nodes × billed time is " +
-         format_approx(expected_node_h, 6));
+    warn("billed.node_hours: " + detail::format_number(billed.node_hours) + ", but nodes × billed time is " +
+         detail::format_approx(expected_node_h, 6));
   if (billed.usd && billed.node_hour_usd &&
       !within_tolerance(*billed.usd, billed.node_hours * *billed.node_hour_usd, 0.01, 0.01))
-    warn("billed.usd: " + format_number(*billed.usd) + ", but node_hours × node_hour_usd is " +
-         format_approx(billed.node_hours * *billed.node_hour_usd, 6));
+    warn("billed.usd: " + detail::format_number(*billed.usd) + ", but node_hours × node_hour_usd is " +
+         detail::format_approx(billed.node_hours * *billed.node_hour_usd, 6));
   if (!utilisation) {
     warn("utilisation: absent, so the data-loader stall cannot be calibrated");
   } else if (utilisation->accelerator_busy_fraction + utilisation->data_wait_fraction +
@@ -112,8 +112,8 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
         quality->better == "lower" ? quality->achieved <= quality->target : quality->achieved >= quality->target;
     if (reached != quality->passed)
       warn("quality.passed: " + std::string(quality->passed ? "true" : "false") + ", but achieved " +
-           format_number(quality->achieved) + " against target " + format_number(quality->target) + " (" +
-           quality->better + " is better) says otherwise");
+           detail::format_number(quality->achieved) + " against target " + detail::format_number(quality->target) +
+           " (" + quality->better + " is better) says otherwise");
   }
   if (instance.ranks_per_node && training.tp * training.pp * training.dp != instance.nodes * *instance.ranks_per_node)
     warn("training: tp × pp × dp = " + std::to_string(training.tp * training.pp * training.dp) +
@@ -136,11 +136,12 @@ inline void check_journal_rules(journal_record& j) {
   const auto& checkpoints = j.checkpoints;
   const auto& evaluations = j.evaluations;
   const auto& training = j.training;
-  if (!(j.ended_at_s > j.started_at_s)) fail("ended_at", "must be later than started_at");
+  if (!(j.ended_at_s > j.started_at_s)) detail::fail("ended_at", "must be later than started_at");
   const std::int64_t completed = training.steps_completed;
   const auto check_step = [&](const std::string& path, std::int64_t step) {
     if (step > completed)
-      fail(path, "must be ≤ training.steps_completed (" + std::to_string(completed) + "), got " + std::to_string(step));
+      detail::fail(
+          path, "must be ≤ training.steps_completed (" + std::to_string(completed) + "), got " + std::to_string(step));
   };
   const double none = -std::numeric_limits<double>::infinity();
   double previous = none;
@@ -154,9 +155,10 @@ inline void check_journal_rules(journal_record& j) {
         return x.restored_from_step < checkpoints[i].step && x.step >= checkpoints[i - 1].step;
       });
       if (!rolled_back)
-        fail(path + ".step",
-             "must be above the previous checkpoint's step (" + std::to_string(checkpoints[i - 1].step) +
-                 ") unless an interruption restored an earlier one, got " + std::to_string(checkpoints[i].step));
+        detail::fail(path + ".step", "must be above the previous checkpoint's step (" +
+                                         std::to_string(checkpoints[i - 1].step) +
+                                         ") unless an interruption restored an earlier one, got " +
+                                         std::to_string(checkpoints[i].step));
     }
   }
   previous = none;
@@ -173,30 +175,31 @@ inline void check_journal_rules(journal_record& j) {
     check_step(path + ".step", x.step);
     detail::check_event_time(j, path + ".at", x.at_s, previous);
     if (x.redone_steps > x.step)
-      fail(path + ".redone_steps",
-           "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.redone_steps));
+      detail::fail(path + ".redone_steps",
+                   "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.redone_steps));
     if (x.restored_from_step > x.step)
-      fail(path + ".restored_from_step",
-           "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.restored_from_step));
+      detail::fail(path + ".restored_from_step",
+                   "must be ≤ its step (" + std::to_string(x.step) + "), got " + std::to_string(x.restored_from_step));
     if (x.restored_from_step > 0) {
       const bool listed = std::any_of(checkpoints.begin(), checkpoints.end(), [&](const auto& c) {
         return c.step == x.restored_from_step && (!c.at_s || *c.at_s < x.at_s);
       });
       if (!listed)
-        fail(path + ".restored_from_step",
-             "names no checkpoint listed before the interruption, got " + std::to_string(x.restored_from_step));
+        detail::fail(path + ".restored_from_step",
+                     "names no checkpoint listed before the interruption, got " + std::to_string(x.restored_from_step));
     }
     if (!x.recovered && i + 1 != interruptions.size())
-      fail(path + ".recovered", "only the last interruption can be unrecovered (the run ended with it)");
+      detail::fail(path + ".recovered", "only the last interruption can be unrecovered (the run ended with it)");
     if (!x.recovered && x.redone_steps > 0)
-      fail(path + ".redone_steps", "must be 0 for an unrecovered interruption, got " + std::to_string(x.redone_steps));
+      detail::fail(path + ".redone_steps",
+                   "must be 0 for an unrecovered interruption, got " + std::to_string(x.redone_steps));
     if (x.recovered && x.redone_steps != x.step - x.restored_from_step)
       warn(path + ".redone_steps: expected step − restored_from_step = " +
            std::to_string(x.step - x.restored_from_step) + ", got " + std::to_string(x.redone_steps));
     const double parts = x.restart_s.value_or(0) + x.compile_s.value_or(0) + x.load_s.value_or(0);
     if (parts > x.recovery_s * (1 + 1e-9) + 1e-9)
-      warn(path + ": restart_s + compile_s + load_s = " + format_approx(parts, 6) + " s exceed recovery_s (" +
-           format_number(x.recovery_s) + " s)");
+      warn(path + ": restart_s + compile_s + load_s = " + detail::format_approx(parts, 6) + " s exceed recovery_s (" +
+           detail::format_number(x.recovery_s) + " s)");
     if (x.cause == "other" && x.detail.empty()) warn(path + ".cause: \"other\" without a detail");
     redone_total += x.redone_steps;
   }

@@ -53,26 +53,27 @@ inline std::string series_element(const std::string& path, std::size_t i) {
 
 // Every value finite; at least `min_size` of them.
 inline void check_series(const std::string& path, const std::vector<double>& x, std::size_t min_size = 1) {
-  if (x.empty()) fail(path, "must hold at least one value, got none");
-  for (std::size_t i = 0; i < x.size(); ++i) check_finite(series_element(path, i), x[i]);
+  if (x.empty()) detail::fail(path, "must hold at least one value, got none");
+  for (std::size_t i = 0; i < x.size(); ++i) detail::check_finite(series_element(path, i), x[i]);
   if (x.size() < min_size)
-    fail(path, "must hold at least " + std::to_string(min_size) + " values, got " + std::to_string(x.size()));
+    detail::fail(path, "must hold at least " + std::to_string(min_size) + " values, got " + std::to_string(x.size()));
 }
 
 // A two-parameter fit needs at least two values, all > 0, not all equal.
 inline void check_fit_samples(const std::string& path, const std::vector<double>& x, const char* family) {
   check_series(path, x);
-  for (std::size_t i = 0; i < x.size(); ++i) check_positive(series_element(path, i), x[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) detail::check_positive(series_element(path, i), x[i]);
   if (x.size() < 2)
-    fail(path, std::string("a ") + family + " fit needs at least 2 values, got " + std::to_string(x.size()));
+    detail::fail(path, std::string("a ") + family + " fit needs at least 2 values, got " + std::to_string(x.size()));
   if (std::all_of(x.begin(), x.end(), [&](double v) { return v == x.front(); }))
-    fail(path, std::string("a ") + family + " fit needs values that are not all equal, got " +
-                   std::to_string(x.size()) + " copies of " + format_number(x.front()));
+    detail::fail(path, std::string("a ") + family + " fit needs values that are not all equal, got " +
+                           std::to_string(x.size()) + " copies of " + detail::format_number(x.front()));
 }
 
 inline void check_confidence(const std::string& path, double confidence) {
-  check_finite(path, confidence);
-  if (!(confidence > 0 && confidence < 1)) fail(path, "must be in (0, 1), got " + format_number(confidence));
+  detail::check_finite(path, confidence);
+  if (!(confidence > 0 && confidence < 1))
+    detail::fail(path, "must be in (0, 1), got " + detail::format_number(confidence));
 }
 
 // Kolmogorov's limiting distribution: Q(λ) = P(K > λ) = 2 Σ_{j≥1} (−1)^{j−1} exp(−2 j² λ²)
@@ -146,7 +147,7 @@ struct mser_result {
 inline mser_result mser_warmup(const std::vector<double>& series, std::size_t batch_size = 5,
                                const std::string& path = "series") {
   detail::check_series(path, series);
-  if (batch_size < 1) fail("batch_size", "must be ≥ 1, got 0");
+  if (batch_size < 1) detail::fail("batch_size", "must be ≥ 1, got 0");
   mser_result r;
   r.batch_size = batch_size;
   const std::size_t m = series.size() / batch_size;
@@ -225,12 +226,12 @@ struct batch_means_result {
 inline batch_means_result batch_means(const std::vector<double>& series, std::size_t batches = 20,
                                       double confidence = 0.95, const std::string& path = "series") {
   detail::check_series(path, series);
-  if (batches < 2) fail("batches", "must be ≥ 2, got " + std::to_string(batches));
+  if (batches < 2) detail::fail("batches", "must be ≥ 2, got " + std::to_string(batches));
   detail::check_confidence("confidence", confidence);
   const std::size_t n = series.size();
   if (n < batches)
-    fail(path, "must hold at least one value per batch (batches = " + std::to_string(batches) + "), got " +
-                   std::to_string(n) + " values; pass fewer batches");
+    detail::fail(path, "must hold at least one value per batch (batches = " + std::to_string(batches) + "), got " +
+                           std::to_string(n) + " values; pass fewer batches");
   batch_means_result r;
   r.batches = batches;
   r.batch_size = n / batches;
@@ -337,7 +338,8 @@ inline lognormal_fit fit_lognormal(const std::vector<double>& samples, const std
   f.n = samples.size();
   f.mu = mean_log;
   f.sigma = std::sqrt(ss / n);
-  if (!(f.sigma > 0)) fail(path, "a lognormal fit needs values that are not all equal, got a spread of logs of 0");
+  if (!(f.sigma > 0))
+    detail::fail(path, "a lognormal fit needs values that are not all equal, got a spread of logs of 0");
   constexpr double log_2pi = 1.83787706640934548356;
   f.log_likelihood = -n * (mean_log + std::log(f.sigma) + 0.5 * log_2pi + 0.5);
   f.aic = aic(f.log_likelihood, 2);
@@ -369,7 +371,9 @@ inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string
   for (double x : samples) mean_log_ratio += std::log(x / mean);
   mean_log_ratio /= n;
   const double s = -mean_log_ratio;
-  if (!(s > 0)) fail(path, "a gamma fit needs values with some spread, got ln(mean) − mean(ln) = " + format_number(s));
+  if (!(s > 0))
+    detail::fail(path,
+                 "a gamma fit needs values with some spread, got ln(mean) − mean(ln) = " + detail::format_number(s));
 
   const double lo = 1 / (2 * s), hi = 1 / s;
   const double k0 = std::clamp((3 - s + std::sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s), lo, hi);
@@ -380,9 +384,10 @@ inline gamma_fit fit_gamma(const std::vector<double>& samples, const std::string
   const double k = boost::math::tools::newton_raphson_iterate(score, k0, lo, hi,
                                                               std::numeric_limits<double>::digits - 2, iterations);
   if (k > max_gamma_shape)
-    fail(path, "a gamma fit needs a coefficient of variation of at least about 1e-5 (shape ≤ 1e10), got shape " +
-                   format_number(k) + " (coefficient of variation " + format_number(1 / std::sqrt(k)) +
-                   "); such a quantity is effectively fixed");
+    detail::fail(
+        path, "a gamma fit needs a coefficient of variation of at least about 1e-5 (shape ≤ 1e10), got shape " +
+                  detail::format_number(k) + " (coefficient of variation " + detail::format_number(1 / std::sqrt(k)) +
+                  "); such a quantity is effectively fixed");
   gamma_fit f;
   f.n = samples.size();
   f.shape = k;
@@ -479,8 +484,8 @@ struct run_spread_result {
 inline run_spread_result run_to_run_spread(const std::vector<double>& per_run, std::size_t min_runs_for_fit = 10,
                                            const std::string& path = "runs") {
   detail::check_series(path, per_run);
-  for (std::size_t i = 0; i < per_run.size(); ++i) check_positive(detail::series_element(path, i), per_run[i]);
-  if (min_runs_for_fit < 2) fail("min_runs_for_fit", "must be ≥ 2, got " + std::to_string(min_runs_for_fit));
+  for (std::size_t i = 0; i < per_run.size(); ++i) detail::check_positive(detail::series_element(path, i), per_run[i]);
+  if (min_runs_for_fit < 2) detail::fail("min_runs_for_fit", "must be ≥ 2, got " + std::to_string(min_runs_for_fit));
   run_spread_result r;
   r.runs = per_run.size();
   const double n = static_cast<double>(r.runs);
@@ -540,14 +545,14 @@ struct failure_rate_result {
 inline failure_rate_result failure_rate_posterior(std::int64_t failures, double exposure_node_h,
                                                   double confidence = 0.9, double prior_shape = 0.5,
                                                   double prior_rate_node_h = 0.0) {
-  if (failures < 0) fail("failures", "must be ≥ 0, got " + std::to_string(failures));
-  check_nonnegative("exposure_node_h", exposure_node_h);
+  if (failures < 0) detail::fail("failures", "must be ≥ 0, got " + std::to_string(failures));
+  detail::check_nonnegative("exposure_node_h", exposure_node_h);
   detail::check_confidence("confidence", confidence);
-  check_positive("prior_shape", prior_shape);
-  check_nonnegative("prior_rate_node_h", prior_rate_node_h);
+  detail::check_positive("prior_shape", prior_shape);
+  detail::check_nonnegative("prior_rate_node_h", prior_rate_node_h);
   if (!(exposure_node_h + prior_rate_node_h > 0))
-    fail("exposure_node_h", "must be > 0 when prior_rate_node_h is 0 (the posterior would be improper), got " +
-                                format_number(exposure_node_h));
+    detail::fail("exposure_node_h", "must be > 0 when prior_rate_node_h is 0 (the posterior would be improper), got " +
+                                        detail::format_number(exposure_node_h));
   failure_rate_result r;
   r.confidence = confidence;
   r.posterior_shape = prior_shape + static_cast<double>(failures);

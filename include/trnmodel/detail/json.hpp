@@ -23,8 +23,8 @@ namespace trnmodel::detail {
 inline constexpr int max_json_depth = 64;
 
 [[noreturn]] inline void fail_too_deep(const std::string& path) {
-  fail(path, "JSON nested more than " + std::to_string(max_json_depth) +
-                 " levels deep (arrays and objects within each other); trnmodel documents need a few");
+  detail::fail(path, "JSON nested more than " + std::to_string(max_json_depth) +
+                         " levels deep (arrays and objects within each other); trnmodel documents need a few");
 }
 
 // The same limit for a document built in memory (a dict from Python, or an embedder's
@@ -156,19 +156,19 @@ inline ordered_json parse_strict_json(const std::string& text, const std::string
   try {
     return ordered_json::parse(text, on_event);
   } catch (const duplicate_found&) {
-    fail(located().path(), "duplicate key (JSON parsers would silently keep one of them)");
+    detail::fail(located().path(), "duplicate key (JSON parsers would silently keep one of them)");
   } catch (const ordered_json::out_of_range& e) {
     if (e.id != 406) throw;
     // The number has been read: its path is the value being parsed (the key, or the array slot).
     const json_locator at = located();
-    fail(at.path().empty() ? document : at.path(), "JSON " + at.error + " at " +
-                                                       line_and_column(text, at.error_offset) +
-                                                       ": beyond the largest number (about 1.8e308)");
+    detail::fail(at.path().empty() ? document : at.path(), "JSON " + at.error + " at " +
+                                                               line_and_column(text, at.error_offset) +
+                                                               ": beyond the largest number (about 1.8e308)");
   } catch (const ordered_json::exception& e) {
     // Syntax errors carry line and column.
     std::string what = e.what();
     if (what.rfind("[json.exception", 0) == 0) what = what.substr(what.find(']') + 2);
-    fail(document, "JSON " + what);
+    detail::fail(document, "JSON " + what);
   }
 }
 

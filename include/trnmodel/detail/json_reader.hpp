@@ -21,17 +21,17 @@ enum class number_rule { any, nonnegative, positive, unit_interval };
 
 inline void check_number_rule(const std::string& path, double x, number_rule rule) {
   switch (rule) {
-    case number_rule::any: check_finite(path, x); break;
-    case number_rule::nonnegative: check_nonnegative(path, x); break;
-    case number_rule::positive: check_positive(path, x); break;
-    case number_rule::unit_interval: check_probability(path, x); break;
+    case number_rule::any: detail::check_finite(path, x); break;
+    case number_rule::nonnegative: detail::check_nonnegative(path, x); break;
+    case number_rule::positive: detail::check_positive(path, x); break;
+    case number_rule::unit_interval: detail::check_probability(path, x); break;
   }
 }
 
 class json_reader {
  public:
   json_reader(const ordered_json& value, std::string path) : value_(value), path_(std::move(path)) {
-    if (!value.is_object()) fail(path_, "must be an object, got " + describe_json(value));
+    if (!value.is_object()) detail::fail(path_, "must be an object, got " + describe_json(value));
   }
 
   std::string path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
@@ -47,8 +47,8 @@ class json_reader {
         if (std::find(asked_.begin(), asked_.end(), name) == asked_.end()) present.push_back(name);
       }
       const std::string guess = closest_name(key, present);
-      fail(path(key),
-           "required key is missing" + (guess.empty() ? std::string() : " (found " + guess + ", a misspelling?)"));
+      detail::fail(path(key), "required key is missing" +
+                                  (guess.empty() ? std::string() : " (found " + guess + ", a misspelling?)"));
     }
     return *v;
   }
@@ -68,9 +68,9 @@ class json_reader {
     const ordered_json& v = required(key);
     const double x = json_number(v, path(key));
     if (x != std::floor(x) || std::fabs(x) > 9.007199254740992e15)
-      fail(path(key), "must be an integer, got " + describe_json(v));
+      detail::fail(path(key), "must be an integer, got " + describe_json(v));
     const auto n = static_cast<std::int64_t>(x);
-    if (n < minimum) fail(path(key), "must be ≥ " + std::to_string(minimum) + ", got " + describe_json(v));
+    if (n < minimum) detail::fail(path(key), "must be ≥ " + std::to_string(minimum) + ", got " + describe_json(v));
     return n;
   }
   std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t minimum) {
@@ -87,7 +87,7 @@ class json_reader {
       if (option == value) return value;
     std::string list;
     for (const auto& option : options) list += (list.empty() ? "" : ", ") + option;
-    fail(path(key), "must be one of " + list + ", got \"" + value + "\"" + did_you_mean(value, options));
+    detail::fail(path(key), "must be one of " + list + ", got \"" + value + "\"" + did_you_mean(value, options));
   }
   std::string optional_choice(const std::string& key, const std::vector<std::string>& options,
                               const std::string& default_value) {
@@ -96,14 +96,14 @@ class json_reader {
 
   bool boolean(const std::string& key) {
     const ordered_json& v = required(key);
-    if (!v.is_boolean()) fail(path(key), "must be true or false, got " + describe_json(v));
+    if (!v.is_boolean()) detail::fail(path(key), "must be true or false, got " + describe_json(v));
     return v.get<bool>();
   }
   bool optional_boolean(const std::string& key, bool default_value) { return has(key) ? boolean(key) : default_value; }
 
   const ordered_json& array(const std::string& key) {
     const ordered_json& v = required(key);
-    if (!v.is_array()) fail(path(key), "must be an array, got " + describe_json(v));
+    if (!v.is_array()) detail::fail(path(key), "must be an array, got " + describe_json(v));
     return v;
   }
 
@@ -112,7 +112,7 @@ class json_reader {
     for (const auto& [key, item] : value_.items()) {
       (void)item;
       if (std::find(asked_.begin(), asked_.end(), key) == asked_.end())
-        fail(path(key), "unknown key" + did_you_mean(key, asked_));
+        detail::fail(path(key), "unknown key" + did_you_mean(key, asked_));
     }
   }
 

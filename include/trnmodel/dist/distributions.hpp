@@ -36,15 +36,17 @@ namespace trnmodel::detail {
 // that derive something from their parameters (beta, PERT, gamma).
 inline void check_ordered(const std::string& path, const char* family, const char* names, bool ok,
                           const std::string& values) {
-  if (!ok) fail(path, std::string(family) + " needs " + names + ", got " + values);
+  if (!ok) trnmodel::detail::fail(path, std::string(family) + " needs " + names + ", got " + values);
 }
-inline std::string kv(const char* name, double value) { return std::string(name) + "=" + format_number(value); }
+inline std::string kv(const char* name, double value) {
+  return std::string(name) + "=" + trnmodel::detail::format_number(value);
+}
 
 // The rules of a three-point estimate (triangular, PERT).
 inline void check_three_point(const std::string& path, const char* family, double lo, double mode, double hi) {
-  check_finite(path + ".lo", lo);
-  check_finite(path + ".mode", mode);
-  check_finite(path + ".hi", hi);
+  trnmodel::detail::check_finite(path + ".lo", lo);
+  trnmodel::detail::check_finite(path + ".mode", mode);
+  trnmodel::detail::check_finite(path + ".hi", hi);
   check_ordered(path, family, "lo ≤ mode ≤ hi and lo < hi", lo <= mode && mode <= hi && lo < hi,
                 kv("lo", lo) + ", " + kv("mode", mode) + ", " + kv("hi", hi));
 }
@@ -56,17 +58,18 @@ inline void check_three_point(const std::string& path, const char* family, doubl
 inline constexpr double min_shape = 0.01, max_shape = 1e10;
 
 inline void check_shape(const std::string& path, double shape) {
-  check_positive(path, shape);
+  trnmodel::detail::check_positive(path, shape);
   if (!(shape >= min_shape && shape <= max_shape))
-    fail(path, "must be in [0.01, 1e10] (beyond, double precision cannot follow the quantile function), got " +
-                   format_number(shape));
+    trnmodel::detail::fail(
+        path, "must be in [0.01, 1e10] (beyond, double precision cannot follow the quantile function), got " +
+                  trnmodel::detail::format_number(shape));
 }
 
 inline void check_beta(const std::string& path, double a, double b, double lo, double hi) {
   check_shape(path + ".a", a);
   check_shape(path + ".b", b);
-  check_finite(path + ".lo", lo);
-  check_finite(path + ".hi", hi);
+  trnmodel::detail::check_finite(path + ".lo", lo);
+  trnmodel::detail::check_finite(path + ".hi", hi);
   check_ordered(path, "beta", "lo < hi", lo < hi, kv("lo", lo) + ", " + kv("hi", hi));
 }
 
@@ -538,7 +541,8 @@ struct gamma {
   detail::gamma_quantile quantile{shape};
   /// input_error unless 0.01 ≤ shape ≤ 1e10 and scale > 0.
   gamma(double shape_, double scale_)
-      : shape((trnmodel::detail::check_shape("gamma.shape", shape_), check_positive("gamma.scale", scale_), shape_)),
+      : shape((trnmodel::detail::check_shape("gamma.shape", shape_),
+               trnmodel::detail::check_positive("gamma.scale", scale_), shape_)),
         scale(scale_),
         quantile(shape_) {}
   double ppf(double u) const { return scale * quantile(u); }

@@ -43,10 +43,10 @@ struct has_batch_ppf<T, std::void_t<decltype(std::declval<const T&>().ppf(
 namespace detail {
 
 inline void check_normal(const std::string& path, double mean, double sd, double lo, double hi) {
-  check_finite(path + ".mean", mean);
-  check_positive(path + ".sd", sd);
-  if (!std::isinf(lo) || lo > 0) check_finite(path + ".lo", lo);
-  if (!std::isinf(hi) || hi < 0) check_finite(path + ".hi", hi);
+  detail::check_finite(path + ".mean", mean);
+  detail::check_positive(path + ".sd", sd);
+  if (!std::isinf(lo) || lo > 0) detail::check_finite(path + ".lo", lo);
+  if (!std::isinf(hi) || hi < 0) detail::check_finite(path + ".hi", hi);
   check_ordered(path, "normal", "lo < hi", lo < hi, kv("lo", lo) + ", " + kv("hi", hi));
   const dist::normal d{mean, sd, lo, hi};
   // A truncation window so far in a tail that it holds no probability in double precision
@@ -55,8 +55,8 @@ inline void check_normal(const std::string& path, double mean, double sd, double
   const double mass = a > 0 ? dist::detail::normal_sf(a) - dist::detail::normal_sf(b)
                             : dist::detail::normal_cdf(b) - dist::detail::normal_cdf(a);
   if (!(mass > 1e-300))
-    fail(path, "normal truncation [lo, hi] holds no probability, got mean=" + format_number(mean) +
-                   ", sd=" + format_number(sd) + ", " + kv("lo", lo) + ", " + kv("hi", hi));
+    detail::fail(path, "normal truncation [lo, hi] holds no probability, got mean=" + detail::format_number(mean) +
+                           ", sd=" + detail::format_number(sd) + ", " + kv("lo", lo) + ", " + kv("hi", hi));
 }
 
 // The rules of docs/distributions.md for a family built directly (not by a make_* factory),
@@ -67,34 +67,35 @@ inline void check_family(const distribution& d) {
         using T = std::decay_t<decltype(x)>;
         const std::string path = T::name;
         if constexpr (std::is_same_v<T, dist::fixed>) {
-          check_finite(path + ".value", x.value);
+          detail::check_finite(path + ".value", x.value);
         } else if constexpr (std::is_same_v<T, dist::uniform>) {
-          check_finite(path + ".lo", x.lo);
-          check_finite(path + ".hi", x.hi);
+          detail::check_finite(path + ".lo", x.lo);
+          detail::check_finite(path + ".hi", x.hi);
           check_ordered(path, "uniform", "lo < hi", x.lo < x.hi, kv("lo", x.lo) + ", " + kv("hi", x.hi));
         } else if constexpr (std::is_same_v<T, dist::normal>) {
           check_normal(path, x.mean_value, x.sd, x.lo, x.hi);
         } else if constexpr (std::is_same_v<T, dist::lognormal>) {
-          check_finite(path + ".mu", x.mu);
-          check_positive(path + ".sigma", x.sigma);
+          detail::check_finite(path + ".mu", x.mu);
+          detail::check_positive(path + ".sigma", x.sigma);
         } else if constexpr (std::is_same_v<T, dist::triangular>) {
           check_three_point(path, "triangular", x.lo, x.mode, x.hi);
         } else if constexpr (std::is_same_v<T, dist::weibull>) {
-          check_positive(path + ".shape", x.shape);
-          check_positive(path + ".scale", x.scale);
+          detail::check_positive(path + ".shape", x.shape);
+          detail::check_positive(path + ".scale", x.scale);
         } else if constexpr (std::is_same_v<T, dist::exponential>) {
-          check_positive(path + ".mean", x.mean_value);
+          detail::check_positive(path + ".mean", x.mean_value);
         } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
-          check_probability(path + ".p", x.p);
+          detail::check_probability(path + ".p", x.p);
         } else if constexpr (std::is_same_v<T, dist::empirical>) {
-          if (!x.sorted || x.sorted->empty()) fail(path + ".samples", "must hold at least one value, got none");
+          if (!x.sorted || x.sorted->empty()) detail::fail(path + ".samples", "must hold at least one value, got none");
           const auto& v = *x.sorted;
-          for (std::size_t i = 0; i < v.size(); ++i) check_finite(path + ".samples[" + std::to_string(i) + "]", v[i]);
+          for (std::size_t i = 0; i < v.size(); ++i)
+            detail::check_finite(path + ".samples[" + std::to_string(i) + "]", v[i]);
           if (!std::is_sorted(v.begin(), v.end()))
-            fail(path + ".samples", "must be sorted (make_empirical sorts them)");
+            detail::fail(path + ".samples", "must be sorted (make_empirical sorts them)");
         } else if constexpr (std::is_same_v<T, dist::unknown>) {
           if (x.reason.empty())
-            fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
+            detail::fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
         }
         // beta, pert and gamma check their parameters when constructed.
       },
@@ -109,7 +110,10 @@ inline void check_family(const distribution& d) {
 class quantity {
  public:
   quantity() : dist_(dist::fixed{0.0}) {}
-  quantity(double value) : dist_(dist::fixed{value}) {}  // NOLINT: a number is a fixed quantity
+  /// A fixed number; input_error ("fixed.value: must be a finite number, got nan") unless finite.
+  quantity(double value) : dist_(dist::fixed{value}) {  // NOLINT: a number is a fixed quantity
+    detail::check_finite("fixed.value", value);
+  }
   /// A distribution of any family, checked (input_error naming the family's parameter and
   /// the rule, e.g. "uniform: uniform needs lo < hi, got lo=3, hi=1").
   explicit quantity(distribution d, provenance p = {}) : dist_(std::move(d)), prov_(std::move(p)) {
@@ -170,14 +174,14 @@ class quantity {
 
 /// A fixed number; input_error unless finite. `path` names the input in messages.
 inline quantity make_fixed(double value, const std::string& path = "fixed") {
-  check_finite(path, value);
+  detail::check_finite(path, value);
   return quantity(dist::fixed{value});
 }
 
 /// Uniform on [lo, hi]; input_error unless lo < hi, both finite.
 inline quantity make_uniform(double lo, double hi, const std::string& path = "uniform") {
-  check_finite(path + ".lo", lo);
-  check_finite(path + ".hi", hi);
+  detail::check_finite(path + ".lo", lo);
+  detail::check_finite(path + ".hi", hi);
   detail::check_ordered(path, "uniform", "lo < hi", lo < hi, detail::kv("lo", lo) + ", " + detail::kv("hi", hi));
   return quantity(dist::uniform{lo, hi});
 }
@@ -192,15 +196,15 @@ inline quantity make_normal(double mean, double sd, double lo = -dist::infinity,
 
 /// Lognormal exp(Normal(mu, sigma)); input_error unless mu finite and sigma > 0.
 inline quantity make_lognormal(double mu, double sigma, const std::string& path = "lognormal") {
-  check_finite(path + ".mu", mu);
-  check_positive(path + ".sigma", sigma);
+  detail::check_finite(path + ".mu", mu);
+  detail::check_positive(path + ".sigma", sigma);
   return quantity(dist::lognormal{mu, sigma, false, 0, 0});
 }
 
 /// The lognormal whose median is p50 and whose 90th percentile is p90.
 inline quantity make_lognormal_from_quantiles(double p50, double p90, const std::string& path = "lognormal") {
-  check_finite(path + ".p50", p50);
-  check_finite(path + ".p90", p90);
+  detail::check_finite(path + ".p50", p50);
+  detail::check_finite(path + ".p90", p90);
   detail::check_ordered(path, "lognormal", "0 < p50 < p90", p50 > 0 && p50 < p90,
                         detail::kv("p50", p50) + ", " + detail::kv("p90", p90));
   const double mu = std::log(p50);
@@ -222,20 +226,20 @@ inline quantity make_pert(double lo, double mode, double hi, const std::string& 
 /// Gamma(shape, scale); input_error unless 0.01 ≤ shape ≤ 1e10 and scale > 0.
 inline quantity make_gamma(double shape, double scale, const std::string& path = "gamma") {
   detail::check_shape(path + ".shape", shape);
-  check_positive(path + ".scale", scale);
+  detail::check_positive(path + ".scale", scale);
   return quantity(dist::gamma(shape, scale));
 }
 
 /// Weibull(shape, scale); input_error unless both > 0.
 inline quantity make_weibull(double shape, double scale, const std::string& path = "weibull") {
-  check_positive(path + ".shape", shape);
-  check_positive(path + ".scale", scale);
+  detail::check_positive(path + ".shape", shape);
+  detail::check_positive(path + ".scale", scale);
   return quantity(dist::weibull{shape, scale});
 }
 
 /// Exponential with the given mean; input_error unless mean > 0.
 inline quantity make_exponential(double mean, const std::string& path = "exponential") {
-  check_positive(path + ".mean", mean);
+  detail::check_positive(path + ".mean", mean);
   return quantity(dist::exponential{mean});
 }
 
@@ -247,22 +251,23 @@ inline quantity make_beta(double a, double b, double lo = 0, double hi = 1, cons
 
 /// 1 with probability p, else 0; input_error unless p in [0, 1].
 inline quantity make_bernoulli(double p, const std::string& path = "bernoulli") {
-  check_probability(path + ".p", p);
+  detail::check_probability(path + ".p", p);
   return quantity(dist::bernoulli{p});
 }
 
 /// The measured values themselves (type-7 interpolation); input_error if none or not finite.
 inline quantity make_empirical(std::vector<double> samples, const std::string& path = "empirical") {
-  if (samples.empty()) fail(path + ".samples", "must hold at least one value, got none");
+  if (samples.empty()) detail::fail(path + ".samples", "must hold at least one value, got none");
   for (std::size_t i = 0; i < samples.size(); ++i)
-    check_finite(path + ".samples[" + std::to_string(i) + "]", samples[i]);
+    detail::check_finite(path + ".samples[" + std::to_string(i) + "]", samples[i]);
   std::sort(samples.begin(), samples.end());
   return quantity(dist::empirical{std::make_shared<const std::vector<double>>(std::move(samples))});
 }
 
 /// An input nobody knows yet; `reason` says why (input_error if empty).
 inline quantity make_unknown(std::string reason, const std::string& path = "unknown") {
-  if (reason.empty()) fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
+  if (reason.empty())
+    detail::fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
   return quantity(dist::unknown{std::move(reason)});
 }
 

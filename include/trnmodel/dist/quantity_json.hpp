@@ -20,7 +20,7 @@ namespace detail {
 
 // Compact JSON for messages, numbers as the user wrote them (2, not 2.0).
 inline std::string compact_json(const ordered_json& value) {
-  if (value.is_number_float()) return format_number(value.get<double>());
+  if (value.is_number_float()) return detail::format_number(value.get<double>());
   if (value.is_object()) {
     std::string text = "{";
     for (const auto& [key, item] : value.items())
@@ -35,17 +35,17 @@ inline std::string compact_json(const ordered_json& value) {
   return value.dump();
 }
 
-inline std::string describe_json(const ordered_json& value) { return shorten(compact_json(value)); }
+inline std::string describe_json(const ordered_json& value) { return detail::shorten(compact_json(value)); }
 
 inline double json_number(const ordered_json& value, const std::string& path) {
-  if (!value.is_number()) fail(path, "must be a number, got " + describe_json(value));
+  if (!value.is_number()) detail::fail(path, "must be a number, got " + describe_json(value));
   const double x = value.get<double>();
-  check_finite(path, x);
+  detail::check_finite(path, x);
   return x;
 }
 
 inline std::string json_string(const ordered_json& value, const std::string& path) {
-  if (!value.is_string()) fail(path, "must be a string, got " + describe_json(value));
+  if (!value.is_string()) detail::fail(path, "must be a string, got " + describe_json(value));
   return value.get<std::string>();
 }
 
@@ -65,15 +65,15 @@ inline provenance provenance_from_json(const ordered_json& object, const std::st
     p.source = json_string(*it, path + ".source");
     const auto& sources = known_sources();
     if (std::find(sources.begin(), sources.end(), p.source) == sources.end())
-      fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source + "\"" +
-                                 did_you_mean(p.source, sources));
+      detail::fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source +
+                                         "\"" + did_you_mean(p.source, sources));
   }
   if (auto it = object.find("note"); it != object.end()) p.note = json_string(*it, path + ".note");
   if (auto it = object.find("region"); it != object.end()) p.region = json_string(*it, path + ".region");
   if (auto it = object.find("date"); it != object.end()) {
     p.date = json_string(*it, path + ".date");
     const bool valid = detail::is_iso_date(p.date);
-    if (!valid) fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
+    if (!valid) detail::fail(path + ".date", "must be an ISO date YYYY-MM-DD, got \"" + p.date + "\"");
   }
   return p;
 }
@@ -126,27 +126,27 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
   check_json_depth(j, path);  // messages print the value, recursively
   if (j.is_number()) return make_fixed(json_number(j, path), path);
   if (!j.is_object())
-    fail(path,
-         "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " + describe_json(j));
+    detail::fail(path, "must be a number, a distribution object {\"dist\": ...} or {\"unknown\": \"why\"}, got " +
+                           describe_json(j));
 
   if (j.contains("unknown")) {
     for (const auto& [key, value] : j.items())
       if (key != "unknown" && key != "note" && key != "source")
-        fail(path + "." + key, "unknown key next to \"unknown\" (allowed: note, source)");
+        detail::fail(path + "." + key, "unknown key next to \"unknown\" (allowed: note, source)");
     quantity q = make_unknown(json_string(j.at("unknown"), path + ".unknown"), path);
     q.prov() = provenance_from_json(j, path);
     return q;
   }
   if (!j.contains("dist")) {
-    fail(path,
-         "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
-         "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
-             describe_json(j));
+    detail::fail(path,
+                 "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
+                 "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
+                     describe_json(j));
   }
   const std::string family = json_string(j.at("dist"), path + ".dist");
   const auto found = families().find(family);
   if (found == families().end())
-    fail(path + ".dist", "unknown distribution \"" + family + "\"" + did_you_mean(family, family_names()));
+    detail::fail(path + ".dist", "unknown distribution \"" + family + "\"" + did_you_mean(family, family_names()));
   const family_keys& keys = found->second;
 
   std::vector<std::string> allowed{"dist"};
@@ -154,9 +154,9 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
     allowed.insert(allowed.end(), list->begin(), list->end());
   for (const auto& [key, value] : j.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(path + "." + key, "unknown key for a " + family + " distribution" + did_you_mean(key, allowed));
+      detail::fail(path + "." + key, "unknown key for a " + family + " distribution" + did_you_mean(key, allowed));
   for (const auto& key : keys.required)
-    if (!j.contains(key)) fail(path, family + " needs \"" + key + "\"");
+    if (!j.contains(key)) detail::fail(path, family + " needs \"" + key + "\"");
 
   const auto number = [&](const char* key) { return json_number(j.at(key), path + "." + key); };
   const auto number_or = [&](const char* key, double fallback) { return j.contains(key) ? number(key) : fallback; };
@@ -173,12 +173,12 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
     const bool by_moments = j.contains("mu") || j.contains("sigma");
     const bool by_quantiles = j.contains("p50") || j.contains("p90");
     if (by_moments == by_quantiles)
-      fail(path, "lognormal needs either mu and sigma or p50 and p90, got " + describe_json(j));
+      detail::fail(path, "lognormal needs either mu and sigma or p50 and p90, got " + describe_json(j));
     if (by_moments) {
-      if (!j.contains("mu") || !j.contains("sigma")) fail(path, "lognormal needs both mu and sigma");
+      if (!j.contains("mu") || !j.contains("sigma")) detail::fail(path, "lognormal needs both mu and sigma");
       q = make_lognormal(number("mu"), number("sigma"), path);
     } else {
-      if (!j.contains("p50") || !j.contains("p90")) fail(path, "lognormal needs both p50 and p90");
+      if (!j.contains("p50") || !j.contains("p90")) detail::fail(path, "lognormal needs both p50 and p90");
       q = make_lognormal_from_quantiles(number("p50"), number("p90"), path);
     }
   } else if (family == "triangular") {
@@ -197,7 +197,8 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
     q = make_bernoulli(number("p"), path);
   } else {  // empirical
     const auto& samples = j.at("samples");
-    if (!samples.is_array()) fail(path + ".samples", "must be an array of numbers, got " + describe_json(samples));
+    if (!samples.is_array())
+      detail::fail(path + ".samples", "must be an array of numbers, got " + describe_json(samples));
     std::vector<double> values;
     values.reserve(samples.size());
     for (std::size_t i = 0; i < samples.size(); ++i)

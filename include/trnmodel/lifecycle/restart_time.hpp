@@ -27,7 +27,8 @@ namespace trnmodel {
 namespace detail {
 
 // One recovery in seconds, started again from scratch at every failure that interrupts it.
-inline double restart_time_s(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance) {
+inline double restart_time_s(const lifecycle_inputs& in, const detail::lifecycle_config& config,
+                             detail::chance_draws& chance) {
   const double rate_per_s =
       std::isfinite(in.node_mtbf_h) ? static_cast<double>(config.nodes) / (in.node_mtbf_h * 3600) : 0.0;
   const bool exposed = config.during_recovery && rate_per_s > 0;
@@ -43,10 +44,10 @@ inline double restart_time_s(const lifecycle_inputs& in, const lifecycle_config&
     const double to_failure_s = config.weibull ? weibull_scale_s * std::pow(e, 1 / in.weibull_shape) : e / rate_per_s;
     if (to_failure_s >= duration_s) return total_s + duration_s;
     total_s += to_failure_s;
-    if (attempt >= max_expected_failures_per_attempt)
-      fail(path_of(field::failures_node_mtbf_h),
-           "a recovery was interrupted " + format_approx(attempt) +
-               " times without completing; shorten recoveries or check the failure inputs");
+    if (attempt >= detail::max_expected_failures_per_attempt)
+      detail::fail(path_of(field::failures_node_mtbf_h),
+                   "a recovery was interrupted " + detail::format_approx(attempt) +
+                       " times without completing; shorten recoveries or check the failure inputs");
   }
 }
 
@@ -65,7 +66,7 @@ class restart_time_model {
     std::vector<lifecycle_inputs> stages;
     for (Eigen::Index i = 0; i < block.size; ++i) {
       lifecycle_.inputs_at(x, i, stages);
-      chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
+      detail::chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
       // A promise about every failure: in a staged job, the slowest stage's recovery.
       double longest_s = 0;
       for (std::size_t k = 0; k < stages.size(); ++k) {
@@ -101,11 +102,11 @@ inline std::vector<std::string> job_card_checks(const scenario& s) {
       "failures.restart_s, the compile of a recovery (compile.cache_hit_prob of compile.cache_load_s, "
       "else compile.recompile_s), checkpoint.load_s and failures.warmup_s";
   if (std::isnan(p90_h)) {
-    out.push_back(path_of(field::card_max_error_to_restart_h) + " (" + format_number(limit_h) +
+    out.push_back(path_of(field::card_max_error_to_restart_h) + " (" + detail::format_number(limit_h) +
                   " h) cannot be checked: an input of the recovery is unknown (" + parts + ")");
   } else if (p90_h > limit_h) {
-    out.push_back(path_of(field::card_max_error_to_restart_h) + " is " + format_number(limit_h) +
-                  " h, but the modelled time from a failure to resumed training is " + format_approx(p90_h) +
+    out.push_back(path_of(field::card_max_error_to_restart_h) + " is " + detail::format_number(limit_h) +
+                  " h, but the modelled time from a failure to resumed training is " + detail::format_approx(p90_h) +
                   " h at P90 (" + parts + "): the job card's restart promise does not hold");
   }
   return out;

@@ -37,7 +37,7 @@ class lifecycle_model {
     const std::size_t stages = std::max<std::size_t>(1, s.stage_count());
     for (std::size_t k = 0; k < stages; ++k) {
       const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
-      configs_.push_back(lifecycle_config::of(stage));
+      configs_.push_back(detail::lifecycle_config::of(stage));
       throughput_.emplace_back(stage);
       base_.emplace_back();
       if (s.stage_count() > 0) stage_names_.push_back(s.stage_name(k));
@@ -45,7 +45,7 @@ class lifecycle_model {
     for (std::size_t k = 0; k < stages; ++k) {
       const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
       const std::string prefix = s.stage_count() > 0 ? s.stage_name(k) + "/" : std::string();
-      for (const field_spec* f : lifecycle_input_fields()) {
+      for (const field_spec* f : detail::lifecycle_input_fields()) {
         if (!relevant(stage, *f)) continue;  // an input this scenario never reads cannot block it
         const std::string path = !prefix.empty() && s.stage_gives(k, f->id) ? prefix + f->path : f->path;
         const quantity* q = stage.find(f->id);
@@ -88,7 +88,7 @@ class lifecycle_model {
   }
   static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 
-  const lifecycle_config& config() const { return configs_[0]; }
+  const detail::lifecycle_config& config() const { return configs_[0]; }
   // Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes.
   double extrapolation_log_spread() const { return throughput_[0].extrapolation_log_spread(); }
   // The stages' names (empty for a job without stages).
@@ -168,7 +168,7 @@ class lifecycle_model {
     for (const auto& to : scatter_) ins[to.stage].*(to.member) = x(i, to.column);
   }
   std::size_t stage_count() const { return base_.size(); }
-  const lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
+  const detail::lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
 
   // Turns uniforms u(i, j) of drawn input j into its values, in place.
   void to_values(Eigen::ArrayXXd& u) const {
@@ -201,11 +201,11 @@ class lifecycle_model {
           step_parts stage_parts;
           throughput_[k].derive(ins[k], stage_parts);
         }
-        chance_draws chance{seed, chance_index(i)};
+        detail::chance_draws chance{seed, chance_index(i)};
         if (stage_names_.empty())
-          simulate_sample(in, configs_[0], chance, row_out);
+          detail::simulate_sample(in, configs_[0], chance, row_out);
         else
-          simulate_stages(ins.data(), configs_.data(), stages, chance, row_out, stage_out.data());
+          detail::simulate_stages(ins.data(), configs_.data(), stages, chance, row_out, stage_out.data());
         row_out[metric::step_time_s] = in.step_time_s;
         const double nan = std::numeric_limits<double>::quiet_NaN();
         row_out[metric::compute_s] = derived ? parts.compute_s : nan;
@@ -217,7 +217,7 @@ class lifecycle_model {
         std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
         std::fill(stage_out.begin(), stage_out.end(), std::numeric_limits<double>::quiet_NaN());
         if (throughput_[0].derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
-        fill_costs(in, configs_[0], row_out, std::numeric_limits<double>::quiet_NaN());
+        detail::fill_costs(in, configs_[0], row_out, std::numeric_limits<double>::quiet_NaN());
       }
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
       if (stage_columns)
@@ -310,7 +310,7 @@ class lifecycle_model {
     std::string path;
     std::vector<std::size_t> stages;  // the stages that read it
   };
-  std::vector<lifecycle_config> configs_;
+  std::vector<detail::lifecycle_config> configs_;
   std::vector<throughput_model> throughput_;
   std::vector<lifecycle_inputs> base_;  // per stage
   std::vector<std::string> stage_names_;
@@ -325,6 +325,9 @@ class lifecycle_model {
   bool time_known_ = true;
 };
 
+namespace detail {
+
+/// The metric names as a vector (run()'s output names).
 inline std::vector<std::string> metric_name_list() { return {metric_names().begin(), metric_names().end()}; }
 
 /// Throws unknown_input_error listing every unknown input (and what it blocks), if any.
@@ -340,6 +343,8 @@ inline void require_known(const lifecycle_model& model) {
                             model.unknown_inputs());
 }
 
+}  // namespace detail
+
 /// Simulates the scenario: one output per metric (metric_names(), docs/metrics.md). Unless
 /// `allow_unknown`, refuses (unknown_input_error listing every unknown input) when any metric
 /// would need an unknown input; with it, those metrics are NaN. Bitwise the numbers of
@@ -347,7 +352,7 @@ inline void require_known(const lifecycle_model& model) {
 /// Thread-safe: concurrent calls on the same scenario are fine (it is only read).
 inline run_result simulate(const scenario& s, const run_options& options, bool allow_unknown = false) {
   const lifecycle_model model(s);
-  if (!allow_unknown) require_known(model);
+  if (!allow_unknown) detail::require_known(model);
   return run(model, model.output_names(), options);
 }
 
@@ -376,7 +381,7 @@ class metric_subset {
 /// kept need.
 inline run_result simulate(const scenario& s, const run_options& options, const std::vector<std::string>& metrics,
                            bool allow_unknown) {
-  if (metrics.empty()) fail("metrics", "name at least one metric to keep");
+  if (metrics.empty()) detail::fail("metrics", "name at least one metric to keep");
   std::vector<Eigen::Index> columns;
   for (const auto& name : metrics) {
     const auto& names = metric_names();
@@ -384,11 +389,11 @@ inline run_result simulate(const scenario& s, const run_options& options, const 
     if (it == names.end()) {
       std::string all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + std::string(n);
-      fail("metrics", "no metric named \"" + name + "\" (metrics: " + all + ")");
+      detail::fail("metrics", "no metric named \"" + name + "\" (metrics: " + all + ")");
     }
     const auto column = static_cast<Eigen::Index>(it - names.begin());
     if (std::find(columns.begin(), columns.end(), column) != columns.end())
-      fail("metrics", "\"" + name + "\" is named twice");
+      detail::fail("metrics", "\"" + name + "\" is named twice");
     columns.push_back(column);
   }
   const detail::metric_subset model(s, columns);
@@ -397,7 +402,7 @@ inline run_result simulate(const scenario& s, const run_options& options, const 
     for (const auto column : columns)
       for (const auto& path : model.model().unknowns_needed_by(static_cast<metric::id>(column)))
         if (std::find(needed.begin(), needed.end(), path) == needed.end()) needed.push_back(path);
-    if (!needed.empty()) require_known(model.model());
+    if (!needed.empty()) detail::require_known(model.model());
   }
   return run(model, metrics, options);
 }

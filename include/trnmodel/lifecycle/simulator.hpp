@@ -32,6 +32,7 @@
 #include "trnmodel/scenario/scenario.hpp"
 
 namespace trnmodel {
+namespace detail {
 
 /// The uncertain fields of the scenario and the lifecycle_inputs member each is drawn into, in
 /// the field table's order (scenario/fields.hpp).
@@ -60,8 +61,8 @@ struct lifecycle_config {
   purchase_mode purchase = purchase_mode::on_demand;
   long long block_hours = 0;  // capacity_block: the block's length
 
-  static lifecycle_config of(const scenario& s) {
-    lifecycle_config c;
+  static detail::lifecycle_config of(const scenario& s) {
+    detail::lifecycle_config c;
     c.nodes = s.integer(field::cluster_nodes);
     c.keep_last = s.integer(field::checkpoint_keep_last);
     c.queue_billed = s.flag(field::startup_queue_billed);
@@ -94,12 +95,12 @@ struct chance_draws {
   static constexpr std::uint32_t restore_stream = stream_id("chance.restore");
   static constexpr std::uint32_t spot_stream = stream_id("chance.spot");
 
-  double failure() { return uniform(seed, chance_index, failure_stream, failure_draws++); }
-  double cache() { return uniform(seed, chance_index, cache_stream, cache_draws++); }
-  double restore() { return uniform(seed, chance_index, restore_stream, restore_draws++); }
-  double spot() { return uniform(seed, chance_index, spot_stream, spot_draws++); }
+  double failure() { return detail::uniform(seed, chance_index, failure_stream, failure_draws++); }
+  double cache() { return detail::uniform(seed, chance_index, cache_stream, cache_draws++); }
+  double restore() { return detail::uniform(seed, chance_index, restore_stream, restore_draws++); }
+  double spot() { return detail::uniform(seed, chance_index, spot_stream, spot_draws++); }
   // The quality gate of stage `stage` (0 for a job without stages).
-  double quality(std::uint32_t stage = 0) const { return uniform(seed, chance_index, quality_stream, stage); }
+  double quality(std::uint32_t stage = 0) const { return detail::uniform(seed, chance_index, quality_stream, stage); }
 };
 
 /// Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
@@ -112,7 +113,7 @@ inline constexpr double max_failures_per_sample = 1e7;
 /// (unknown) propagate to exactly the costs that need them.
 /// A capacity block costs its fee plus the on-demand node-hours after its window
 /// (`overflow_node_h`); spot node-hours cost the spot price.
-inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& config, double* out,
+inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_config& config, double* out,
                        double overflow_node_h = 0) {
   const double wall = out[metric::wall_h];
   const double nodes = static_cast<double>(config.nodes);
@@ -140,16 +141,14 @@ inline void fill_costs(const lifecycle_inputs& in, const lifecycle_config& confi
   // Like the wall time, a figure beyond the largest double is refused rather than reported as
   // inf. (NaN means unknown, and stays.)
   if (std::isinf(out[metric::node_h]))
-    fail("cluster.nodes",
-         "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
-         "of cluster.nodes and the durations");
+    detail::fail("cluster.nodes",
+                 "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
+                 "of cluster.nodes and the durations");
   if (std::isinf(out[metric::total_cost_usd]) || std::isinf(out[metric::useful_step_cost_usd]))
-    fail("prices",
-         "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
-         "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
+    detail::fail("prices",
+                 "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
+                 "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
 }
-
-namespace detail {
 
 // The positions of a stage's kept checkpoints, oldest first: the newest `limit` saves, less
 // those dropped (always the newest). Allocates only when restore checks are on.
@@ -178,7 +177,8 @@ class kept_checkpoints {
 // checks, planned changes and quality gate, then the final evaluation.
 class lifecycle_sample {
  public:
-  lifecycle_sample(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages, chance_draws& chance)
+  lifecycle_sample(const lifecycle_inputs* in, const detail::lifecycle_config* config, std::size_t stages,
+                   detail::chance_draws& chance)
       : ins_(in), configs_(config), stages_(stages), chance_(chance) {}
 
   // Fills out[0 .. metric::count) and, when given, stage_out[k * stage_metrics.size() + j]
@@ -250,9 +250,9 @@ class lifecycle_sample {
     }
 
     if (!std::isfinite(clock_s_))
-      fail("scenario",
-           "a sample's wall time is beyond the largest number (about 1.8e308 s); check the magnitudes of "
-           "job.effective_steps, throughput.step_time_s and the other durations");
+      detail::fail("scenario",
+                   "a sample's wall time is beyond the largest number (about 1.8e308 s); check the magnitudes of "
+                   "job.effective_steps, throughput.step_time_s and the other durations");
     for (const metric::id m : phase_metrics) out[m] = phase[m] / 3600;
     const double wall = clock_s_ / 3600;
     out[metric::wall_h] = wall;
@@ -277,9 +277,9 @@ class lifecycle_sample {
     if (stages_ > 1) {
       lifecycle_inputs job = ins_[0];
       job.effective_steps = steps;  // the cost per step is over every stage's steps
-      fill_costs(job, configs_[0], out, overflow_node_s_ / 3600);
+      detail::fill_costs(job, configs_[0], out, overflow_node_s_ / 3600);
     } else {
-      fill_costs(ins_[0], configs_[0], out, overflow_node_s_ / 3600);
+      detail::fill_costs(ins_[0], configs_[0], out, overflow_node_s_ / 3600);
     }
   }
 
@@ -360,9 +360,9 @@ class lifecycle_sample {
       purchased_transition(duration_s);
     } else if (config_->during_recovery && rate_per_s_ > 0) {
       check_finishable(duration_s, "stage transition", [&] {
-        return "transition_s " + format_approx(relaunch_s) + " s + compile " + format_approx(compile_s) +
-               " s + checkpoint.load_s " + format_approx(in_->load_s) + " s + startup.data_load_s " +
-               format_approx(in_->data_load_s) + " s";
+        return "transition_s " + detail::format_approx(relaunch_s) + " s + compile " +
+               detail::format_approx(compile_s) + " s + checkpoint.load_s " + detail::format_approx(in_->load_s) +
+               " s + startup.data_load_s " + detail::format_approx(in_->data_load_s) + " s";
       });
       while (time_to_failure_s_ < duration_s) {
         spend(metric::lost_h, time_to_failure_s_);
@@ -445,20 +445,20 @@ class lifecycle_sample {
 
   double draw_time_to_interruption() {
     if (rate_spot_per_s_ <= 0) return inf;
-    if (interruptions_ >= max_failures_per_sample)
-      fail(path_of(field::spot_interruptions_per_node_h),
-           "a sample reached " + format_number(max_failures_per_sample) +
-               " spot interruptions without finishing; checkpoint more often or check the interruption rate");
+    if (interruptions_ >= detail::max_failures_per_sample)
+      detail::fail(path_of(field::spot_interruptions_per_node_h),
+                   "a sample reached " + detail::format_number(detail::max_failures_per_sample) +
+                       " spot interruptions without finishing; checkpoint more often or check the interruption rate");
     return -std::log1p(-chance_.spot()) / rate_spot_per_s_;
   }
 
   double draw_time_to_failure() {
     if (rate_per_s_ <= 0) return std::numeric_limits<double>::infinity();
     // A backstop for the rare sample whose luck the expectation check cannot see coming.
-    if (failures_ >= max_failures_per_sample)
-      fail(path_of(field::failures_node_mtbf_h),
-           "a sample reached " + format_number(max_failures_per_sample) +
-               " failures without finishing; checkpoint more often or check the failure inputs");
+    if (failures_ >= detail::max_failures_per_sample)
+      detail::fail(path_of(field::failures_node_mtbf_h),
+                   "a sample reached " + detail::format_number(detail::max_failures_per_sample) +
+                       " failures without finishing; checkpoint more often or check the failure inputs");
     const double e = -std::log1p(-chance_.failure());  // standard exponential
     failure_budget_ = e;
     failure_drawn_s_ = config_->weibull ? weibull_scale_s_ * std::pow(e, 1 / in_->weibull_shape) : e / rate_per_s_;
@@ -506,24 +506,25 @@ class lifecycle_sample {
   }
 
   std::string failure_rate_text() const {
-    return "with " + std::to_string(config_->nodes) + " nodes and a node MTBF of " + format_number(in_->node_mtbf_h) +
-           " h, the job fails every " + format_approx(1 / rate_per_s_ / 3600) + " h";
+    return "with " + std::to_string(config_->nodes) + " nodes and a node MTBF of " +
+           detail::format_number(in_->node_mtbf_h) + " h, the job fails every " +
+           detail::format_approx(1 / rate_per_s_ / 3600) + " h";
   }
 
   // `parts()` says what makes the attempt long, built only when refusing: the MTBF is not
   // blamed for a step time typed in milliseconds.
   template <class Parts> void check_finishable(double attempt_s, const char* what, const Parts& parts) const {
     const double expected = expected_failures(attempt_s);
-    if (expected > max_expected_failures_per_attempt) {
-      fail(path_of(field::failures_node_mtbf_h),
-           failure_rate_text() + ", but a " + what + " takes " + format_approx(attempt_s / 3600) + " h (" + parts() +
-               "): about " + format_approx(expected) +
-               " failures are expected before one completes, so the job would never finish; "
-               "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
-               (in_->step_time_s > 600
-                    ? "; a step time of " + format_number(in_->step_time_s) +
-                          " s is long: if it is in milliseconds, it is " + format_approx(in_->step_time_s / 1000) + " s"
-                    : std::string()));
+    if (expected > detail::max_expected_failures_per_attempt) {
+      detail::fail(path_of(field::failures_node_mtbf_h),
+                   failure_rate_text() + ", but a " + what + " takes " + detail::format_approx(attempt_s / 3600) +
+                       " h (" + parts() + "): about " + detail::format_approx(expected) +
+                       " failures are expected before one completes, so the job would never finish; "
+                       "checkpoint more often (checkpoint.every_steps), shorten recoveries, or check the MTBF" +
+                       (in_->step_time_s > 600 ? "; a step time of " + detail::format_number(in_->step_time_s) +
+                                                     " s is long: if it is in milliseconds, it is " +
+                                                     detail::format_approx(in_->step_time_s / 1000) + " s"
+                                               : std::string()));
     }
   }
 
@@ -532,13 +533,13 @@ class lifecycle_sample {
   void check_failure_budget(double segments, double segment_s) const {
     const double per_segment = expected_failures(segment_s);
     const double expected = failures_ + segments * per_segment;
-    if (expected > max_failures_per_sample) {
-      fail(path_of(field::failures_node_mtbf_h),
-           failure_rate_text() + "; its " + format_approx(segments) + " segments of " +
-               format_approx(segment_s / 3600) + " h expect about " + format_approx(per_segment) +
-               " failures each, about " + format_approx(expected) + " in all, more than the " +
-               format_approx(max_failures_per_sample) +
-               " a sample may simulate; check job.effective_steps and the failure inputs");
+    if (expected > detail::max_failures_per_sample) {
+      detail::fail(path_of(field::failures_node_mtbf_h),
+                   failure_rate_text() + "; its " + detail::format_approx(segments) + " segments of " +
+                       detail::format_approx(segment_s / 3600) + " h expect about " +
+                       detail::format_approx(per_segment) + " failures each, about " + detail::format_approx(expected) +
+                       " in all, more than the " + detail::format_approx(detail::max_failures_per_sample) +
+                       " a sample may simulate; check job.effective_steps and the failure inputs");
     }
   }
 
@@ -576,10 +577,10 @@ class lifecycle_sample {
       if (rate_per_s_ > 0 && !run.checked) {
         run.checked = true;
         check_finishable(run.duration_s, "checkpoint segment", [&] {
-          return format_approx(run.steps) + " steps (checkpoint.every_steps) × " +
-                 format_approx(t_eff_ + eval_per_step_) +
-                 " s per step (throughput.step_time_s with stalls and evaluations) + " + format_approx(run.save_s) +
-                 " s of checkpoint save";
+          return detail::format_approx(run.steps) + " steps (checkpoint.every_steps) × " +
+                 detail::format_approx(t_eff_ + eval_per_step_) +
+                 " s per step (throughput.step_time_s with stalls and evaluations) + " +
+                 detail::format_approx(run.save_s) + " s of checkpoint save";
         });
         check_failure_budget(count, run.duration_s);
       }
@@ -745,9 +746,9 @@ class lifecycle_sample {
 
   void check_recovery(double duration_s, double compile_s) const {
     check_finishable(duration_s, "recovery", [&] {
-      return "failures.restart_s " + format_approx(in_->restart_s) + " s + compile " + format_approx(compile_s) +
-             " s + checkpoint.load_s " + format_approx(in_->load_s) + " s + failures.warmup_s " +
-             format_approx(in_->warmup_s) + " s";
+      return "failures.restart_s " + detail::format_approx(in_->restart_s) + " s + compile " +
+             detail::format_approx(compile_s) + " s + checkpoint.load_s " + detail::format_approx(in_->load_s) +
+             " s + failures.warmup_s " + detail::format_approx(in_->warmup_s) + " s";
     });
   }
 
@@ -808,11 +809,11 @@ class lifecycle_sample {
   static constexpr long long max_tracked_checkpoints = 1 << 16;
 
   const lifecycle_inputs* ins_;
-  const lifecycle_config* configs_;
+  const detail::lifecycle_config* configs_;
   std::size_t stages_, stage_ = 0, track_ = 0;
-  chance_draws& chance_;
+  detail::chance_draws& chance_;
   const lifecycle_inputs* in_ = nullptr;
-  const lifecycle_config* config_ = nullptr;
+  const detail::lifecycle_config* config_ = nullptr;
   double* phase_ = nullptr;
   // A stage's sequence: its segments of every_ steps and its last one, then the same for a
   // quality-gate rerun (fixed storage: a sample allocates nothing).
@@ -832,19 +833,18 @@ class lifecycle_sample {
   bool block_open_ = false, block_ended_ = false;
 };
 
-}  // namespace detail
-
 /// Runs one sample of a job without stages: fills out[0 .. metric::count).
-inline void simulate_sample(const lifecycle_inputs& in, const lifecycle_config& config, chance_draws& chance,
-                            double* out) {
+inline void simulate_sample(const lifecycle_inputs& in, const detail::lifecycle_config& config,
+                            detail::chance_draws& chance, double* out) {
   detail::lifecycle_sample(&in, &config, 1, chance).run(out);
 }
 
 /// Runs one sample of a job of `stages` stages; stage_out (when given) receives
 /// stage_metrics.size() values per stage.
-inline void simulate_stages(const lifecycle_inputs* in, const lifecycle_config* config, std::size_t stages,
-                            chance_draws& chance, double* out, double* stage_out) {
+inline void simulate_stages(const lifecycle_inputs* in, const detail::lifecycle_config* config, std::size_t stages,
+                            detail::chance_draws& chance, double* out, double* stage_out) {
   detail::lifecycle_sample(in, config, stages, chance).run(out, stage_out);
 }
 
+}  // namespace detail
 }  // namespace trnmodel

@@ -28,7 +28,8 @@ namespace detail {
 // hundreds of times longer than the MTBF), not a number to pass on.
 inline double check_no_overflow(double expectation, double mtbf_s) {
   if (!std::isfinite(expectation))
-    fail("mtbf_s", "too short for these durations, the expectation overflows; got " + format_number(mtbf_s));
+    trnmodel::detail::fail("mtbf_s", "too short for these durations, the expectation overflows; got " +
+                                         trnmodel::detail::format_number(mtbf_s));
   return expectation;
 }
 
@@ -38,8 +39,8 @@ inline double check_no_overflow(double expectation, double mtbf_s) {
 /// work + half an interval redone per failure) gives τ = √(2δM), τ being the compute time
 /// between checkpoints; accurate while δ ≪ M.
 inline double young_interval_s(double checkpoint_s, double mtbf_s) {
-  check_positive("checkpoint_s", checkpoint_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_positive("checkpoint_s", checkpoint_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   return std::sqrt(2 * checkpoint_s * mtbf_s);
 }
 
@@ -51,8 +52,8 @@ inline double young_interval_s(double checkpoint_s, double mtbf_s) {
 /// gap is −⅔√(δ/2M) + O(δ/M)); for Daly's Fig. 3 case (M = 24 h, δ = 5 min) it gives
 /// 116.69 min, the paper's "τ_opt = 117 min".
 inline double daly_interval_s(double checkpoint_s, double mtbf_s) {
-  check_positive("checkpoint_s", checkpoint_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_positive("checkpoint_s", checkpoint_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   if (checkpoint_s >= 2 * mtbf_s) return mtbf_s;
   const double xi = checkpoint_s / (2 * mtbf_s);
   return std::sqrt(2 * checkpoint_s * mtbf_s) * (1 + std::sqrt(xi) / 3 + xi / 9) - checkpoint_s;
@@ -69,9 +70,9 @@ inline double daly_interval_s(double checkpoint_s, double mtbf_s) {
 /// expm1 keeps full accuracy when λD is small, where e^{λD} − 1 would cancel; as λ → 0 both
 /// tend to D.
 inline double expected_segment_time_s(double segment_s, double recovery_s, double mtbf_s, bool recovery_can_fail) {
-  check_nonnegative("segment_s", segment_s);
-  check_nonnegative("recovery_s", recovery_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_nonnegative("segment_s", segment_s);
+  trnmodel::detail::check_nonnegative("recovery_s", recovery_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   const double attempts_lost = std::expm1(segment_s / mtbf_s);  // e^{λD} − 1
   const double time_s = recovery_can_fail ? attempts_lost * std::exp(recovery_s / mtbf_s) * mtbf_s
                                           : attempts_lost * (mtbf_s + recovery_s);
@@ -90,11 +91,11 @@ inline double expected_segment_time_s(double segment_s, double recovery_s, doubl
 /// T_w = 547.90 h.
 inline double daly_wall_time_s(double solve_s, double interval_s, double checkpoint_s, double recovery_s, double mtbf_s,
                                bool recovery_can_fail = true) {
-  check_nonnegative("solve_s", solve_s);
-  check_positive("interval_s", interval_s);
-  check_nonnegative("checkpoint_s", checkpoint_s);
-  check_nonnegative("recovery_s", recovery_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_nonnegative("solve_s", solve_s);
+  trnmodel::detail::check_positive("interval_s", interval_s);
+  trnmodel::detail::check_nonnegative("checkpoint_s", checkpoint_s);
+  trnmodel::detail::check_nonnegative("recovery_s", recovery_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   const double segments = solve_s / interval_s;
   const double growth = std::expm1((interval_s + checkpoint_s) / mtbf_s);  // e^{(τ+δ)/M} − 1
   const double per_failure_cycle_s = recovery_can_fail ? mtbf_s * std::exp(recovery_s / mtbf_s) : mtbf_s + recovery_s;
@@ -109,9 +110,9 @@ inline double daly_wall_time_s(double solve_s, double interval_s, double checkpo
 /// (the `failures` metric of docs/metrics.md).
 inline double expected_failures_per_segment(double segment_s, double recovery_s, double mtbf_s,
                                             bool recovery_can_fail) {
-  check_nonnegative("segment_s", segment_s);
-  check_nonnegative("recovery_s", recovery_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_nonnegative("segment_s", segment_s);
+  trnmodel::detail::check_nonnegative("recovery_s", recovery_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   const double attempts_lost = std::expm1(segment_s / mtbf_s);
   const double failures = recovery_can_fail ? attempts_lost * std::exp(recovery_s / mtbf_s) : attempts_lost;
   return detail::check_no_overflow(failures, mtbf_s);
@@ -125,8 +126,8 @@ inline double expected_failures_per_segment(double segment_s, double recovery_s,
 /// series 1/2 − x/12 + x³/720 − x⁵/30240 (next term x⁷/1209600: below 1e-20 at x < 0.01).
 /// The same formula with D = R gives the time lost in an interrupted recovery.
 inline double expected_lost_per_failure_s(double segment_s, double mtbf_s) {
-  check_nonnegative("segment_s", segment_s);
-  check_positive("mtbf_s", mtbf_s);
+  trnmodel::detail::check_nonnegative("segment_s", segment_s);
+  trnmodel::detail::check_positive("mtbf_s", mtbf_s);
   const double x = segment_s / mtbf_s;
   if (x < 1e-2) {
     const double x2 = x * x;
@@ -154,11 +155,11 @@ inline double expected_lost_per_failure_s(double segment_s, double mtbf_s) {
 /// falls to ≤ 0 when λ(u0 + Δt_cp/2) ≥ 1, far outside the regime where it means anything.
 inline double meta_ettr_first_order(double nodes, double node_mtbf_h, double checkpoint_interval_h,
                                     double checkpoint_save_h, double restart_h) {
-  check_positive("nodes", nodes);
-  check_positive("node_mtbf_h", node_mtbf_h);
-  check_positive("checkpoint_interval_h", checkpoint_interval_h);
-  check_nonnegative("checkpoint_save_h", checkpoint_save_h);
-  check_nonnegative("restart_h", restart_h);
+  trnmodel::detail::check_positive("nodes", nodes);
+  trnmodel::detail::check_positive("node_mtbf_h", node_mtbf_h);
+  trnmodel::detail::check_positive("checkpoint_interval_h", checkpoint_interval_h);
+  trnmodel::detail::check_nonnegative("checkpoint_save_h", checkpoint_save_h);
+  trnmodel::detail::check_nonnegative("restart_h", restart_h);
   const double job_failures_per_h = nodes / node_mtbf_h;
   const double running_fraction = 1 - job_failures_per_h * (restart_h + checkpoint_interval_h / 2);
   return running_fraction / (1 + checkpoint_save_h / checkpoint_interval_h);

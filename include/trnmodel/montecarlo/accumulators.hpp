@@ -167,7 +167,7 @@ class log_histogram {
   explicit log_histogram(double relative_accuracy = 1e-3)
       : alpha_(relative_accuracy), log_gamma_(std::log((1 + relative_accuracy) / (1 - relative_accuracy))) {
     if (!(relative_accuracy > 0 && relative_accuracy < 1))
-      fail("relative_accuracy", "must be in (0, 1), got " + format_number(relative_accuracy));
+      detail::fail("relative_accuracy", "must be in (0, 1), got " + detail::format_number(relative_accuracy));
   }
 
   double relative_accuracy() const { return alpha_; }

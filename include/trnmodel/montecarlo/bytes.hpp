@@ -64,8 +64,8 @@ class byte_reader {
   std::uint64_t count(const char* what, std::uint64_t item_bytes) {
     const std::uint64_t n = u64(what);
     if (item_bytes > 0 && n > (bytes_.size() - at_) / item_bytes)
-      fail("partial", std::string("truncated or corrupt bytes: ") + what + " says " + std::to_string(n) + " items, " +
-                          std::to_string(bytes_.size() - at_) + " bytes are left");
+      detail::fail("partial", std::string("truncated or corrupt bytes: ") + what + " says " + std::to_string(n) +
+                                  " items, " + std::to_string(bytes_.size() - at_) + " bytes are left");
     return n;
   }
   std::size_t remaining() const { return bytes_.size() - at_; }
@@ -74,8 +74,8 @@ class byte_reader {
  private:
   void need(std::uint64_t n, const char* what) const {
     if (n > bytes_.size() - at_)
-      fail("partial", std::string("truncated bytes: ") + what + " needs " + std::to_string(n) + " bytes, " +
-                          std::to_string(bytes_.size() - at_) + " are left");
+      detail::fail("partial", std::string("truncated bytes: ") + what + " needs " + std::to_string(n) + " bytes, " +
+                                  std::to_string(bytes_.size() - at_) + " are left");
   }
 
   std::string_view bytes_;

@@ -52,13 +52,15 @@ struct block_view {
 
   /// The uniform in (0, 1) of sample `first + row` on `stream` (draw `draw` of that stream).
   double uniform(Eigen::Index row, std::uint32_t stream, std::uint32_t draw = 0) const {
-    return trnmodel::uniform(seed, first + static_cast<std::uint64_t>(row), stream, draw);
+    return trnmodel::detail::uniform(seed, first + static_cast<std::uint64_t>(row), stream, draw);
   }
   /// One uniform per row of the block from `stream`, into out[0 .. size).
   void uniforms(std::uint32_t stream, double* out, std::uint32_t draw = 0) const {
     uniform_column(seed, stream, draw, first, 1, static_cast<std::size_t>(size), out);
   }
 };
+
+namespace detail {
 
 /// Physical memory of the machine in bytes (0 when unknown).
 inline double physical_memory_bytes() {
@@ -73,26 +75,26 @@ inline double physical_memory_bytes() {
 /// is needed.
 inline void check_kept_samples_fit(std::uint64_t samples, std::size_t outputs) {
   const double needed = static_cast<double>(samples) * static_cast<double>(outputs) * sizeof(double);
-  const double available = physical_memory_bytes();
+  const double available = detail::physical_memory_bytes();
   if (available > 0 && needed > 0.8 * available) {
-    const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
-    fail("samples", "keeping " + std::to_string(samples) + " samples of " + std::to_string(outputs) +
-                        " outputs needs " + gib(needed) + " GiB, more than 80% of this machine's " + gib(available) +
-                        " GiB; run with keep_samples=False (streamed statistics, flat memory) or fewer samples");
+    const auto gib = [](double bytes) { return detail::format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
+    detail::fail("samples",
+                 "keeping " + std::to_string(samples) + " samples of " + std::to_string(outputs) + " outputs needs " +
+                     gib(needed) + " GiB, more than 80% of this machine's " + gib(available) +
+                     " GiB; run with keep_samples=False (streamed statistics, flat memory) or fewer samples");
   }
 }
 
 /// Refuses options no run can use (input_error naming the option, the value and the rule).
 inline void check_run_options(const run_options& options) {
-  if (options.samples < 1) fail("samples", "must be ≥ 1, got 0");
-  if (options.threads < 0) fail("threads", "must be ≥ 0 (0 means all cores), got " + std::to_string(options.threads));
+  if (options.samples < 1) detail::fail("samples", "must be ≥ 1, got 0");
+  if (options.threads < 0)
+    detail::fail("threads", "must be ≥ 0 (0 means all cores), got " + std::to_string(options.threads));
   if (options.block_size < 0)
-    fail("block_size", "must be ≥ 1 (or 0 for the call's default), got " + std::to_string(options.block_size));
+    detail::fail("block_size", "must be ≥ 1 (or 0 for the call's default), got " + std::to_string(options.block_size));
   if (!(options.relative_accuracy > 0 && options.relative_accuracy < 0.5))
-    fail("relative_accuracy", "must be in (0, 0.5), got " + format_number(options.relative_accuracy));
+    detail::fail("relative_accuracy", "must be in (0, 0.5), got " + detail::format_number(options.relative_accuracy));
 }
-
-namespace detail {
 
 inline wave_hooks hooks_of(const run_options& options) {
   return {options.threads, options.progress, options.cancelled};
@@ -111,7 +113,7 @@ template <class Model> class block_evaluator {
         histograms_(
             std::vector<log_histogram>(static_cast<std::size_t>(outputs), log_histogram(options.relative_accuracy))) {}
 
-  const block_grid& grid() const { return grid_; }
+  const detail::block_grid& grid() const { return grid_; }
 
   // Block b: its moments into block_moments[0 .. outputs); its values to keep(out) when
   // samples are kept (keep copies them to the block's rows), else into the histograms.
@@ -152,12 +154,12 @@ template <class Model> class block_evaluator {
   const Model& model_;
   const run_options& options_;
   Eigen::Index outputs_;
-  block_grid grid_;
-  per_thread<std::vector<log_histogram>> histograms_;
+  detail::block_grid grid_;
+  detail::per_thread<std::vector<log_histogram>> histograms_;
 };
 
 inline void check_outputs(const std::vector<std::string>& output_names) {
-  if (output_names.empty()) fail("outputs", "a model needs at least one output");
+  if (output_names.empty()) detail::fail("outputs", "a model needs at least one output");
 }
 
 }  // namespace detail
@@ -174,18 +176,18 @@ inline void check_outputs(const std::vector<std::string>& output_names) {
 template <class Model>
 run_result run(const Model& model, std::vector<std::string> output_names, const run_options& given) {
   const run_options options = with_block_size(given);
-  check_run_options(options);
+  detail::check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
-  if (options.keep_samples) check_kept_samples_fit(options.samples, output_names.size());
+  if (options.keep_samples) detail::check_kept_samples_fit(options.samples, output_names.size());
   detail::block_evaluator<Model> evaluate(model, options, outputs);
-  const block_grid& grid = evaluate.grid();
+  const detail::block_grid& grid = evaluate.grid();
   run_fold fold(std::move(output_names), options.seed, options.samples, grid.block_size, options.keep_samples,
                 options.relative_accuracy);
-  std::vector<moments> wave_moments(
-      static_cast<std::size_t>(blocks_per_wave(threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
+  std::vector<moments> wave_moments(static_cast<std::size_t>(
+      detail::blocks_per_wave(detail::threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
   Eigen::ArrayXXd& kept = fold.kept_values();
-  for_each_wave(
+  detail::for_each_wave(
       grid, 0, grid.blocks(), detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t slot) {
         evaluate(b, &wave_moments[slot * static_cast<std::size_t>(outputs)], [&](const auto& out) {
@@ -199,9 +201,6 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   return std::move(fold).finish();
 }
 
-/// The partial of blocks [first_block, last_block) of run(model, output_names, options), to
-/// be folded with the others in block order (partial.hpp) into that run, bit for bit.
-///
 /// The partial of blocks [first_block, last_block) of the run run(model, output_names, options)
 /// would make: for a run split across processes, each computes its partials, and fold()
 /// (partial.hpp) of all of them, in block order, is that run bit for bit. The hooks of
@@ -210,11 +209,11 @@ template <class Model> run_partial compute_partial(const Model& model, std::vect
                                                    const run_options& given, std::uint64_t first_block,
                                                    std::uint64_t last_block) {
   const run_options options = with_block_size(given);
-  check_run_options(options);
+  detail::check_run_options(options);
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
   detail::block_evaluator<Model> evaluate(model, options, outputs);
-  const block_grid& grid = evaluate.grid();
+  const detail::block_grid& grid = evaluate.grid();
   run_partial p;
   p.names = std::move(output_names);
   p.seed = options.seed;
@@ -225,13 +224,13 @@ template <class Model> run_partial compute_partial(const Model& model, std::vect
   p.first_block = first_block;
   p.last_block = last_block;
   if (!(first_block < last_block && last_block <= grid.blocks()))
-    fail("blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
-                       ") is not a non-empty range of the run's " + std::to_string(grid.blocks()) + " blocks");
-  if (p.kept) check_kept_samples_fit(p.last_sample() - p.first_sample(), p.outputs());
+    detail::fail("blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
+                               ") is not a non-empty range of the run's " + std::to_string(grid.blocks()) + " blocks");
+  if (p.kept) detail::check_kept_samples_fit(p.last_sample() - p.first_sample(), p.outputs());
   p.block_moments.resize(static_cast<std::size_t>(last_block - first_block) * p.outputs());
   if (p.kept) p.values.resize(static_cast<Eigen::Index>(p.last_sample() - p.first_sample()), outputs);
   const auto first_row = static_cast<Eigen::Index>(p.first_sample());
-  for_each_wave(
+  detail::for_each_wave(
       grid, first_block, last_block, detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t) {
         evaluate(b, &p.block_moments[static_cast<std::size_t>(b - first_block) * p.outputs()], [&](const auto& out) {

@@ -30,16 +30,16 @@ struct named_quantity {
 class input_set {
  public:
   explicit input_set(std::vector<named_quantity> inputs) : inputs_(std::move(inputs)) {
-    if (inputs_.empty()) fail("inputs", "need at least one input");
+    if (inputs_.empty()) detail::fail("inputs", "need at least one input");
     std::map<std::uint32_t, std::string> streams;
     std::vector<std::string> unknown;
     for (const auto& input : inputs_) {
-      if (input.name.empty()) fail("inputs", "an input name must not be empty");
+      if (input.name.empty()) detail::fail("inputs", "an input name must not be empty");
       const std::uint32_t stream = stream_id(input.name);
       const auto [it, inserted] = streams.emplace(stream, input.name);
       if (!inserted) {
-        if (it->second == input.name) fail(input.name, "input named twice");
-        fail(input.name, "its random stream collides with that of \"" + it->second + "\"; rename one of them");
+        if (it->second == input.name) detail::fail(input.name, "input named twice");
+        detail::fail(input.name, "its random stream collides with that of \"" + it->second + "\"; rename one of them");
       }
       streams_.push_back(stream);
       if (input.value.is_unknown()) unknown.push_back(input.name);

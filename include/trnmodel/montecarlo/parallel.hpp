@@ -101,8 +101,6 @@ template <class Body> void for_each_block(std::uint64_t first, std::uint64_t las
   for (std::uint64_t b = first; b != last; ++b) body(b);
 }
 
-}  // namespace detail
-
 /// One T per thread that runs blocks (one in all without TBB), for state whose merge does not
 /// depend on order, such as integer histogram counts. local() is called from inside a block;
 /// combine_each on the calling thread once the loop is over.
@@ -176,11 +174,12 @@ inline std::uint64_t blocks_per_wave(int threads) { return static_cast<std::uint
 /// thread. Progress counts the samples of blocks [progress_from, wave_last) out of
 /// those of [progress_from, last_block): progress_from is first_block unless blocks before it
 /// were done by the caller and belong to the same progress bar.
-template <class Body, class EndOfWave>
-void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint64_t last_block, const wave_hooks& hooks,
-                   const Body& body, const EndOfWave& end_of_wave, std::uint64_t progress_from) {
-  const int threads = threads_for(hooks.threads);
-  const std::uint64_t wave = blocks_per_wave(threads);
+template <class Body, class EndOfWave> void for_each_wave(const detail::block_grid& grid, std::uint64_t first_block,
+                                                          std::uint64_t last_block, const detail::wave_hooks& hooks,
+                                                          const Body& body, const EndOfWave& end_of_wave,
+                                                          std::uint64_t progress_from) {
+  const int threads = detail::threads_for(hooks.threads);
+  const std::uint64_t wave = detail::blocks_per_wave(threads);
   const std::uint64_t origin = grid.samples_before(progress_from), total = grid.samples_before(last_block) - origin;
   for (std::uint64_t wave_first = first_block; wave_first < last_block; wave_first += wave) {
     if (hooks.cancelled && hooks.cancelled()) throw cancelled_error("run cancelled");
@@ -194,10 +193,11 @@ void for_each_wave(const block_grid& grid, std::uint64_t first_block, std::uint6
 
 /// Runs body(block) for every block of the grid, in waves of a few blocks per thread (oneTBB,
 /// or serially), calling end_of_wave on the calling thread after each wave.
-template <class Body, class EndOfWave> void for_each_wave(const block_grid& grid, std::uint64_t first_block,
-                                                          std::uint64_t last_block, const wave_hooks& hooks,
+template <class Body, class EndOfWave> void for_each_wave(const detail::block_grid& grid, std::uint64_t first_block,
+                                                          std::uint64_t last_block, const detail::wave_hooks& hooks,
                                                           const Body& body, const EndOfWave& end_of_wave) {
-  for_each_wave(grid, first_block, last_block, hooks, body, end_of_wave, first_block);
+  detail::for_each_wave(grid, first_block, last_block, hooks, body, end_of_wave, first_block);
 }
 
+}  // namespace detail
 }  // namespace trnmodel

@@ -44,7 +44,7 @@ struct run_partial {
   std::vector<log_histogram> histograms;  ///< one per output; empty when samples are kept
   Eigen::ArrayXXd values;  ///< kept: the range's samples x outputs, else empty
 
-  block_grid grid() const { return {samples, block_size}; }
+  detail::block_grid grid() const { return {samples, block_size}; }
   std::size_t outputs() const { return names.size(); }
   std::uint64_t first_sample() const { return grid().samples_before(first_block); }
   std::uint64_t last_sample() const { return grid().samples_before(last_block); }
@@ -78,7 +78,7 @@ struct run_partial {
     detail::byte_reader in(bytes);
     const std::string tag = in.text("format");
     if (tag != format_tag())
-      fail("partial", "not a partial of this format: expected \"" + format_tag() + "\", got \"" + tag + "\"");
+      detail::fail("partial", "not a partial of this format: expected \"" + format_tag() + "\", got \"" + tag + "\"");
     run_partial p;
     p.names.resize(static_cast<std::size_t>(in.count("names", 8)));
     for (auto& name : p.names) name = in.text("name");
@@ -95,35 +95,35 @@ struct run_partial {
     for (std::uint64_t k = 0; k < histograms; ++k) p.histograms.push_back(log_histogram::read(in));
     const std::uint64_t rows = in.u64("values.rows"), cols = in.u64("values.cols");
     if (cols > 0 && rows > in.remaining() / 8 / cols)
-      fail("partial", "truncated or corrupt bytes: " + std::to_string(rows) + " x " + std::to_string(cols) +
-                          " values, " + std::to_string(in.remaining()) + " bytes are left");
+      detail::fail("partial", "truncated or corrupt bytes: " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                  " values, " + std::to_string(in.remaining()) + " bytes are left");
     p.values.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
     for (Eigen::Index i = 0; i < p.values.size(); ++i) p.values.data()[i] = in.f64("values");
-    if (!in.done()) fail("partial", "trailing bytes after the partial");
+    if (!in.done()) detail::fail("partial", "trailing bytes after the partial");
     p.check();
     return p;
   }
 
   // The partial's own consistency: sizes that agree with its block range and outputs.
   void check() const {
-    if (names.empty()) fail("partial.names", "a partial needs at least one output");
-    if (block_size < 1) fail("partial.block_size", "must be ≥ 1, got 0");
+    if (names.empty()) detail::fail("partial.names", "a partial needs at least one output");
+    if (block_size < 1) detail::fail("partial.block_size", "must be ≥ 1, got 0");
     if (!(first_block < last_block && last_block <= grid().blocks()))
-      fail("partial.blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
-                                 ") is not a non-empty range of the run's " + std::to_string(grid().blocks()) +
-                                 " blocks");
+      detail::fail("partial.blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
+                                         ") is not a non-empty range of the run's " + std::to_string(grid().blocks()) +
+                                         " blocks");
     const std::uint64_t expected = (last_block - first_block) * outputs();
     if (block_moments.size() != expected)
-      fail("partial.block_moments", "has " + std::to_string(block_moments.size()) + " entries, expected " +
-                                        std::to_string(expected) + " (blocks x outputs)");
+      detail::fail("partial.block_moments", "has " + std::to_string(block_moments.size()) + " entries, expected " +
+                                                std::to_string(expected) + " (blocks x outputs)");
     if (histograms.size() != (kept ? 0 : outputs()))
-      fail("partial.histograms",
-           "has " + std::to_string(histograms.size()) + ", expected " + std::to_string(kept ? 0 : outputs()));
+      detail::fail("partial.histograms",
+                   "has " + std::to_string(histograms.size()) + ", expected " + std::to_string(kept ? 0 : outputs()));
     const auto rows = static_cast<Eigen::Index>(kept ? last_sample() - first_sample() : 0);
     const auto cols = static_cast<Eigen::Index>(kept ? outputs() : 0);
     if (values.rows() != rows || values.cols() != cols)
-      fail("partial.values", "is " + std::to_string(values.rows()) + " x " + std::to_string(values.cols()) +
-                                 ", expected " + std::to_string(rows) + " x " + std::to_string(cols));
+      detail::fail("partial.values", "is " + std::to_string(values.rows()) + " x " + std::to_string(values.cols()) +
+                                         ", expected " + std::to_string(rows) + " x " + std::to_string(cols));
   }
 
  private:
@@ -149,7 +149,7 @@ class run_fold {
   void add(const run_partial& p) {
     p.check();
     const auto differs = [&](const char* field, const std::string& theirs, const std::string& ours) {
-      fail(std::string("partial.") + field, "is " + theirs + ", but the run being folded has " + ours);
+      detail::fail(std::string("partial.") + field, "is " + theirs + ", but the run being folded has " + ours);
     };
     if (p.names != result_.names()) differs("names", join(p.names), join(result_.names()));
     if (p.seed != seed_) differs("seed", std::to_string(p.seed), std::to_string(seed_));
@@ -158,8 +158,8 @@ class run_fold {
       differs("block_size", std::to_string(p.block_size), std::to_string(grid_.block_size));
     if (p.kept != result_.kept()) differs("kept", p.kept ? "true" : "false", result_.kept() ? "true" : "false");
     if (!(p.relative_accuracy == result_.histogram(0).relative_accuracy()))
-      differs("relative_accuracy", format_number(p.relative_accuracy),
-              format_number(result_.histogram(0).relative_accuracy()));
+      differs("relative_accuracy", detail::format_number(p.relative_accuracy),
+              detail::format_number(result_.histogram(0).relative_accuracy()));
     add_block_moments(p.first_block, p.last_block, p.block_moments.data());
     if (!p.kept) add_histograms(p.histograms);
     if (p.kept) result_.values_.middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
@@ -169,9 +169,9 @@ class run_fold {
   // block-major; `first` must be next_block().
   void add_block_moments(std::uint64_t first, std::uint64_t last, const moments* block_moments) {
     if (first != next_block_)
-      fail("partial.first_block", "is " + std::to_string(first) + ", but the fold is at block " +
-                                      std::to_string(next_block_) +
-                                      " (partials are folded in block order, without gaps or overlaps)");
+      detail::fail("partial.first_block", "is " + std::to_string(first) + ", but the fold is at block " +
+                                              std::to_string(next_block_) +
+                                              " (partials are folded in block order, without gaps or overlaps)");
     const std::size_t outputs = result_.names().size();
     for (std::uint64_t b = first; b < last; ++b)
       for (std::size_t k = 0; k < outputs; ++k)
@@ -187,8 +187,8 @@ class run_fold {
 
   run_result finish() && {
     if (!complete())
-      fail("partials", "blocks [" + std::to_string(next_block_) + ", " + std::to_string(grid_.blocks()) +
-                           ") of the run were never folded");
+      detail::fail("partials", "blocks [" + std::to_string(next_block_) + ", " + std::to_string(grid_.blocks()) +
+                                   ") of the run were never folded");
     result_.finish_moments();
     return std::move(result_);
   }
@@ -201,14 +201,14 @@ class run_fold {
   }
 
   std::uint64_t seed_;
-  block_grid grid_;
+  detail::block_grid grid_;
   run_result result_;
   std::uint64_t next_block_ = 0;
 };
 
 /// The result of a run from all its partials, given in block order.
 inline run_result fold(const std::vector<run_partial>& partials) {
-  if (partials.empty()) fail("partials", "nothing to fold");
+  if (partials.empty()) detail::fail("partials", "nothing to fold");
   run_fold f = run_fold::for_partial(partials.front());
   for (const auto& p : partials) f.add(p);
   return std::move(f).finish();

@@ -46,7 +46,7 @@ class run_result {
   /// The index of output `name`; input_error when the result has no such output.
   std::size_t index(const std::string& name) const {
     const auto it = std::find(names_.begin(), names_.end(), name);
-    if (it == names_.end()) fail(name, "no such output in this result" + output_list());
+    if (it == names_.end()) detail::fail(name, "no such output in this result" + output_list());
     return static_cast<std::size_t>(it - names_.begin());
   }
 
@@ -55,7 +55,7 @@ class run_result {
   /// Output `output`'s samples (a column of values()); input_error unless samples were kept.
   Eigen::Ref<const Eigen::ArrayXd> values(std::size_t output) const {
     checked(output);
-    if (!kept()) fail(names_[output], "samples were not kept (run with keep_samples = true)");
+    if (!kept()) detail::fail(names_[output], "samples were not kept (run with keep_samples = true)");
     return values_.col(static_cast<Eigen::Index>(output));
   }
   Eigen::Ref<const Eigen::ArrayXd> values(const std::string& name) const { return values(index(name)); }
@@ -74,7 +74,7 @@ class run_result {
   std::vector<double> quantiles(std::size_t output, const std::vector<double>& probabilities) const {
     checked(output);
     for (const double p : probabilities)
-      if (!(p >= 0 && p <= 1)) fail("q", "probabilities must lie in [0, 1], got " + format_number(p));
+      if (!(p >= 0 && p <= 1)) detail::fail("q", "probabilities must lie in [0, 1], got " + detail::format_number(p));
     std::vector<double> result;
     if (!kept()) {
       for (const double p : probabilities) result.push_back(histograms_[output].quantile(p));
@@ -128,8 +128,8 @@ class run_result {
 
   std::size_t checked(std::size_t output) const {
     if (output >= names_.size())
-      fail("output", "index " + std::to_string(output) + " is out of range: the result has " +
-                         std::to_string(names_.size()) + " outputs" + output_list());
+      detail::fail("output", "index " + std::to_string(output) + " is out of range: the result has " +
+                                 std::to_string(names_.size()) + " outputs" + output_list());
     return output;
   }
   std::string output_list() const {

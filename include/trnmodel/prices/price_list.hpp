@@ -143,7 +143,7 @@ inline std::string price_list_string(const ordered_json& object, const std::stri
                                      bool required) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) {
-    if (required) fail(price_list_path(path, key), "required in an AWS price list, absent");
+    if (required) detail::fail(price_list_path(path, key), "required in an AWS price list, absent");
     return std::string();
   }
   return json_string(*it, price_list_path(path, key));
@@ -153,17 +153,17 @@ inline const ordered_json* price_list_object(const ordered_json& object, const s
                                              const std::string& path, bool required) {
   const auto it = object.find(key);
   if (it == object.end() || it->is_null()) {
-    if (required) fail(price_list_path(path, key), "required in an AWS price list, absent");
+    if (required) detail::fail(price_list_path(path, key), "required in an AWS price list, absent");
     return nullptr;
   }
-  if (!it->is_object()) fail(price_list_path(path, key), "must be an object, got " + describe_json(*it));
+  if (!it->is_object()) detail::fail(price_list_path(path, key), "must be an object, got " + describe_json(*it));
   return &*it;
 }
 
 // A product's attributes must all be strings: the filters compare text.
 inline void check_price_attributes(const ordered_json& attributes, const std::string& path) {
   for (const auto& [name, value] : attributes.items())
-    if (!value.is_string()) fail(path + "." + name, "must be a string, got " + describe_json(value));
+    if (!value.is_string()) detail::fail(path + "." + name, "must be a string, got " + describe_json(value));
 }
 
 inline std::string price_attribute(const price_list_row& row, const std::string& name) {
@@ -187,9 +187,10 @@ inline double parse_price_text(const std::string& text, const std::string& path)
       valid = false;
     }
   }
-  if (!valid || !digits) fail(path, "must be a decimal price such as \"55.0400000000\", got \"" + shorten(text) + "\"");
+  if (!valid || !digits)
+    detail::fail(path, "must be a decimal price such as \"55.0400000000\", got \"" + detail::shorten(text) + "\"");
   const double value = std::strtod(text.c_str(), nullptr);
-  if (!std::isfinite(value)) fail(path, "must be a finite price, got \"" + shorten(text) + "\"");
+  if (!std::isfinite(value)) detail::fail(path, "must be a finite price, got \"" + detail::shorten(text) + "\"");
   return value;
 }
 
@@ -277,13 +278,14 @@ inline void read_offer_file(const std::shared_ptr<const ordered_json>& document,
   list.rows.reserve(products.size());
   for (const auto& [sku, product] : products.items()) {
     const std::string where = file + "products." + sku;
-    if (!product.is_object()) fail(where, "must be an object (a product), got " + describe_json(product));
+    if (!product.is_object()) detail::fail(where, "must be an object (a product), got " + describe_json(product));
     price_list_row row;
     row.sku = sku;
     row.where = "products." + sku;
     const std::string written = price_list_string(product, "sku", where, false);
     if (!written.empty() && written != sku)
-      fail(where + ".sku", "must be the product's key \"" + shorten(sku) + "\", got \"" + shorten(written) + "\"");
+      detail::fail(where + ".sku", "must be the product's key \"" + detail::shorten(sku) + "\", got \"" +
+                                       detail::shorten(written) + "\"");
     row.product_family = price_list_string(product, "productFamily", where, false);
     row.attributes = price_list_object(product, "attributes", where, true);
     check_price_attributes(*row.attributes, where + ".attributes");
@@ -298,7 +300,7 @@ inline void read_offer_file(const std::shared_ptr<const ordered_json>& document,
 // Reads one product document of get-products (`at` names it: "PriceList[3]").
 inline void read_product_document(const ordered_json& doc, const std::string& at, price_list& list) {
   const std::string where = list.file + ": " + at;
-  if (!doc.is_object()) fail(where, "must be a product document (an object), got " + describe_json(doc));
+  if (!doc.is_object()) detail::fail(where, "must be a product document (an object), got " + describe_json(doc));
   const ordered_json& product = *price_list_object(doc, "product", where, true);
   price_list_row row;
   row.where = at + ".product";
@@ -324,7 +326,7 @@ inline void read_get_products(const ordered_json& doc, price_list& list) {
   list.next_token = price_list_string(doc, "NextToken", file + ": ", false);
   const ordered_json& items = doc.at("PriceList");
   if (!items.is_array())
-    fail(file + ": PriceList", "must be an array of product documents, got " + describe_json(items));
+    detail::fail(file + ": PriceList", "must be an array of product documents, got " + describe_json(items));
   list.rows.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string at = "PriceList[" + std::to_string(i) + "]";
@@ -349,7 +351,8 @@ inline price_list read_price_list(std::shared_ptr<const ordered_json> document, 
   list.documents.push_back(document);
   const ordered_json& doc = *document;
   detail::check_json_depth(doc, file);
-  if (!doc.is_object()) fail(file, "must be an AWS price list (a JSON object), got " + detail::describe_json(doc));
+  if (!doc.is_object())
+    detail::fail(file, "must be an AWS price list (a JSON object), got " + detail::describe_json(doc));
   if (doc.contains("PriceList")) {
     detail::read_get_products(doc, list);
   } else if (doc.contains("products") || doc.contains("terms")) {
@@ -363,10 +366,11 @@ inline price_list read_price_list(std::shared_ptr<const ordered_json> document, 
       (void)value;
       keys += (keys.empty() ? "" : ", ") + key;
     }
-    fail(file,
-         "not an AWS price list: expected an offer file (formatVersion, publicationDate, products, terms) or the "
-         "output of aws pricing get-products (PriceList), got an object with keys " +
-             (keys.empty() ? std::string("none") : shorten(keys)));
+    detail::fail(
+        file,
+        "not an AWS price list: expected an offer file (formatVersion, publicationDate, products, terms) or the "
+        "output of aws pricing get-products (PriceList), got an object with keys " +
+            (keys.empty() ? std::string("none") : detail::shorten(keys)));
   }
   return list;
 }
@@ -379,7 +383,7 @@ inline price_list parse_price_list(const std::string& text, const std::string& f
 /// Reads and checks a price list file; input_error naming the file and the JSON path.
 inline price_list read_price_list_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file, "cannot open the price list file");
+  if (!in) detail::fail(file, "cannot open the price list file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_price_list(text.str(), file);
@@ -456,7 +460,7 @@ inline const price_list_row& match_price_row(const price_list& list, const price
       why +=
           "; this get-products output is one page of several (NextToken is set): save every page, as the AWS "
           "CLI does without --max-items";
-    fail(list.file, why);
+    detail::fail(list.file, why);
   }
 
   // Two or more: name the attributes on which the first two differ.
@@ -474,8 +478,8 @@ inline const price_list_row& match_price_row(const price_list& list, const price
     if (va != vb) differ += (differ.empty() ? "" : ", ") + name + " (" + va + " / " + vb + ")";
   }
   if (differ.empty()) differ = "no attribute (the same product listed twice)";
-  fail(list.file, std::to_string(matches.size()) + " products match " + filters + ": SKUs " + a.sku + " and " + b.sku +
-                      " differ on " + differ + "; add a filter on one of these attributes");
+  detail::fail(list.file, std::to_string(matches.size()) + " products match " + filters + ": SKUs " + a.sku + " and " +
+                              b.sku + " differ on " + differ + "; add a filter on one of these attributes");
 }
 
 }  // namespace detail
@@ -485,48 +489,49 @@ inline const price_list_row& match_price_row(const price_list& list, const price
 inline price_quote quote_price(const price_list& list, const price_filter& filter) {
   const auto& modes = purchase_modes();
   if (std::find(modes.begin(), modes.end(), filter.purchase) == modes.end())
-    fail("purchase", "must be one of on_demand, capacity_block, spot, got \"" + filter.purchase + "\"" +
-                         detail::did_you_mean(filter.purchase, modes));
-  if (filter.instance_type.empty()) fail("instance_type", "required (e.g. trn2.48xlarge), got an empty name");
-  if (filter.region.empty()) fail("region", "required (a region code such as us-east-1 or its location name)");
+    detail::fail("purchase", "must be one of on_demand, capacity_block, spot, got \"" + filter.purchase + "\"" +
+                                 detail::did_you_mean(filter.purchase, modes));
+  if (filter.instance_type.empty()) detail::fail("instance_type", "required (e.g. trn2.48xlarge), got an empty name");
+  if (filter.region.empty()) detail::fail("region", "required (a region code such as us-east-1 or its location name)");
 
   const price_list_row& row = detail::match_price_row(list, filter);
   const std::string where = list.file + ": " + row.on_demand_path;
   if (row.on_demand == nullptr || row.on_demand->empty())
-    fail(where, "absent: SKU " + row.sku + " has no OnDemand terms in this list (no hourly price to quote)");
+    detail::fail(where, "absent: SKU " + row.sku + " has no OnDemand terms in this list (no hourly price to quote)");
   if (row.on_demand->size() > 1) {
     std::string codes;
     for (const auto& [code, term] : row.on_demand->items()) {
       (void)term;
       codes += (codes.empty() ? "" : ", ") + code;
     }
-    fail(where, "SKU " + row.sku + " has " + std::to_string(row.on_demand->size()) + " OnDemand terms (" +
-                    shorten(codes) + "); a quote needs one");
+    detail::fail(where, "SKU " + row.sku + " has " + std::to_string(row.on_demand->size()) + " OnDemand terms (" +
+                            detail::shorten(codes) + "); a quote needs one");
   }
   const auto term_it = row.on_demand->begin();
   const std::string term_key = term_it.key();
   const ordered_json& term = term_it.value();
   const std::string term_path = where + "." + term_key;
-  if (!term.is_object()) fail(term_path, "must be an object (an offer term), got " + detail::describe_json(term));
+  if (!term.is_object())
+    detail::fail(term_path, "must be an object (an offer term), got " + detail::describe_json(term));
   price_quote q;
   q.offer_term_code = detail::price_list_string(term, "offerTermCode", term_path, false);
   q.effective_date = detail::price_list_string(term, "effectiveDate", term_path, false);
   const ordered_json& dimensions = *detail::price_list_object(term, "priceDimensions", term_path, true);
   if (dimensions.size() != 1)
-    fail(term_path + ".priceDimensions",
-         "must hold one price dimension (one rate per instance-hour), got " + std::to_string(dimensions.size()));
+    detail::fail(term_path + ".priceDimensions", "must hold one price dimension (one rate per instance-hour), got " +
+                                                     std::to_string(dimensions.size()));
   const auto rate_it = dimensions.begin();
   const std::string rate_key = rate_it.key();
   const ordered_json& dimension = rate_it.value();
   const std::string rate_path = term_path + ".priceDimensions." + rate_key;
   if (!dimension.is_object())
-    fail(rate_path, "must be an object (a price dimension), got " + detail::describe_json(dimension));
+    detail::fail(rate_path, "must be an object (a price dimension), got " + detail::describe_json(dimension));
   q.rate_code = detail::price_list_string(dimension, "rateCode", rate_path, false);
   if (q.rate_code.empty()) q.rate_code = rate_key;
   q.description = detail::price_list_string(dimension, "description", rate_path, false);
   const std::string unit = detail::price_list_string(dimension, "unit", rate_path, true);
   if (unit != "Hrs")
-    fail(rate_path + ".unit", "must be Hrs (a price per instance-hour), got \"" + shorten(unit) + "\"");
+    detail::fail(rate_path + ".unit", "must be Hrs (a price per instance-hour), got \"" + detail::shorten(unit) + "\"");
   const ordered_json& prices = *detail::price_list_object(dimension, "pricePerUnit", rate_path, true);
   const auto usd = prices.find("USD");
   if (usd == prices.end()) {
@@ -535,24 +540,26 @@ inline price_quote quote_price(const price_list& list, const price_filter& filte
       (void)value;
       currencies += (currencies.empty() ? "" : ", ") + currency;
     }
-    fail(rate_path + ".pricePerUnit", "has no USD price (it has " +
-                                          (currencies.empty() ? std::string("none") : shorten(currencies)) +
-                                          "); trnmodel's costs are in USD");
+    detail::fail(rate_path + ".pricePerUnit",
+                 "has no USD price (it has " +
+                     (currencies.empty() ? std::string("none") : detail::shorten(currencies)) +
+                     "); trnmodel's costs are in USD");
   }
   const double price = detail::parse_price_text(detail::json_string(*usd, rate_path + ".pricePerUnit.USD"),
                                                 rate_path + ".pricePerUnit.USD");
   if (!(price > 0))
-    fail(rate_path + ".pricePerUnit.USD",
-         std::string("is 0 USD per hour, which is not the price of running the instance") +
-             (detail::price_market(row) == "CapacityBlock"
-                  ? " (AWS lists Capacity Blocks at 0 in the price list: a block's fee is quoted when it is booked, "
-                    "aws ec2 describe-capacity-block-offerings, UpfrontFee)"
-                  : ""));
+    detail::fail(
+        rate_path + ".pricePerUnit.USD",
+        std::string("is 0 USD per hour, which is not the price of running the instance") +
+            (detail::price_market(row) == "CapacityBlock"
+                 ? " (AWS lists Capacity Blocks at 0 in the price list: a block's fee is quoted when it is booked, "
+                   "aws ec2 describe-capacity-block-offerings, UpfrontFee)"
+                 : ""));
 
   const std::string published = row.publication_date.substr(0, 10);
   if (!detail::is_iso_date(published))
-    fail(list.file + ": " + row.where,
-         "the list's publicationDate must begin with a date YYYY-MM-DD, got \"" + shorten(row.publication_date) + "\"");
+    detail::fail(list.file + ": " + row.where, "the list's publicationDate must begin with a date YYYY-MM-DD, got \"" +
+                                                   detail::shorten(row.publication_date) + "\"");
   q.usd_per_node_hour = price;
   q.purchase = filter.purchase;
   q.instance_type = filter.instance_type;

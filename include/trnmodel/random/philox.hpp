@@ -39,6 +39,8 @@ inline philox_counter philox4x32_10(philox_counter counter, philox_key key) {
   return counter;
 }
 
+namespace detail {
+
 /// 52 random bits mapped to the open interval (0, 1): the midpoint of one of 2^52 equal
 /// cells, (2k + 1) 2^-53, so inverse CDFs never see 0 or 1. (With 53 bits the top midpoint,
 /// 1 - 2^-54, is not a double and rounds to 1.)
@@ -55,7 +57,8 @@ inline double uniform(std::uint64_t seed, std::uint64_t sample, std::uint32_t st
                     {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
   const std::uint64_t bits =
       (sample & 1u) == 0 ? (std::uint64_t{out[1]} << 32) | out[0] : (std::uint64_t{out[3]} << 32) | out[2];
-  return bits_to_open_unit(bits);
+  return detail::bits_to_open_unit(bits);
 }
 
+}  // namespace detail
 }  // namespace trnmodel

@@ -59,10 +59,10 @@ inline void philox_pairs_sse2(std::uint64_t seed, std::uint32_t stream, std::uin
   for (std::size_t j = 0; j < pairs; ++j) {
     const std::uint64_t even = 2 * (first_pair + j);
     if (halves == pair_halves::both) {
-      out[2 * j] = uniform(seed, even, stream, draw);
-      out[2 * j + 1] = uniform(seed, even + 1, stream, draw);
+      out[2 * j] = detail::uniform(seed, even, stream, draw);
+      out[2 * j + 1] = detail::uniform(seed, even + 1, stream, draw);
     } else {
-      out[j] = uniform(seed, even + (halves == pair_halves::odd ? 1 : 0), stream, draw);
+      out[j] = detail::uniform(seed, even + (halves == pair_halves::odd ? 1 : 0), stream, draw);
     }
   }
 }
@@ -154,17 +154,17 @@ inline void uniform_column(std::uint64_t seed, std::uint32_t stream, std::uint32
   if (n == 0) return;
   if (sample_stride == 1) {
     std::size_t i = 0;
-    if ((first_sample & 1u) != 0) out[i++] = uniform(seed, first_sample, stream, draw);  // odd half of a pair
+    if ((first_sample & 1u) != 0) out[i++] = detail::uniform(seed, first_sample, stream, draw);  // odd half of a pair
     const std::size_t pairs = (n - i) / 2;
     detail::philox_pairs(seed, stream, draw, (first_sample + i) >> 1, pairs, detail::pair_halves::both, out + i);
     i += 2 * pairs;
-    if (i < n) out[i] = uniform(seed, first_sample + i, stream, draw);
+    if (i < n) out[i] = detail::uniform(seed, first_sample + i, stream, draw);
   } else if (sample_stride == 2) {
     // One half of consecutive pairs.
     const auto halves = (first_sample & 1u) == 0 ? detail::pair_halves::even : detail::pair_halves::odd;
     detail::philox_pairs(seed, stream, draw, first_sample >> 1, n, halves, out);
   } else {
-    for (std::size_t i = 0; i < n; ++i) out[i] = uniform(seed, first_sample + i * sample_stride, stream, draw);
+    for (std::size_t i = 0; i < n; ++i) out[i] = detail::uniform(seed, first_sample + i * sample_stride, stream, draw);
   }
 }
 

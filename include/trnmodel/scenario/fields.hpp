@@ -421,7 +421,7 @@ inline const field_spec* find_field(const std::string& path) {
 /// a binding: an unknown one is a clear error, never std::out_of_range).
 inline field field_at(const std::string& path) {
   const field_spec* f = find_field(path);
-  if (f == nullptr) fail(path.empty() ? "(empty path)" : path, "no such scenario field");
+  if (f == nullptr) detail::fail(path.empty() ? "(empty path)" : path, "no such scenario field");
   return f->id;
 }
 

@@ -73,19 +73,19 @@ inline double hf_count(const ordered_json& config, const std::string& key, doubl
   const auto it = config.find(key);
   if (it == config.end() || it->is_null()) {
     if (fallback > 0) return fallback;
-    fail(key, "required in a Llama/Mistral/Qwen-style config.json (a whole number ≥ 1), absent");
+    detail::fail(key, "required in a Llama/Mistral/Qwen-style config.json (a whole number ≥ 1), absent");
   }
-  if (!it->is_number()) fail(key, "must be a whole number ≥ 1, got " + shorten(it->dump()));
+  if (!it->is_number()) detail::fail(key, "must be a whole number ≥ 1, got " + detail::shorten(it->dump()));
   const double value = it->get<double>();
   if (!(value >= 1) || value != std::floor(value) || value > 9007199254740992.0 /* 2^53 */)
-    fail(key, "must be a whole number ≥ 1, got " + format_number(value));
+    detail::fail(key, "must be a whole number ≥ 1, got " + detail::format_number(value));
   return value;
 }
 
 inline bool hf_flag(const ordered_json& config, const std::string& key) {
   const auto it = config.find(key);
   if (it == config.end() || it->is_null()) return false;
-  if (!it->is_boolean()) fail(key, "must be true or false, got " + shorten(it->dump()));
+  if (!it->is_boolean()) detail::fail(key, "must be true or false, got " + detail::shorten(it->dump()));
   return it->get<bool>();
 }
 
@@ -95,24 +95,25 @@ inline bool hf_flag(const ordered_json& config, const std::string& key) {
 /// rope settings, token ids, dtype...) are ignored; an architecture the count does not
 /// describe (mixture of experts, an MLP without a gate) is refused by name.
 inline hf_model read_hf_config(const ordered_json& config) {
-  if (!config.is_object()) fail("config.json", "must be a JSON object, got " + shorten(config.dump()));
+  if (!config.is_object()) detail::fail("config.json", "must be a JSON object, got " + detail::shorten(config.dump()));
   hf_model m;
   if (const auto it = config.find("model_type"); it != config.end()) {
-    if (!it->is_string()) fail("model_type", "must be a string, got " + shorten(it->dump()));
+    if (!it->is_string()) detail::fail("model_type", "must be a string, got " + detail::shorten(it->dump()));
     m.model_type = it->get<std::string>();
     static const char* const gated[] = {"llama", "mistral", "qwen2", "qwen3"};
     bool known = false;
     for (const char* name : gated) known = known || m.model_type == name;
     if (!known)
-      fail("model_type",
-           "must be a decoder with a gated MLP whose count trnmodel knows (llama, mistral, qwen2, "
-           "qwen3), got \"" +
-               shorten(m.model_type) + "\"");
+      detail::fail("model_type",
+                   "must be a decoder with a gated MLP whose count trnmodel knows (llama, mistral, qwen2, "
+                   "qwen3), got \"" +
+                       detail::shorten(m.model_type) + "\"");
   }
   for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts"})
     if (const auto it = config.find(moe); it != config.end() && !it->is_null() && !(it->is_number() && *it == 0))
-      fail(moe, "mixture-of-experts models are not supported (the count assumes one dense MLP per layer), got " +
-                    shorten(it->dump()));
+      detail::fail(moe,
+                   "mixture-of-experts models are not supported (the count assumes one dense MLP per layer), got " +
+                       detail::shorten(it->dump()));
   m.hidden_size = detail::hf_count(config, "hidden_size", 0);
   m.layers = detail::hf_count(config, "num_hidden_layers", 0);
   m.heads = detail::hf_count(config, "num_attention_heads", 0);
@@ -120,14 +121,14 @@ inline hf_model read_hf_config(const ordered_json& config) {
   m.ffn_size = detail::hf_count(config, "intermediate_size", 0);
   m.vocab_size = detail::hf_count(config, "vocab_size", 0);
   if (std::fmod(m.heads, m.kv_heads) != 0)
-    fail("num_key_value_heads",
-         "must divide num_attention_heads (" + format_number(m.heads) + "), got " + format_number(m.kv_heads));
+    detail::fail("num_key_value_heads", "must divide num_attention_heads (" + detail::format_number(m.heads) +
+                                            "), got " + detail::format_number(m.kv_heads));
   if (const auto it = config.find("head_dim"); it != config.end() && !it->is_null()) {
     m.head_dim = detail::hf_count(config, "head_dim", 0);
   } else {
     if (std::fmod(m.hidden_size, m.heads) != 0)
-      fail("num_attention_heads", "must divide hidden_size (" + format_number(m.hidden_size) +
-                                      ") when head_dim is absent, got " + format_number(m.heads));
+      detail::fail("num_attention_heads", "must divide hidden_size (" + detail::format_number(m.hidden_size) +
+                                              ") when head_dim is absent, got " + detail::format_number(m.heads));
     m.head_dim = m.hidden_size / m.heads;
   }
   m.tied_embeddings = detail::hf_flag(config, "tie_word_embeddings");
@@ -135,7 +136,8 @@ inline hf_model read_hf_config(const ordered_json& config) {
   m.qkv_bias = m.model_type == "qwen2";  // Qwen2 always has q/k/v biases (and writes no key for them)
   m.qk_norm = m.model_type == "qwen3";
   if (detail::hf_flag(config, "mlp_bias"))
-    fail("mlp_bias", "must be false: the count assumes an MLP without biases (as Llama, Mistral and Qwen), got true");
+    detail::fail("mlp_bias",
+                 "must be false: the count assumes an MLP without biases (as Llama, Mistral and Qwen), got true");
   if (config.contains("max_position_embeddings") && !config.at("max_position_embeddings").is_null())
     m.max_position_embeddings = detail::hf_count(config, "max_position_embeddings", 0);
   return m;

@@ -30,23 +30,24 @@ inline std::vector<std::string> implausible_values(const scenario& s) {
   if (given(field::job_tokens)) {
     const double tokens = detail::median_of(s, field::job_tokens);
     if (tokens < 1e5)
-      out.push_back("job.tokens: " + format_number(tokens) +
-                    " tokens is far too few for a training job; did you mean " + format_number(tokens) + "e9 (" +
-                    format_number(tokens) + "B) or " + format_number(tokens) + "e6 (" + format_number(tokens) + "M)?");
+      out.push_back("job.tokens: " + detail::format_number(tokens) +
+                    " tokens is far too few for a training job; did you mean " + detail::format_number(tokens) +
+                    "e9 (" + detail::format_number(tokens) + "B) or " + detail::format_number(tokens) + "e6 (" +
+                    detail::format_number(tokens) + "M)?");
   }
   // A node MTBF in seconds reads as centuries; a job MTBF given per node reads as hours.
   if (given(field::failures_node_mtbf_h)) {
     const double mtbf_h = detail::median_of(s, field::failures_node_mtbf_h);
     if (mtbf_h > 1e6)
-      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) +
+      out.push_back("failures.node_mtbf_h: " + detail::format_number(mtbf_h) +
                     " h per node is over a century; if it is in "
                     "seconds, that is " +
-                    format_approx(mtbf_h / 3600) + " h");
+                    detail::format_approx(mtbf_h / 3600) + " h");
     else if (mtbf_h < 24)
-      out.push_back("failures.node_mtbf_h: " + format_number(mtbf_h) +
+      out.push_back("failures.node_mtbf_h: " + detail::format_number(mtbf_h) +
                     " h per node means each node fails daily; if "
                     "it is the job's MTBF, the per-node figure is nodes × that = " +
-                    format_approx(mtbf_h * static_cast<double>(s.integer(field::cluster_nodes))) + " h");
+                    detail::format_approx(mtbf_h * static_cast<double>(s.integer(field::cluster_nodes))) + " h");
   }
   // A price per chip-hour typed as the node's.
   if (given(field::prices_node_hour_usd) && s.profile() != nullptr &&
@@ -54,18 +55,18 @@ inline std::vector<std::string> implausible_values(const scenario& s) {
     const double price = detail::median_of(s, field::prices_node_hour_usd);
     const double list = s.profile()->figures.at("price_node_hour_usd").ppf(0.5);
     if (price < 0.2 * list)
-      out.push_back("prices.node_hour_usd: " + format_number(price) + " USD per node-hour is far below the " +
-                    s.profile()->name + " list price of " + format_approx(list) + "; if it is per chip, the node of " +
-                    std::to_string(s.profile()->chips_per_node) + " chips costs " +
-                    format_approx(price * static_cast<double>(s.profile()->chips_per_node)));
+      out.push_back("prices.node_hour_usd: " + detail::format_number(price) + " USD per node-hour is far below the " +
+                    s.profile()->name + " list price of " + detail::format_approx(list) +
+                    "; if it is per chip, the node of " + std::to_string(s.profile()->chips_per_node) +
+                    " chips costs " + detail::format_approx(price * static_cast<double>(s.profile()->chips_per_node)));
   }
   // A rerun more likely than not is a percentage typed as a probability, or a job not ready.
   if (given(field::quality_rerun_prob)) {
     const quantity& q = s.q(field::quality_rerun_prob);
     if (!q.is_unknown() && q.mean() > 0.5)
-      out.push_back("quality.rerun_prob: a mean of " + format_approx(q.mean()) +
+      out.push_back("quality.rerun_prob: a mean of " + detail::format_approx(q.mean()) +
                     " makes a failed quality gate more likely than not; if it is a percentage, the probability is " +
-                    format_approx(q.mean() / 100));
+                    detail::format_approx(q.mean() / 100));
   }
   // A platform name that is no profile, when a profile's name starts with it.
   if (s.has_text(field::cluster_platform) && s.profile() == nullptr) {

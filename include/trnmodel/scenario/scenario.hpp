@@ -105,18 +105,19 @@ inline void check_quantity_range(const std::string& path, field_rule rule, const
   const bool atom = q.is_fixed() || std::holds_alternative<dist::empirical>(q.dist()) ||
                     std::holds_alternative<dist::bernoulli>(q.dist());
   if ((rule == field_rule::positive || rule == field_rule::unit_interval) && lo == 0 && atom)
-    fail(path, "must be " + rule_text(rule) + ", got " +
-                   (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));
+    detail::fail(path, "must be " + rule_text(rule) + ", got " +
+                           (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));
   if (in_range(rule, lo, hi)) return;
-  if (q.is_fixed()) fail(path, "must be " + rule_text(rule) + ", got " + format_number(lo));
+  if (q.is_fixed()) detail::fail(path, "must be " + rule_text(rule) + ", got " + detail::format_number(lo));
   std::string hint;
   if (std::holds_alternative<dist::normal>(q.dist()))
     hint = rule == field_rule::nonnegative || rule == field_rule::positive ? "; truncate it with \"lo\": 0"
                                                                            : "; truncate it with \"lo\" and \"hi\"";
   else if (std::holds_alternative<dist::beta>(q.dist()) && rule == field_rule::fraction_below_one)
     hint = "; rescale it with \"hi\" below 1";
-  fail(path, "must be " + rule_text(rule) + ", but " + describe_json(quantity_to_json(q)) + " can take values in [" +
-                 format_number(lo) + ", " + format_number(hi) + "]" + hint);
+  detail::fail(path, "must be " + rule_text(rule) + ", but " + describe_json(quantity_to_json(q)) +
+                         " can take values in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "]" +
+                         hint);
 }
 
 // A fixed value of a field that counts (steps, changes) must already be a whole number in
@@ -126,8 +127,8 @@ inline void check_fixed_count(const field_spec& field, const quantity& q) {
   if (field.count == counting::none || !q.is_fixed()) return;
   const double x = q.ppf(0.5), lo = field.count == counting::up ? 1 : 0;
   if (x == std::floor(x) && x >= lo) return;  // every double from 2^53 up is whole
-  fail(field.path, "a fixed count must be a whole number ≥ " + format_number(lo) + ", got " + format_number(x) +
-                       " (only drawn values are rounded)");
+  detail::fail(field.path, "a fixed count must be a whole number ≥ " + detail::format_number(lo) + ", got " +
+                               detail::format_number(x) + " (only drawn values are rounded)");
 }
 
 }  // namespace detail
@@ -158,7 +159,7 @@ class scenario {
 
   static scenario from_file(const std::string& file, profile_library profiles = {}) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) fail(file, "cannot open the scenario file");
+    if (!in) detail::fail(file, "cannot open the scenario file");
     std::ostringstream text;
     text << in.rdbuf();
     return from_text(text.str(), std::move(profiles));
@@ -180,8 +181,8 @@ class scenario {
       }
       const field_spec* field = find_field(path);
       if (field == nullptr)
-        fail(path.empty() ? "(empty path)" : path,
-             "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
+        detail::fail(path.empty() ? "(empty path)" : path,
+                     "no such scenario field" + detail::did_you_mean(path, detail::all_paths()));
       // Walk the sections of the path ("card.owners.quality"), making the missing ones.
       ordered_json* block = &doc;
       std::string rest = path;
@@ -222,7 +223,7 @@ class scenario {
   }
   const quantity& q(field f) const {
     const quantity* found = find(checked(f, field_kind::quantity));
-    if (found == nullptr) fail(path_of(f), "not given and has no default");
+    if (found == nullptr) detail::fail(path_of(f), "not given and has no default");
     return *found;
   }
   const quantity& q(const std::string& path) const { return q(field_at(path)); }
@@ -310,7 +311,7 @@ class scenario {
   // ("reference": its fields fall back to the job's where the reference has none).
   parallel_layout layout(const std::string& section = "parallelism") const {
     if (section != "parallelism" && section != "reference")
-      fail(section, "no parallel layout here (parallelism or reference)");
+      detail::fail(section, "no parallel layout here (parallelism or reference)");
     const bool reference = section == "reference";
     const auto get = [&](field own, field fallback) {
       const field f = reference && has_integer(own) ? own : fallback;
@@ -354,24 +355,25 @@ class scenario {
       const std::string index = path.substr(7, close == std::string::npos ? std::string::npos : close - 7);
       if (close == std::string::npos || index.empty() || index.find_first_not_of("0123456789") != std::string::npos ||
           index.size() > 9 || path.size() < close + 3 || path[close + 1] != '.')
-        fail(path,
-             "a path into a stage is stages[<index>].<field> (e.g. stages[1].throughput.step_time_s) or "
-             "<stage name>/<field>");
+        detail::fail(path,
+                     "a path into a stage is stages[<index>].<field> (e.g. stages[1].throughput.step_time_s) or "
+                     "<stage name>/<field>");
       k = static_cast<std::size_t>(std::stoul(index));
       if (k >= stage_count())
-        fail(path, stage_count() == 0 ? std::string("the scenario has no stages")
-                                      : "no stage " + index + ": the scenario has " + std::to_string(stage_count()) +
-                                            " stages (" + stage_list() + ")");
+        detail::fail(path, stage_count() == 0 ? std::string("the scenario has no stages")
+                                              : "no stage " + index + ": the scenario has " +
+                                                    std::to_string(stage_count()) + " stages (" + stage_list() + ")");
       rest = path.substr(close + 2);
     } else if (const auto slash = path.find('/'); slash != std::string::npos) {
       const std::string name = path.substr(0, slash);
-      if (stage_count() == 0) fail(path, "the scenario has no stages (a stage's field is \"<stage name>/<field>\")");
+      if (stage_count() == 0)
+        detail::fail(path, "the scenario has no stages (a stage's field is \"<stage name>/<field>\")");
       std::vector<std::string> names;
       for (std::size_t j = 0; j < stage_count(); ++j) names.push_back(stage_name(j));
       const auto it = std::find(names.begin(), names.end(), name);
       if (it == names.end())
-        fail(path,
-             "no stage named \"" + name + "\" (stages: " + stage_list() + ")" + detail::did_you_mean(name, names));
+        detail::fail(
+            path, "no stage named \"" + name + "\" (stages: " + stage_list() + ")" + detail::did_you_mean(name, names));
       k = static_cast<std::size_t>(it - names.begin());
       rest = path.substr(slash + 1);
     } else {
@@ -379,11 +381,11 @@ class scenario {
     }
     if (rest == "transition_s" || rest == "name") return std::make_pair(k, rest);
     const field_spec* f = find_field(rest);
-    if (f == nullptr) fail(path, "no such scenario field" + detail::did_you_mean(rest, detail::all_paths()));
+    if (f == nullptr) detail::fail(path, "no such scenario field" + detail::did_you_mean(rest, detail::all_paths()));
     const std::string head = rest.substr(0, rest.find('.'));
     if (std::find(stage_blocks().begin(), stage_blocks().end(), head) == stage_blocks().end() ||
         f->id == field::cluster_platform)
-      fail(path, "is set per job, not per stage: give it at the top level");
+      detail::fail(path, "is set per job, not per stage: give it at the top level");
     return std::make_pair(k, rest);
   }
 
@@ -433,20 +435,20 @@ class scenario {
     if (!doc_.contains("stages")) return;
     const ordered_json& list = doc_["stages"];
     if (!list.is_array() || list.empty())
-      fail("stages", "must be a non-empty array of stage objects, got " + detail::describe_json(list));
+      detail::fail("stages", "must be a non-empty array of stage objects, got " + detail::describe_json(list));
     auto stages = std::make_shared<std::vector<stage_entry>>();
     for (std::size_t k = 0; k < list.size(); ++k) {
       const std::string at = "stages[" + std::to_string(k) + "]";
       const ordered_json& item = list[k];
-      if (!item.is_object()) fail(at, "must be an object (a stage), got " + detail::describe_json(item));
+      if (!item.is_object()) detail::fail(at, "must be an object (a stage), got " + detail::describe_json(item));
       if (!item.contains("name") || !item["name"].is_string() || item["name"].get<std::string>().empty())
-        fail(at + ".name", "required: a non-empty string naming the stage");
+        detail::fail(at + ".name", "required: a non-empty string naming the stage");
       const std::string name = item["name"].get<std::string>();
       if (name.find('/') != std::string::npos)
-        fail(at + ".name",
-             "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" + name + "\"");
+        detail::fail(at + ".name",
+                     "must not contain '/' (per-stage metrics are named \"<stage>/<metric>\"), got \"" + name + "\"");
       for (const auto& other : *stages)
-        if (other.name == name) fail(at + ".name", "must be unique, \"" + name + "\" names an earlier stage");
+        if (other.name == name) detail::fail(at + ".name", "must be unique, \"" + name + "\" names an earlier stage");
       ordered_json merged = doc_;
       merged.erase("stages");
       std::vector<bool> given(field_count, false);
@@ -456,24 +458,24 @@ class scenario {
         if (std::find(stage_blocks().begin(), stage_blocks().end(), head) == stage_blocks().end()) {
           const auto sections = detail::top_level_keys();
           if (std::find(sections.begin(), sections.end(), head) != sections.end())
-            fail(path, "is set per job, not per stage: give it at the top level");
-          fail(path, "unknown key" + detail::did_you_mean(head, stage_blocks()));
+            detail::fail(path, "is set per job, not per stage: give it at the top level");
+          detail::fail(path, "unknown key" + detail::did_you_mean(head, stage_blocks()));
         }
         if (head == "transition_s") {
-          if (k == 0) fail(path, "the first stage has no transition (the job's start comes once)");
+          if (k == 0) detail::fail(path, "the first stage has no transition (the job's start comes once)");
           merged[head] = value;
           given[index(field::transition_s)] = true;
           continue;
         }
-        if (!value.is_object()) fail(path, "must be an object of fields, got " + detail::describe_json(value));
+        if (!value.is_object()) detail::fail(path, "must be an object of fields, got " + detail::describe_json(value));
         if (head == "job" && value.contains("tokens") && value.contains("effective_steps") &&
             !value["tokens"].is_null() && !value["effective_steps"].is_null())
-          fail(path + ".tokens", "give either job.effective_steps or job.tokens, not both");
+          detail::fail(path + ".tokens", "give either job.effective_steps or job.tokens, not both");
         for (const auto& [key, field_value] : value.items()) {
           const field_spec* f = find_field(head + "." + key);
-          if (f == nullptr) fail(path + "." + key, "unknown key" + detail::suggest_field(head, key));
+          if (f == nullptr) detail::fail(path + "." + key, "unknown key" + detail::suggest_field(head, key));
           if (f->id == field::cluster_platform)
-            fail(path + "." + key, "is set per job, not per stage: give it at the top level");
+            detail::fail(path + "." + key, "is set per job, not per stage: give it at the top level");
           if (!merged.contains(head) || !merged[head].is_object()) merged[head] = ordered_json::object();
           // A stage giving its steps as tokens (or the reverse) replaces the top level's.
           if (f->id == field::job_tokens) merged[head].erase("effective_steps");
@@ -497,28 +499,29 @@ class scenario {
   // A field read as the kind it is; reading an integer field as a flag is a programming
   // error in the caller, reported with the path rather than as undefined behaviour.
   static field checked(field f, field_kind kind) {
-    if (spec(f).kind != kind) fail(path_of(f), "is not a field of this kind");
+    if (spec(f).kind != kind) detail::fail(path_of(f), "is not a field of this kind");
     return f;
   }
   template <class T> static const T* present(const std::vector<std::optional<T>>& values, field f) {
     const auto& v = values[index(f)];
-    if (!v) fail(path_of(f), "not given and has no default");
+    if (!v) detail::fail(path_of(f), "not given and has no default");
     return &*v;
   }
 
   void load() {
-    if (!doc_.is_object()) fail("scenario", "must be a JSON object, got " + detail::describe_json(doc_));
+    if (!doc_.is_object()) detail::fail("scenario", "must be a JSON object, got " + detail::describe_json(doc_));
     if (!doc_.contains("schema"))
-      fail("schema", std::string("required: \"") + scenario_schema_v1 + "\" (the scenario format and its version)");
+      detail::fail("schema",
+                   std::string("required: \"") + scenario_schema_v1 + "\" (the scenario format and its version)");
     if (!doc_["schema"].is_string() || doc_["schema"].get<std::string>() != scenario_schema_v1)
-      fail("schema",
-           std::string("must be \"") + scenario_schema_v1 + "\", got " + detail::describe_json(doc_["schema"]));
+      detail::fail("schema",
+                   std::string("must be \"") + scenario_schema_v1 + "\", got " + detail::describe_json(doc_["schema"]));
 
     const auto sections = detail::top_level_keys();
     for (const auto& [head, value] : doc_.items()) {
       if (head == "schema" || head == "stages") continue;  // stages: load_stages()
       if (std::find(sections.begin(), sections.end(), head) == sections.end())
-        fail(head, "unknown key" + detail::did_you_mean(head, sections));
+        detail::fail(head, "unknown key" + detail::did_you_mean(head, sections));
       if (const field_spec* field = find_field(head)) {  // top-level fields: name, description
         load_field(*field, value);
         continue;
@@ -527,14 +530,14 @@ class scenario {
     }
     for (const auto& field : scenario_fields()) {
       if (given_[field.index()]) continue;
-      if (field.required) fail(field.path, "required (" + field.doc + ")");
+      if (field.required) detail::fail(field.path, "required (" + field.doc + ")");
       if (!field.default_value.empty()) load_value(field, ordered_json::parse(field.default_value));
     }
   }
 
   // The fields of a section, and of its sub-sections (card.owners).
   void load_section(const std::string& section, const ordered_json& value) {
-    if (!value.is_object()) fail(section, "must be an object of fields, got " + detail::describe_json(value));
+    if (!value.is_object()) detail::fail(section, "must be an object of fields, got " + detail::describe_json(value));
     for (const auto& [key, item] : value.items()) {
       const std::string path = section + "." + key;
       if (const field_spec* field = find_field(path)) {
@@ -542,7 +545,7 @@ class scenario {
       } else if (!detail::section_keys(path).empty()) {
         load_section(path, item);
       } else {
-        fail(path, "unknown key" + detail::suggest_field(section, key));
+        detail::fail(path, "unknown key" + detail::suggest_field(section, key));
       }
     }
   }
@@ -563,34 +566,35 @@ class scenario {
         break;
       }
       case field_kind::boolean:
-        if (!value.is_boolean()) fail(path, "must be true or false, got " + detail::describe_json(value));
+        if (!value.is_boolean()) detail::fail(path, "must be true or false, got " + detail::describe_json(value));
         flags_[field.index()] = value.get<bool>();
         break;
       case field_kind::integer: {
-        if (!value.is_number()) fail(path, "must be a whole number, got " + detail::describe_json(value));
+        if (!value.is_number()) detail::fail(path, "must be a whole number, got " + detail::describe_json(value));
         const auto [lo, hi] = integer_bounds(field.rule);
         integers_[field.index()] = detail::whole_number(path, value.get<double>(), lo, hi);
         break;
       }
       case field_kind::number: {
-        if (!value.is_number()) fail(path, "must be a number, got " + detail::describe_json(value));
+        if (!value.is_number()) detail::fail(path, "must be a number, got " + detail::describe_json(value));
         const double x = value.get<double>();
         if (!std::isfinite(x) || !detail::in_range(field.rule, x, x) || (field.rule == field_rule::positive && x == 0))
-          fail(path, "must be " + detail::rule_text(field.rule) + ", got " + format_number(x));
+          detail::fail(path, "must be " + detail::rule_text(field.rule) + ", got " + detail::format_number(x));
         numbers_[field.index()] = x;
         break;
       }
       case field_kind::text:
-        if (!value.is_string()) fail(path, "must be a string, got " + detail::describe_json(value));
+        if (!value.is_string()) detail::fail(path, "must be a string, got " + detail::describe_json(value));
         texts_[field.index()] = value.get<std::string>();
         break;
       case field_kind::choice: {
-        if (!value.is_string()) fail(path, "must be a string, got " + detail::describe_json(value));
+        if (!value.is_string()) detail::fail(path, "must be a string, got " + detail::describe_json(value));
         const auto text = value.get<std::string>();
         if (std::find(field.choices.begin(), field.choices.end(), text) == field.choices.end()) {
           std::string list;
           for (const auto& c : field.choices) list += (list.empty() ? "" : ", ") + c;
-          fail(path, "must be one of " + list + ", got \"" + text + "\"" + detail::did_you_mean(text, field.choices));
+          detail::fail(path,
+                       "must be one of " + list + ", got \"" + text + "\"" + detail::did_you_mean(text, field.choices));
         }
         texts_[field.index()] = text;
         break;
@@ -606,23 +610,24 @@ class scenario {
     profile_ = platform_profile::from_json(it->second, "profile " + name);
   }
 
-  [[noreturn]] void need(field f, const std::string& why) const { fail(path_of(f), "required " + why); }
+  [[noreturn]] void need(field f, const std::string& why) const { detail::fail(path_of(f), "required " + why); }
 
   // Rules that involve several fields: what each throughput mode needs, the batch and chip
   // arithmetic of the parallel layout, and that the layout fits in device memory.
   void check_consistency() const {
     check_purchase();
     if (!has(field::job_effective_steps) && !has(field::job_tokens))
-      fail(path_of(field::job_effective_steps), "required (optimizer steps to the quality bar), or give job.tokens");
+      detail::fail(path_of(field::job_effective_steps),
+                   "required (optimizer steps to the quality bar), or give job.tokens");
     if (has(field::job_effective_steps) && has(field::job_tokens))
-      fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
+      detail::fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
     const std::string& m = mode();
     if (m == "measured") {
       if (!has(field::throughput_step_time_s))
         need(field::throughput_step_time_s, "when throughput.mode is measured (seconds per effective step)");
     } else if (has(field::throughput_step_time_s)) {
-      fail(path_of(field::throughput_step_time_s),
-           "is not used when throughput.mode is " + m + "; remove it or use mode measured");
+      detail::fail(path_of(field::throughput_step_time_s),
+                   "is not used when throughput.mode is " + m + "; remove it or use mode measured");
     }
     const bool derived = m != "measured";
     if (derived || has(field::job_tokens)) {
@@ -647,21 +652,22 @@ class scenario {
         const std::string hint = !prefixed.empty()
                                      ? " (did you mean " + prefixed + "?)"
                                      : detail::did_you_mean(text(field::cluster_platform), profile_names());
-        fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) + "\"" +
-                                                   hint +
-                                                   (known.empty() ? " (no hardware profiles were given: pass "
-                                                                    "shipped_profiles() or load_profiles(dir))"
-                                                                  : " (known: " + known + ")"));
+        detail::fail(path_of(field::cluster_platform), "no hardware profile named \"" + text(field::cluster_platform) +
+                                                           "\"" + hint +
+                                                           (known.empty() ? " (no hardware profiles were given: pass "
+                                                                            "shipped_profiles() or load_profiles(dir))"
+                                                                          : " (known: " + known + ")"));
       }
       if (!profile_->peak_tflops_per_chip.count(text(field::throughput_precision)))
-        fail(path_of(field::throughput_precision),
-             "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
+        detail::fail(path_of(field::throughput_precision),
+                     "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
     }
     if (m == "flops") {
       const bool achieved = has(field::throughput_achieved_tflops_per_chip),
                  mfu = has(field::throughput_model_flops_utilization);
       if (achieved == mfu)
-        fail("throughput", "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
+        detail::fail("throughput",
+                     "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
     } else if (!has(field::throughput_compute_efficiency)) {
       need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m);
     }
@@ -705,13 +711,13 @@ class scenario {
     for (const field f : {field::prices_block_hours, field::prices_block_usd, field::prices_block_lead_s,
                           field::prices_block_end_margin_h})
       if (!block && has(f))
-        fail(path_of(f), "is used only when prices.purchase is capacity_block (it is " + purchase +
-                             "); remove it or set prices.purchase");
+        detail::fail(path_of(f), "is used only when prices.purchase is capacity_block (it is " + purchase +
+                                     "); remove it or set prices.purchase");
     for (const field f : {field::prices_spot_node_hour_usd, field::spot_interruptions_per_node_h, field::spot_notice_s,
                           field::spot_reacquire_s})
       if (!spot && has(f))
-        fail(path_of(f),
-             "is used only when prices.purchase is spot (it is " + purchase + "); remove it or set prices.purchase");
+        detail::fail(path_of(f), "is used only when prices.purchase is spot (it is " + purchase +
+                                     "); remove it or set prices.purchase");
     if (spot && !has(field::spot_interruptions_per_node_h))
       need(field::spot_interruptions_per_node_h, "when prices.purchase is spot (interruptions per node-hour)");
     if (!block) return;
@@ -719,17 +725,17 @@ class scenario {
       need(field::prices_block_hours, "when prices.purchase is capacity_block (the block's length in whole hours)");
     const long long hours = integer(field::prices_block_hours), days = hours / 24;
     if (hours % 24 != 0 || days > 182 || (days > 14 && days % 7 != 0))
-      fail(path_of(field::prices_block_hours),
-           "must be a capacity-block length that AWS offers: 1 to 14 days in whole days (24, 48, ..., 336 h), "
-           "then 7-day steps up to 182 days (504, 672, ..., 4368 h); got " +
-               std::to_string(hours) + " h");
+      detail::fail(path_of(field::prices_block_hours),
+                   "must be a capacity-block length that AWS offers: 1 to 14 days in whole days (24, 48, ..., 336 h), "
+                   "then 7-day steps up to 182 days (504, 672, ..., 4368 h); got " +
+                       std::to_string(hours) + " h");
     if (!has(field::prices_block_usd))
       need(field::prices_block_usd, "when prices.purchase is capacity_block (the upfront fee for the block, USD)");
     const quantity& margin = q(field::prices_block_end_margin_h);
     if (!margin.is_unknown() && margin.support().second >= static_cast<double>(hours))
-      fail(path_of(field::prices_block_end_margin_h),
-           "must be less than prices.block_hours (" + std::to_string(hours) +
-               " h): the usable window is the block's length less this margin");
+      detail::fail(path_of(field::prices_block_end_margin_h),
+                   "must be less than prices.block_hours (" + std::to_string(hours) +
+                       " h): the usable window is the block's length less this margin");
   }
 
   // A layout that cannot fit in a device's memory is an error that says by how much.
@@ -737,18 +743,19 @@ class scenario {
     const transformer_shape m = shape();
     const parallel_layout p = layout();
     if (std::fmod(m.layers, p.pp) != 0)
-      fail(path_of(field::parallelism_pp),
-           "must divide model.layers = " + format_number(m.layers) + ", got " + format_number(p.pp));
+      detail::fail(path_of(field::parallelism_pp), "must divide model.layers = " + detail::format_number(m.layers) +
+                                                       ", got " + detail::format_number(p.pp));
     const device_memory mem = memory_per_device(m, kind(), p);
     const double capacity = profile_->figure("hbm_gib_per_chip").ppf(0.5) * 1073741824.0;
     if (mem.total() > capacity) {
-      const auto gib = [](double bytes) { return format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
-      fail("parallelism",
-           "this layout needs " + gib(mem.total()) + " GiB per chip (weights " + gib(mem.weights_bytes) +
-               ", gradients " + gib(mem.gradients_bytes) + ", optimizer " + gib(mem.optimizer_bytes) +
-               ", activations " + gib(mem.activations_bytes) + ") but " + profile_->name + " has " + gib(capacity) +
-               " GiB: " + gib(mem.total() - capacity) +
-               " GiB over; raise tp or pp, use a higher zero_stage, recompute activations, or a smaller micro_batch");
+      const auto gib = [](double bytes) { return detail::format_number(std::round(bytes / 1073741824.0 * 10) / 10); };
+      detail::fail(
+          "parallelism",
+          "this layout needs " + gib(mem.total()) + " GiB per chip (weights " + gib(mem.weights_bytes) +
+              ", gradients " + gib(mem.gradients_bytes) + ", optimizer " + gib(mem.optimizer_bytes) + ", activations " +
+              gib(mem.activations_bytes) + ") but " + profile_->name + " has " + gib(capacity) +
+              " GiB: " + gib(mem.total() - capacity) +
+              " GiB over; raise tp or pp, use a higher zero_stage, recompute activations, or a smaller micro_batch");
     }
   }
 
@@ -756,27 +763,27 @@ class scenario {
   void check_context_parallel() const {
     const long long cp = integer(field::parallelism_cp);
     if (cp > 1 && has_integer(field::model_sequence_length) && integer(field::model_sequence_length) % cp != 0)
-      fail(path_of(field::parallelism_cp),
-           "must divide model.sequence_length = " + std::to_string(integer(field::model_sequence_length)) + ", got " +
-               std::to_string(cp));
+      detail::fail(path_of(field::parallelism_cp),
+                   "must divide model.sequence_length = " + std::to_string(integer(field::model_sequence_length)) +
+                       ", got " + std::to_string(cp));
     if (has_integer(field::reference_cp) && has_integer(field::reference_sequence_length) &&
         integer(field::reference_sequence_length) % integer(field::reference_cp) != 0)
-      fail(path_of(field::reference_cp),
-           "must divide reference.sequence_length = " + std::to_string(integer(field::reference_sequence_length)) +
-               ", got " + std::to_string(integer(field::reference_cp)));
+      detail::fail(path_of(field::reference_cp), "must divide reference.sequence_length = " +
+                                                     std::to_string(integer(field::reference_sequence_length)) +
+                                                     ", got " + std::to_string(integer(field::reference_cp)));
   }
 
   void check_layout(const std::string& where, long long nodes, long long tp, long long pp, long long dp,
                     long long micro, long long global, long long cp = 1) const {
     if (global % (dp * micro) != 0)
-      fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) +
-                                        ", got " + std::to_string(global));
+      detail::fail(where + ".global_batch", "must be a multiple of dp x micro_batch = " + std::to_string(dp * micro) +
+                                                ", got " + std::to_string(global));
     if (profile_) {
       const long long chips = nodes * profile_->chips_per_node;
       if (tp * cp * pp * dp != chips)
-        fail(where, std::string(cp > 1 ? "tp x cp x pp x dp = " : "tp x pp x dp = ") +
-                        std::to_string(tp * cp * pp * dp) + " must equal the chips of " + std::to_string(nodes) +
-                        " x " + profile_->name + " = " + std::to_string(chips));
+        detail::fail(where, std::string(cp > 1 ? "tp x cp x pp x dp = " : "tp x pp x dp = ") +
+                                std::to_string(tp * cp * pp * dp) + " must equal the chips of " +
+                                std::to_string(nodes) + " x " + profile_->name + " = " + std::to_string(chips));
     }
   }
 

@@ -94,7 +94,7 @@ struct checkpoint_interval_result {
   double value_at(long long every_steps) const {
     const auto it = std::lower_bound(candidates.begin(), candidates.end(), every_steps);
     if (it == candidates.end() || *it != every_steps)
-      fail("every_steps", "was not swept, got " + std::to_string(every_steps));
+      trnmodel::detail::fail("every_steps", "was not swept, got " + std::to_string(every_steps));
     return values[static_cast<std::size_t>(it - candidates.begin())];
   }
   /// The best candidate's interval in compute seconds (best_steps × step_s).
@@ -112,15 +112,16 @@ struct checkpoint_interval_result {
 inline checkpoint_interval_result checkpoint_interval(const scenario& s, const run_options& options,
                                                       const checkpoint_interval_options& search = {}) {
   if (s.find(field::failures_node_mtbf_h) == nullptr)
-    fail("failures.node_mtbf_h", "checkpoint_interval needs a failure model (it is absent)");
+    trnmodel::detail::fail("failures.node_mtbf_h", "checkpoint_interval needs a failure model (it is absent)");
   double summary_p = -1;  // the sweep streams its quantiles: only a summary column is exact
   if (!search.stat.is_mean()) {
     for (const double p : summary_probabilities())
       if (std::abs(search.stat.probability - p) < 5e-7) summary_p = p;
     if (summary_p < 0)
-      fail("statistic", "checkpoint_interval supports mean, p10, p50, p80, p90 and p99, got " + search.stat.name());
+      trnmodel::detail::fail(
+          "statistic", "checkpoint_interval supports mean, p10, p50, p80, p90 and p99, got " + search.stat.name());
   }
-  if (search.pilot_samples == 0) fail("pilot_samples", "must be ≥ 1, got 0");
+  if (search.pilot_samples == 0) trnmodel::detail::fail("pilot_samples", "must be ≥ 1, got 0");
 
   const double nodes = static_cast<double>(s.integer(field::cluster_nodes));
   const double checkpoint_s = trnmodel::detail::mean_or(s, field::checkpoint_save_s, 0.0) +

@@ -105,9 +105,11 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
                                     double hi = std::numeric_limits<double>::quiet_NaN()) {
   const field_spec* field = find_field(path);
   if (field == nullptr)
-    fail(path, "no such scenario field" + trnmodel::detail::did_you_mean(path, trnmodel::detail::all_paths()));
+    trnmodel::detail::fail(
+        path, "no such scenario field" + trnmodel::detail::did_you_mean(path, trnmodel::detail::all_paths()));
   if (field->kind != field_kind::quantity)
-    fail("path", "\"" + path + "\" is not a scenario quantity (break-even varies one uncertain input)");
+    trnmodel::detail::fail("path",
+                           "\"" + path + "\" is not a scenario quantity (break-even varies one uncertain input)");
   const lifecycle_model fixed_model(fixed);
   require_known_for(fixed_model, m);
   break_even_result result{std::numeric_limits<double>::quiet_NaN(), metric_statistic(fixed_model, m, stat, options),
@@ -121,15 +123,19 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
   const bool given = !std::isnan(lo) || !std::isnan(hi);
   double g_lo = 0, g_hi = 0;
   if (given) {
-    check_finite("lo", lo);
-    check_finite("hi", hi);
-    if (!(lo < hi)) fail("lo", "must be below hi, got lo=" + format_number(lo) + ", hi=" + format_number(hi));
+    trnmodel::detail::check_finite("lo", lo);
+    trnmodel::detail::check_finite("hi", hi);
+    if (!(lo < hi))
+      trnmodel::detail::fail("lo", "must be below hi, got lo=" + trnmodel::detail::format_number(lo) +
+                                       ", hi=" + trnmodel::detail::format_number(hi));
     g_lo = gap(lo);
     g_hi = gap(hi);
     if (g_lo * g_hi > 0)
-      fail("bracket", "[" + format_number(lo) + ", " + format_number(hi) + "] does not bracket the break-even of " +
-                          path + ": the difference of the " + stat.name() + " is " + format_number(g_lo) + " and " +
-                          format_number(g_hi) + " at its ends");
+      trnmodel::detail::fail(
+          "bracket", "[" + trnmodel::detail::format_number(lo) + ", " + trnmodel::detail::format_number(hi) +
+                         "] does not bracket the break-even of " + path + ": the difference of the " + stat.name() +
+                         " is " + trnmodel::detail::format_number(g_lo) + " and " +
+                         trnmodel::detail::format_number(g_hi) + " at its ends");
   } else {
     const quantity* q = varied.find(path);
     const double start = q != nullptr && !q->is_unknown() && q->ppf(0.5) > 0 ? q->ppf(0.5) : 1.0;
@@ -139,9 +145,11 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     g_hi = gap(hi);
     for (int widen = 0; g_lo * g_hi > 0; ++widen) {
       if (widen == 40)
-        fail(path, "no break-even between " + format_number(lo) + " and " + format_number(hi) + ": the " + stat.name() +
-                       " of " + metric_names()[m] + " stays " + (g_lo > 0 ? "above" : "below") +
-                       " the other scenario's (" + format_number(result.target) + ") over that range");
+        trnmodel::detail::fail(path, "no break-even between " + trnmodel::detail::format_number(lo) + " and " +
+                                         trnmodel::detail::format_number(hi) + ": the " + stat.name() + " of " +
+                                         metric_names()[m] + " stays " + (g_lo > 0 ? "above" : "below") +
+                                         " the other scenario's (" + trnmodel::detail::format_number(result.target) +
+                                         ") over that range");
       lo /= 4;
       hi *= 4;
       g_lo = gap(lo);

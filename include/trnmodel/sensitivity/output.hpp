@@ -45,7 +45,7 @@ inline output_column output_named(const lifecycle_model& model, const std::strin
   } else if (name.find('/') != std::string::npos) {
     all += "; \"<stage>/<metric>\" outputs need a scenario with stages";
   }
-  fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
+  trnmodel::detail::fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
 }  // namespace trnmodel::sensitivity

@@ -76,7 +76,9 @@ struct layout_candidate {
       case metric::run_cost_usd: return run_cost_usd;
       case metric::step_time_s: return step_time_s;
       case metric::wall_h: return wall_h;
-      default: fail("rank_by", "must be run_cost_usd, step_time_s or wall_h, got " + std::string(metric_names()[m]));
+      default:
+        trnmodel::detail::fail("rank_by",
+                               "must be run_cost_usd, step_time_s or wall_h, got " + std::string(metric_names()[m]));
     }
   }
 };
@@ -124,8 +126,9 @@ inline std::vector<long long> context_parallel_degrees(long long sequence_length
 inline std::vector<layout_dimension> default_layout_dimensions(const scenario& s, long long max_tp = 0,
                                                                long long max_cp = 0) {
   const platform_profile* p = s.profile();
-  if (p == nullptr) fail("cluster.platform", "the search needs a hardware profile");
-  if (!s.has_integer(field::model_layers)) fail("model.layers", "the search needs the number of layers");
+  if (p == nullptr) trnmodel::detail::fail("cluster.platform", "the search needs a hardware profile");
+  if (!s.has_integer(field::model_layers))
+    trnmodel::detail::fail("model.layers", "the search needs the number of layers");
   layout_dimension tp{"tp", "parallelism.tp", {}};
   for (const long long d : trnmodel::detail::divisors(p->chips_per_domain()))
     if (max_tp <= 0 || d <= max_tp) tp.values.push_back(d);
@@ -147,21 +150,22 @@ inline std::vector<layout_dimension> default_layout_dimensions(const scenario& s
 inline parallelism_search_result search_parallelism(const scenario& s, const run_options& options,
                                                     const parallelism_search_options& search = {}) {
   if (s.mode() == "measured")
-    fail("throughput.mode",
-         "the search needs a step time derived from the platform (flops, analytic or extrapolated), got measured");
+    trnmodel::detail::fail(
+        "throughput.mode",
+        "the search needs a step time derived from the platform (flops, analytic or extrapolated), got measured");
   parallelism_search_result result;
   result.rank_by = search.rank_by;
   layout_candidate{}.median(search.rank_by);  // checks rank_by before any work
   const platform_profile* p = s.profile();
-  if (p == nullptr) fail("cluster.platform", "the search needs a hardware profile");
+  if (p == nullptr) trnmodel::detail::fail("cluster.platform", "the search needs a hardware profile");
   for (const long long mb : search.micro_batches)
-    if (mb < 1) fail("micro_batches", "must be ≥ 1, got " + std::to_string(mb));
+    if (mb < 1) trnmodel::detail::fail("micro_batches", "must be ≥ 1, got " + std::to_string(mb));
   const auto dimensions =
       search.dimensions.empty() ? default_layout_dimensions(s, search.max_tp, search.max_cp) : search.dimensions;
   for (const auto& d : dimensions) {
-    if (d.values.empty()) fail("dimensions[" + d.name + "]", "must try at least one value");
+    if (d.values.empty()) trnmodel::detail::fail("dimensions[" + d.name + "]", "must try at least one value");
     for (const long long v : d.values)
-      if (v < 1) fail("dimensions[" + d.name + "]", "values must be ≥ 1, got " + std::to_string(v));
+      if (v < 1) trnmodel::detail::fail("dimensions[" + d.name + "]", "values must be ≥ 1, got " + std::to_string(v));
     result.dimension_names.push_back(d.name);
   }
   const long long chips = s.integer(field::cluster_nodes) * p->chips_per_node;

@@ -48,9 +48,11 @@ inline rank_correlations rank_correlate(const Eigen::Ref<const Eigen::ArrayXXd>&
                                         const Eigen::Ref<const Eigen::ArrayXd>& y) {
   const Eigen::Index n = y.size(), k = x.cols();
   if (x.rows() != n)
-    fail("x", "needs one row per output value, got " + std::to_string(x.rows()) + " rows for " + std::to_string(n));
-  if (n < 3) fail("samples", "rank correlations need at least 3 samples, got " + std::to_string(n));
-  if (!y.isFinite().all()) fail("output", "has non-finite values; rank correlations need a finite output");
+    trnmodel::detail::fail(
+        "x", "needs one row per output value, got " + std::to_string(x.rows()) + " rows for " + std::to_string(n));
+  if (n < 3) trnmodel::detail::fail("samples", "rank correlations need at least 3 samples, got " + std::to_string(n));
+  if (!y.isFinite().all())
+    trnmodel::detail::fail("output", "has non-finite values; rank correlations need a finite output");
   // Standardised ranks: columns of z, the output last.
   Eigen::MatrixXd z(n, k + 1);
   std::vector<bool> varies(static_cast<std::size_t>(k + 1));

@@ -173,7 +173,7 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
   if (no_variance)
     r.note = "the output is constant over the design: it has no variance to apportion";
   else if (sum_first > 1)
-    r.note = "first-order indices sum to " + format_number(sum_first) + " > 1: estimation noise";
+    r.note = "first-order indices sum to " + trnmodel::detail::format_number(sum_first) + " > 1: estimation noise";
   return r;
 }
 
@@ -181,13 +181,15 @@ inline sobol_result finish(std::vector<std::string> factors, const std::vector<f
 
 /// input_error unless the options are usable (base samples, confidence).
 inline void check_sobol_options(const sobol_options& options) {
-  if (options.run.samples < 2) fail("base_samples", "must be ≥ 2, got " + std::to_string(options.run.samples));
+  if (options.run.samples < 2)
+    trnmodel::detail::fail("base_samples", "must be ≥ 2, got " + std::to_string(options.run.samples));
   if (options.run.samples > (std::uint64_t{1} << 62))
-    fail("base_samples",
-         "must be ≤ 2^62 (two sample indices per base index), got " + std::to_string(options.run.samples));
+    trnmodel::detail::fail("base_samples", "must be ≤ 2^62 (two sample indices per base index), got " +
+                                               std::to_string(options.run.samples));
   if (!(options.confidence > 0 && options.confidence < 1))
-    fail("confidence", "must be in (0, 1), got " + format_number(options.confidence));
-  check_run_options(options.run);
+    trnmodel::detail::fail("confidence",
+                           "must be in (0, 1), got " + trnmodel::detail::format_number(options.confidence));
+  trnmodel::detail::check_run_options(options.run);
 }
 
 /// Sobol indices of a model given as an evaluator
@@ -199,10 +201,11 @@ inline void check_sobol_options(const sobol_options& options) {
 template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors,
                                               const sobol_options& options, const std::string& output_name = "output") {
   check_sobol_options(options);
-  if (factors.empty()) fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
+  if (factors.empty())
+    trnmodel::detail::fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
   const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);
   const run_options run = with_block_size(options.run);
-  const block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
+  const trnmodel::detail::block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
   const auto evaluate_block = [&](std::uint64_t b) {
     Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid.size(b)), kinds);
     evaluate(run.seed, grid.first_sample(b), y.rows(), y);
@@ -225,8 +228,9 @@ template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::ve
   if (run.progress) run.progress(grid.samples_before(1), run.samples);
 
   // The other blocks in waves; progress counts from block 0, which is done.
-  std::vector<detail::block_statistics> partial(static_cast<std::size_t>(blocks_per_wave(threads_for(run.threads))));
-  for_each_wave(
+  std::vector<detail::block_statistics> partial(
+      static_cast<std::size_t>(trnmodel::detail::blocks_per_wave(trnmodel::detail::threads_for(run.threads))));
+  trnmodel::detail::for_each_wave(
       grid, 1, grid.blocks(), trnmodel::detail::hooks_of(run),
       [&](std::uint64_t b, std::size_t slot) { partial[slot] = detail::summarise_block(evaluate_block(b), shift); },
       [&](std::uint64_t wave_first, std::uint64_t wave_last) {
@@ -234,9 +238,10 @@ template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::ve
       },
       0);
   if (non_finite > 0)
-    fail(output_name, "the model returned " + std::to_string(non_finite) + " non-finite values (NaN or infinity) in " +
-                          std::to_string(run.samples * static_cast<std::uint64_t>(kinds)) +
-                          " evaluations; Sobol indices need a finite output everywhere");
+    trnmodel::detail::fail(output_name, "the model returned " + std::to_string(non_finite) +
+                                            " non-finite values (NaN or infinity) in " +
+                                            std::to_string(run.samples * static_cast<std::uint64_t>(kinds)) +
+                                            " evaluations; Sobol indices need a finite output everywhere");
   return detail::finish(std::move(factors), totals, shift, options);
 }
 

@@ -99,7 +99,7 @@ inline metric::id metric_named(const std::string& name, const std::string& param
     if (metric_names()[m] == name) return static_cast<metric::id>(m);
   std::string all;
   for (std::size_t m = 0; m < metric::count; ++m) all += (m ? ", " : "") + std::string(metric_names()[m]);
-  fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
+  trnmodel::detail::fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
 /// Sobol indices of `output` (a metric, or a stage's "<stage>/<metric>", output.hpp) over the

@@ -23,11 +23,13 @@ struct statistic {
 
   static statistic mean() { return {}; }
   static statistic quantile(double p) {
-    if (!(p >= 0 && p <= 1)) fail("statistic", "a quantile's probability must be in [0, 1], got " + format_number(p));
+    if (!(p >= 0 && p <= 1))
+      trnmodel::detail::fail("statistic",
+                             "a quantile's probability must be in [0, 1], got " + trnmodel::detail::format_number(p));
     return {p};
   }
   bool is_mean() const { return probability < 0; }
-  std::string name() const { return is_mean() ? "mean" : "quantile " + format_number(probability); }
+  std::string name() const { return is_mean() ? "mean" : "quantile " + trnmodel::detail::format_number(probability); }
   // Needs kept samples for a quantile to be exact (else the histogram's, within its accuracy).
   double of(const run_result& r, std::size_t output = 0) const {
     return is_mean() ? r.stats(output).mean : r.quantiles(output, {probability}).front();

@@ -37,10 +37,11 @@ struct sweep_point {
 inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep_axis>& grid,
                                       const run_options& options, bool allow_unknown = false) {
   if (grid.empty() || grid.size() > 2)
-    fail("grid", "must map one or two dotted paths to lists of values, got " + std::to_string(grid.size()) + " paths");
+    trnmodel::detail::fail(
+        "grid", "must map one or two dotted paths to lists of values, got " + std::to_string(grid.size()) + " paths");
   std::size_t points = 1;
   for (const auto& axis : grid) {
-    if (axis.values.empty()) fail("grid[" + axis.path + "]", "must be a non-empty list of values");
+    if (axis.values.empty()) trnmodel::detail::fail("grid[" + axis.path + "]", "must be a non-empty list of values");
     points *= axis.values.size();
   }
   std::vector<sweep_point> out;

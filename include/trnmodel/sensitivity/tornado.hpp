@@ -36,11 +36,11 @@ struct tornado_result {
 /// (output.hpp).
 inline tornado_result tornado(const scenario& s, const std::string& output_name, statistic stat,
                               const run_options& options, double low_probability = 0.1, double high_probability = 0.9) {
-  check_probability("low", low_probability);
-  check_probability("high", high_probability);
+  trnmodel::detail::check_probability("low", low_probability);
+  trnmodel::detail::check_probability("high", high_probability);
   if (!(low_probability < high_probability))
-    fail("low",
-         "must be below high, got low=" + format_number(low_probability) + ", high=" + format_number(high_probability));
+    trnmodel::detail::fail("low", "must be below high, got low=" + trnmodel::detail::format_number(low_probability) +
+                                      ", high=" + trnmodel::detail::format_number(high_probability));
   const lifecycle_model model(s);
   const output_column output = output_named(model, output_name);
   require_known_for(model, output.metric);

@@ -76,8 +76,8 @@ inline checked_link check_link(const char* prefix, double latency_s, double band
   const bool valid =
       latency_s >= 0 && std::isfinite(latency_s) && bandwidth_bytes_per_s > 0 && std::isfinite(bandwidth_bytes_per_s);
   if (!valid) {
-    check_nonnegative(std::string(prefix) + "latency_s", latency_s);
-    check_positive(std::string(prefix) + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
+    trnmodel::detail::check_nonnegative(std::string(prefix) + "latency_s", latency_s);
+    trnmodel::detail::check_positive(std::string(prefix) + "bandwidth_bytes_per_s", bandwidth_bytes_per_s);
   }
   return checked_link(latency_s, bandwidth_bytes_per_s);
 }
@@ -89,8 +89,9 @@ inline checked_link check_link(const char* prefix, double latency_s, double band
 inline checked_link check_link(const char* prefix, const link_level& level) {
   check_link(prefix, level.latency_s, level.bandwidth_bytes_per_s);
   if (!(level.efficiency > 0 && level.efficiency <= 1)) {
-    check_finite(std::string(prefix) + "efficiency", level.efficiency);
-    fail(std::string(prefix) + "efficiency", "must be in (0, 1], got " + format_number(level.efficiency));
+    trnmodel::detail::check_finite(std::string(prefix) + "efficiency", level.efficiency);
+    trnmodel::detail::fail(std::string(prefix) + "efficiency",
+                           "must be in (0, 1], got " + trnmodel::detail::format_number(level.efficiency));
   }
   return checked_link(level.latency_s, level.bandwidth_bytes_per_s * level.efficiency);
 }
@@ -106,12 +107,12 @@ namespace detail {
 // through unchanged; a fractional count is an input error, not something to round.
 inline void check_ranks(const char* path, double ranks) {
   if (ranks >= 1 && ranks == std::floor(ranks) && std::isfinite(ranks)) return;  // no message to build
-  check_finite(path, ranks);
-  fail(path, "must be a whole number ≥ 1, got " + format_number(ranks));
+  trnmodel::detail::check_finite(path, ranks);
+  trnmodel::detail::fail(path, "must be a whole number ≥ 1, got " + trnmodel::detail::format_number(ranks));
 }
 
 inline void check_bytes(double bytes) {
-  if (!(bytes >= 0 && std::isfinite(bytes))) check_nonnegative("bytes", bytes);
+  if (!(bytes >= 0 && std::isfinite(bytes))) trnmodel::detail::check_nonnegative("bytes", bytes);
 }
 
 // The front doors' checks, in the order their messages have always come: plain numbers are
@@ -328,13 +329,13 @@ inline double busbw_factor(collective_kind kind, double ranks) {
     case collective_kind::reduce:
     case collective_kind::send_recv: return 1;
   }
-  fail("kind", "unknown collective_kind");
+  trnmodel::detail::fail("kind", "unknown collective_kind");
 }
 
 /// Algorithm bandwidth [NCCLT]: algbw = n / t.
 inline double algbw_bytes_per_s(double bytes, double time_s) {
-  check_nonnegative("bytes", bytes);
-  check_positive("time_s", time_s);
+  trnmodel::detail::check_nonnegative("bytes", bytes);
+  trnmodel::detail::check_positive("time_s", time_s);
   return bytes / time_s;
 }
 
@@ -351,8 +352,8 @@ inline double busbw_bytes_per_s(collective_kind kind, double ranks, double bytes
 /// 527): t = 2^30 · 1.75 / 230.8e9 ≈ 8.14 ms. 0 for one rank (factor 0).
 inline double time_from_busbw_s(collective_kind kind, double ranks, double bytes, double bus_bandwidth_bytes_per_s) {
   const double factor = busbw_factor(kind, ranks);
-  check_nonnegative("bytes", bytes);
-  check_positive("bus_bandwidth_bytes_per_s", bus_bandwidth_bytes_per_s);
+  trnmodel::detail::check_nonnegative("bytes", bytes);
+  trnmodel::detail::check_positive("bus_bandwidth_bytes_per_s", bus_bandwidth_bytes_per_s);
   return bytes * factor / bus_bandwidth_bytes_per_s;
 }
 

@@ -32,7 +32,7 @@ enum class recompute_kind { none, selective, full };
 inline recompute_kind parse_recompute(const std::string& path, const std::string& text) {
   if (text == "full") return recompute_kind::full;
   if (text == "selective") return recompute_kind::selective;
-  if (text != "none") fail(path, "must be one of none, selective, full, got \"" + text + "\"");
+  if (text != "none") detail::fail(path, "must be one of none, selective, full, got \"" + text + "\"");
   return recompute_kind::none;
 }
 

@@ -32,14 +32,14 @@ struct platform_profile {
     if (it == figures.end()) {
       std::string known;
       for (const auto& [k, q] : figures) known += (known.empty() ? "" : ", ") + k;
-      fail("profile " + name + "." + key, "no such figure (figures: " + known + ")");
+      detail::fail("profile " + name + "." + key, "no such figure (figures: " + known + ")");
     }
     return it->second;
   }
 
   // Parses and checks a profile; `path` prefixes messages (e.g. "profiles/trn2.48xlarge").
   static platform_profile from_json(const ordered_json& doc, const std::string& path) {
-    if (!doc.is_object()) fail(path, "a profile must be a JSON object");
+    if (!doc.is_object()) detail::fail(path, "a profile must be a JSON object");
     static const std::vector<std::string> figure_keys{
         "hbm_gib_per_chip",      "hbm_tb_s_per_chip",     "intra_node_gb_s_per_chip", "inter_node_gb_s_per_chip",
         "intra_node_latency_us", "inter_node_latency_us", "intra_node_efficiency",    "inter_node_efficiency"};
@@ -59,9 +59,9 @@ struct platform_profile {
     }();
     for (const auto& [key, value] : doc.items())
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        fail(path + "." + key, "unknown key" + detail::did_you_mean(key, keys));
+        detail::fail(path + "." + key, "unknown key" + detail::did_you_mean(key, keys));
     if (doc.value("schema", std::string()) != profile_schema_v1)
-      fail(path + ".schema", std::string("must be \"") + profile_schema_v1 + "\"");
+      detail::fail(path + ".schema", std::string("must be \"") + profile_schema_v1 + "\"");
     platform_profile p;
     const auto text = [&](const char* key) {
       return doc.contains(key) ? detail::json_string(doc[key], path + "." + key) : std::string();
@@ -71,29 +71,30 @@ struct platform_profile {
     p.accelerator = text("accelerator");
     p.node = text("node");
     const auto whole = [&](const char* key) {
-      if (!doc.contains(key)) fail(path + "." + key, "required");
+      if (!doc.contains(key)) detail::fail(path + "." + key, "required");
       const double x = detail::json_number(doc[key], path + "." + key);
-      if (x < 1 || x != std::floor(x)) fail(path + "." + key, "must be a whole number ≥ 1, got " + format_number(x));
+      if (x < 1 || x != std::floor(x))
+        detail::fail(path + "." + key, "must be a whole number ≥ 1, got " + detail::format_number(x));
       return static_cast<long long>(x);
     };
     p.chips_per_node = whole("chips_per_node");
     p.nodes_per_domain = whole("nodes_per_domain");
     if (!doc.contains("peak_tflops_per_chip") || !doc["peak_tflops_per_chip"].is_object())
-      fail(path + ".peak_tflops_per_chip", "required: an object of precision -> TFLOPS");
+      detail::fail(path + ".peak_tflops_per_chip", "required: an object of precision -> TFLOPS");
     for (const auto& [precision, value] : doc["peak_tflops_per_chip"].items()) {
       const std::string at = path + ".peak_tflops_per_chip." + precision;
       quantity q = quantity_from_json(value, at);
-      if (!q.is_unknown() && !(q.support().first > 0)) fail(at, "must be > 0");
+      if (!q.is_unknown() && !(q.support().first > 0)) detail::fail(at, "must be > 0");
       p.peak_tflops_per_chip.emplace(precision, std::move(q));
     }
     for (const auto& key : figure_keys) {
-      if (!doc.contains(key)) fail(path + "." + key, "required");
+      if (!doc.contains(key)) detail::fail(path + "." + key, "required");
       quantity q = quantity_from_json(doc[key], path + "." + key);
       if (!q.is_unknown()) {
         const auto [lo, hi] = q.support();
         const bool efficiency = key.find("efficiency") != std::string::npos;
         if (!(lo > 0) || (efficiency && hi > 1))
-          fail(path + "." + key, efficiency ? "must lie in (0, 1]" : "must be > 0");
+          detail::fail(path + "." + key, efficiency ? "must lie in (0, 1]" : "must be > 0");
       }
       p.figures.emplace(key, std::move(q));
     }

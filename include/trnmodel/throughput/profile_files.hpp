@@ -55,17 +55,17 @@ inline std::string shipped_schema_dir() {
 inline profile_library load_profiles(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code error;
-  if (dir.empty()) fail("profiles", "no profile directory is known: set TRNMODEL_PROFILES_DIR or pass one");
-  if (!fs::is_directory(dir, error)) fail(dir, "is not a directory of hardware profiles");
+  if (dir.empty()) detail::fail("profiles", "no profile directory is known: set TRNMODEL_PROFILES_DIR or pass one");
+  if (!fs::is_directory(dir, error)) detail::fail(dir, "is not a directory of hardware profiles");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, error))
     if (entry.path().extension() == ".json" && entry.is_regular_file(error)) files.push_back(entry.path());
-  if (error) fail(dir, "cannot be listed: " + error.message());
+  if (error) detail::fail(dir, "cannot be listed: " + error.message());
   std::sort(files.begin(), files.end());
   profile_library library;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) fail(file.string(), "cannot be read");
+    if (!in) detail::fail(file.string(), "cannot be read");
     std::ostringstream text;
     text << in.rdbuf();
     const std::string name = file.stem().string();
@@ -73,7 +73,7 @@ inline profile_library load_profiles(const std::string& dir) {
     platform_profile::from_json(doc, "profile " + name);  // checked now, where the file is named
     library.emplace(name, std::move(doc));
   }
-  if (library.empty()) fail(dir, "holds no hardware profile (*.json)");
+  if (library.empty()) detail::fail(dir, "holds no hardware profile (*.json)");
   return library;
 }
 

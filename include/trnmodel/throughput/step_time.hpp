@@ -205,21 +205,21 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
                                     {"virtual_stages", a.virtual_stages},
                                     {"chips_per_domain", a.chips_per_domain},
                                     {"compute_efficiency", a.compute_efficiency}})
-    check_positive(name, value);
+    detail::check_positive(name, value);
   for (const auto& [name, value] : {std::pair<const char*, double>{"intra_efficiency", a.intra_efficiency},
                                     {"inter_efficiency", a.inter_efficiency},
                                     {"compute_efficiency", a.compute_efficiency}})
-    if (!(value > 0 && value <= 1)) fail(name, "must be in (0, 1], got " + format_number(value));
-  check_nonnegative("intra_latency_us", a.intra_latency_us);
-  check_nonnegative("inter_latency_us", a.inter_latency_us);
-  check_probability("dp_overlap", a.dp_overlap);
-  if (a.elementwise_traffic > 0) check_positive("hbm_tb_s", a.hbm_tb_s);
+    if (!(value > 0 && value <= 1)) detail::fail(name, "must be in (0, 1], got " + detail::format_number(value));
+  detail::check_nonnegative("intra_latency_us", a.intra_latency_us);
+  detail::check_nonnegative("inter_latency_us", a.inter_latency_us);
+  detail::check_probability("dp_overlap", a.dp_overlap);
+  if (a.elementwise_traffic > 0) detail::check_positive("hbm_tb_s", a.hbm_tb_s);
   const platform_numbers platform{
       a.peak_tflops * 1e12, a.hbm_tb_s * 1e12,
       collectives::check_link("intra_", {a.intra_latency_us * 1e-6, a.intra_gb_s * 1e9, a.intra_efficiency}),
       collectives::check_link("inter_", {a.inter_latency_us * 1e-6, a.inter_gb_s * 1e9, a.inter_efficiency}),
       a.chips_per_domain};
-  check_nonnegative("kv_heads", a.kv_heads);
+  detail::check_nonnegative("kv_heads", a.kv_heads);
   return {{a.parameters, a.layers, a.hidden_size, a.heads, a.sequence_length, a.ffn_size, a.kv_heads},
           kind,
           {a.tp, a.pp, a.dp, a.micro_batch, a.global_batch, a.virtual_stages, a.zero_stage, a.cp},
