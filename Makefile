@@ -62,10 +62,11 @@ test-consumer: test-cpp install
 	cmake --install $(BUILD)/cpp --prefix $(abspath $(BUILD))/install
 	cmake -S tests/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
 	cmake --build $(BUILD)/consumer
-	$(BUILD)/consumer/consumer
+	$(BUILD)/consumer/consumer > $(BUILD)/consumer/consumer.txt || { cat $(BUILD)/consumer/consumer.txt; exit 1; }
+	cat $(BUILD)/consumer/consumer.txt
 	$(BUILD)/consumer/pricer > $(BUILD)/consumer/pricer.txt || { cat $(BUILD)/consumer/pricer.txt; exit 1; }
 	cat $(BUILD)/consumer/pricer.txt
-	$(PY) tests/consumer/check_pricer.py $(BUILD)/consumer/pricer.txt
+	$(PY) tests/consumer/check_pricer.py $(BUILD)/consumer/pricer.txt $(BUILD)/consumer/consumer.txt
 
 # Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,

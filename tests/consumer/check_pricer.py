@@ -1,5 +1,6 @@
 """The pricer of docs/cpp.md, in Python: every number the C++ pricer printed (its output file is
-the argument) must be bitwise the number the same call gives here."""
+the first argument) must be bitwise the number the same call gives here; likewise the numbers
+of the header-only consumer's what-if searches (its output file, the optional second argument)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import struct
 import sys
 import warnings
 from pathlib import Path
+from typing import Optional
 
 import trnmodel as tm
 
@@ -59,17 +61,47 @@ def expected() -> dict:
     }
 
 
+def expected_searches() -> dict:
+    """tests/consumer/main.cpp's checkpoint interval and layout search, the same calls."""
+    warnings.simplefilter("ignore")
+    lora = tm.Scenario.from_json(EXAMPLES / "llama3-8b-lora-trn2.json")
+    ci = tm.checkpoint_interval(lora, statistic="p90", samples=5_000, seed=3, progress=False)
+    value = ci.columns[-1]  # "wall_h p90"
+    flops = job().updated({"model.layers": 32})
+    layouts = tm.search_parallelism(flops, micro_batches=(1, 2), samples=500, seed=3, progress=False)
+    best = layouts.iloc[0]
+    return {
+        "checkpoint_interval.best_steps": ci.loc["simulated", "every_steps"],
+        "checkpoint_interval.young_steps": ci.loc["young", "every_steps"],
+        "checkpoint_interval.daly_steps": ci.loc["daly", "every_steps"],
+        "checkpoint_interval.best_value": ci.loc["simulated", value],
+        "checkpoint_interval.daly_value": ci.loc["daly", value],
+        "search.layouts": float(len(layouts)),
+        "search.fitting": float(layouts["fits"].sum()),
+        "search.best.tp": best["tp"],
+        "search.best.cp": best["cp"],
+        "search.best.pp": best["pp"],
+        "search.best.dp": best["dp"],
+        "search.best.micro_batch": best["micro_batch"],
+        "search.best.run_cost_usd": best["run_cost_usd"],
+        "search.best.step_time_s": best["step_time_s"],
+    }
+
+
 def bits(x: float) -> bytes:
     return struct.pack("<d", x)
 
 
-def main(path: str) -> int:
+def main(path: str, searches: Optional[str] = None) -> int:
     printed = {}
-    for line in Path(path).read_text().splitlines():
-        if line and not line.startswith("#"):
-            key, value = line.split()
-            printed[key] = float(value)
+    for file in [path] + ([searches] if searches else []):
+        for line in Path(file).read_text().splitlines():
+            if line and not line.startswith("#"):
+                key, value = line.split()
+                printed[key] = float(value)
     want = expected()
+    if searches:
+        want.update(expected_searches())
     bad = [k for k in want if k not in printed or bits(printed[k]) != bits(float(want[k]))]
     for k in want:
         mark = "FAILED" if k in bad else "ok"
@@ -82,4 +114,4 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(*sys.argv[1:3]))
