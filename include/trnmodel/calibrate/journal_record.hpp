@@ -87,7 +87,7 @@ struct journal_checkpoint {
   double save_s = 0,  ///< blocking seconds of the save
       verify_s = 0,  ///< blocking seconds of its verification (checksum of the written files)
       size_gb = 0;  ///< size, GB (1e9 bytes)
-  std::string checksum,  ///< algorithm:digest (e.g. sha256:<hex>)
+  std::string checksum,  ///< algorithm:digest, e.g. "sha256:" and the hex digest
       location,  ///< where it is stored: URI or path
       restore_error;  ///< what went wrong when a restore from it did not verify; "" when not given
   bool restore_verified = false;  ///< a restore from it was run and checked
