@@ -24,7 +24,8 @@ namespace trnmodel::calibrate {
 struct backtest_row {
   std::string metric;  ///< the simulator's metric name
   std::string observed_from;  ///< the journal fields it was computed from
-  double observed = 0;  ///< the trial's figure, in the metric's unit (hours for *_h, USD for *_usd)
+  double observed =
+      0;  ///< the trial's figure, in the metric's unit (hours for *_h, USD for *_usd, a count of failures)
   double predicted_p10 = 0,  ///< 10th percentile of the predicted samples, in the metric's unit
       predicted_p50 = 0,  ///< median of the predicted samples
       predicted_p90 = 0;  ///< 90th percentile of the predicted samples

@@ -42,7 +42,8 @@ struct calibration_result {
   std::vector<calibrated_input> inputs;  ///< derived from the journals, in table order
   std::vector<std::string> unmeasured;  ///< base inputs no journal measured (kept as they were)
   std::vector<step_analysis> step_analyses;  ///< one per journal, in the order given
-  std::vector<std::string> warnings;  ///< the journals' own and the pooling's: usable, but worth a look
+  std::vector<std::string>
+      warnings;  ///< the journals' own, the step analyses', the pooling's and the fits': usable, but worth a look
 };
 
 }  // namespace trnmodel::calibrate
