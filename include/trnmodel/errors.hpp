@@ -35,14 +35,17 @@ inline std::string printable(const std::string& message) {
 /// std::invalid_argument so embedders can catch it without knowing trnmodel's types.
 class input_error : public std::invalid_argument {
  public:
+  /// `message` as what(), with control characters written out as \\u00XX so a NUL cannot cut it short.
   explicit input_error(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
 };
 
 /// A computation needs inputs that are marked unknown; `paths()` lists every one of them.
 class unknown_input_error : public input_error {
  public:
+  /// `message` as what(); `paths` are the unknown inputs' paths (may be empty when the thrower does not know them).
   unknown_input_error(const std::string& message, std::vector<std::string> paths)
       : input_error(message), paths_(std::move(paths)) {}
+  /// The paths of the unknown inputs the computation needed (e.g. "failures.node_mtbf_h").
   const std::vector<std::string>& paths() const noexcept { return paths_; }
 
  private:

@@ -24,18 +24,22 @@ namespace trnmodel::calibrate {
 struct backtest_row {
   std::string metric;  ///< the simulator's metric name
   std::string observed_from;  ///< the journal fields it was computed from
-  double observed = 0;
-  double predicted_p10 = 0, predicted_p50 = 0, predicted_p90 = 0;
+  double observed =
+      0;  ///< the trial's figure, in the metric's unit (hours for *_h, USD for *_usd, a count of failures)
+  double predicted_p10 = 0,  ///< 10th percentile of the predicted samples, in the metric's unit
+      predicted_p50 = 0,  ///< median of the predicted samples
+      predicted_p90 = 0;  ///< 90th percentile of the predicted samples
   double percentile = 0;  ///< share of predicted samples below the observation (ties count half)
 };
 
 /// A backtest of a scenario against trial journals, one row per metric observed. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct backtest_result {
-  std::string experiment_id;
-  std::vector<backtest_row> rows;
+  std::string experiment_id;  ///< the journal's experiment_id
+  std::vector<backtest_row> rows;  ///< one per metric the journal observes and the scenario predicts
   std::vector<std::string> notes;  ///< how the scenario was reduced to the trial
 
+  /// The row of `metric` (a simulator metric name); throws trnmodel::input_error at path "metric" when there is none.
   const backtest_row& row(const std::string& metric) const {
     for (const auto& r : rows)
       if (r.metric == metric) return r;
@@ -43,7 +47,12 @@ struct backtest_result {
   }
 };
 
-/// The scenario reduced to the journal's trial run.
+/// The scenario reduced to the journal's trial run: its completed steps, checkpoint and evaluation cadence (from the
+/// first checkpoint's and evaluation's step), a final checkpoint when the last one holds the last step, no planned
+/// recompiles or quality reruns, the journal's queue billing, its final evaluation (unless the journal's quality
+/// scope is job) and a cache load for the initial compile on a cache hit. Each change is described in `notes`, when
+/// given. Throws trnmodel::input_error at training.steps_completed when the trial completed no step, and at
+/// instance.nodes when the scenario names another cluster size.
 inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<std::string>* notes = nullptr) {
   const auto note = [&](const std::string& text) {
     if (notes) notes->push_back(text);
@@ -158,8 +167,8 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
 /// Whether the backtest's percentiles look uniform (a calibrated model's should). A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct pit_uniformity {
-  std::size_t runs = 0;
-  double ks_d = 0;
+  std::size_t runs = 0;  ///< PIT values tested
+  double ks_d = 0;  ///< Kolmogorov–Smirnov statistic: largest gap between their empirical CDF and the uniform's
   double p_value = 1;  ///< asymptotic, with Stephens' small-sample correction
 };
 

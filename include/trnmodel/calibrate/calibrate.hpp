@@ -22,26 +22,28 @@
 
 namespace trnmodel::calibrate {
 
-/// One scenario input derived from the journals (or measured but kept from the base).
+/// One scenario input derived from the journals (or measured but kept from the base). A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct calibrated_input {
-  std::string path;
+  std::string path;  ///< the scenario path of the input (e.g. "throughput.step_time_s")
   std::string
-      status;  // "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
+      status;  ///< "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
   std::string method;  ///< "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
   std::vector<double> values;  ///< what was measured, in the input's unit
-  std::vector<std::string> experiments;
+  std::vector<std::string> experiments;  ///< experiment ids of the journals measured, sorted, each once
   ordered_json quantity;  ///< the new value (measured) or the base's (kept)
-  std::string note;
+  std::string note;  ///< the provenance note: n, the experiment ids, the method and the values
 };
 
 /// A scenario's inputs re-estimated from trial-run journals, with what was left as it was. A plain
 /// value: copyable, owns its members; concurrent reads are safe.
 struct calibration_result {
-  scenario calibrated;
+  scenario calibrated;  ///< the base with the measured inputs replaced and its description extended
   std::vector<calibrated_input> inputs;  ///< derived from the journals, in table order
   std::vector<std::string> unmeasured;  ///< base inputs no journal measured (kept as they were)
   std::vector<step_analysis> step_analyses;  ///< one per journal, in the order given
-  std::vector<std::string> warnings;
+  std::vector<std::string>
+      warnings;  ///< the journals' own, the step analyses', the pooling's and the fits': usable, but worth a look
 };
 
 }  // namespace trnmodel::calibrate
@@ -99,6 +101,9 @@ namespace trnmodel::calibrate {
 /// may run concurrently.
 class calibrator {
  public:
+  /// Copies `journals` and `base` and analyses each journal's step times. Throws trnmodel::input_error at
+  /// "journals" when there is none or an experiment_id repeats, and at the first training or instance field in
+  /// which the journals' configurations differ (their step times are not comparable).
   calibrator(const std::vector<journal>& journals, const scenario& base) : journals_(journals), base_(base) {
     if (journals.empty()) detail::fail("journals", "must hold at least one journal");
     check_pooling();
@@ -109,6 +114,8 @@ class calibrator {
     }
   }
 
+  /// Derives every input the journals measure and returns the calibrated scenario with the record of what changed.
+  /// Call it once: each call appends its findings to the same result.
   calibration_result run() {
     step_time_and_stall();
     startup();

@@ -69,9 +69,12 @@ namespace trnmodel::calibrate {
 /// Immutable once loaded: share between threads freely. Owns its document and records.
 class journal : public journal_record {
  public:
+  /// The document the journal was loaded from, as given (owned by the journal).
   const ordered_json& to_json() const { return document_; }
 
-  // `directory` is where a step-time file named by the journal is looked for.
+  /// Loads a parsed journal document: every field is checked against the field table, then the cross-field rules.
+  /// `directory` is where a step-time file named by the journal is looked for.
+  /// Throws trnmodel::input_error naming the path of the first field that breaks a rule.
   static journal from_json(const ordered_json& document, const std::filesystem::path& directory = ".") {
     detail::check_json_depth(document, "journal");
     journal j;
@@ -80,9 +83,12 @@ class journal : public journal_record {
     check_journal_rules(j);
     return j;
   }
+  /// Parses journal text with the strict JSON reader (duplicate keys refused), then loads it as from_json does.
   static journal from_text(const std::string& text, const std::filesystem::path& directory = ".") {
     return from_json(detail::parse_strict_json(text, "journal"), directory);
   }
+  /// Reads and loads a journal file; a step-time file it names is looked for beside it.
+  /// Throws trnmodel::input_error when the file cannot be read or the journal breaks a rule.
   static journal from_file(const std::filesystem::path& file) {
     const std::string text = detail::read_file_bytes(file, file.string());
     return from_text(text, file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path());

@@ -14,42 +14,45 @@
 
 namespace trnmodel::calibrate {
 
+/// The format tag a journal's "schema" key must hold.
 inline constexpr const char* journal_schema = "trnmodel.journal/1";
 
 /// The kinds of value a journal field holds.
 enum class journal_value {
-  text,  // a string, not empty
-  free_text,  // a string, possibly empty
-  timestamp,  // RFC 3339 with a time zone
-  integer,  // between minimum and maximum
-  number,  // finite, under `rule`
-  boolean,
-  choice,  // one of `choices`
-  section,  // an object whose keys are the fields with object = its path
-  list,  // an array of such objects (their object is "<path>[]")
-  text_list,  // an array of strings, not empty, each once
-  number_list,  // an array of numbers under `rule`, not empty
-  text_map,  // an object of name (matching `pattern`) -> string
-  number_map,  // an object of name (matching `pattern`) -> number
+  text,  ///< a string, not empty
+  free_text,  ///< a string, possibly empty
+  timestamp,  ///< RFC 3339 with a time zone
+  integer,  ///< between minimum and maximum
+  number,  ///< finite, under `rule`
+  boolean,  ///< true or false
+  choice,  ///< one of `choices`
+  section,  ///< an object whose keys are the fields with object = its path
+  list,  ///< an array of such objects (their object is "<path>[]")
+  text_list,  ///< an array of strings, not empty, each once
+  number_list,  ///< an array of numbers under `rule`, not empty
+  text_map,  ///< an object of name (matching `pattern`) -> string
+  number_map,  ///< an object of name (matching `pattern`) -> number
 };
 
 /// One journal field of the table the reader, the schema and the docs follow. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct journal_field {
   std::string object;  ///< where the key lies: "" the top level, "instance", "checkpoints[]" (each entry)
-  std::string key;
-  journal_value value = journal_value::text;
-  bool required = false;
-  std::string doc;
+  std::string key;  ///< the key within `object`
+  journal_value value = journal_value::text;  ///< the kind of value it holds
+  bool required = false;  ///< a journal without it is refused (when its object is present)
+  std::string doc;  ///< what it means, as the schema and docs/journal.md say it
   detail::number_rule rule = detail::number_rule::any;  ///< number, number_list
   std::int64_t minimum = 0;  ///< integer
-  std::int64_t maximum = std::numeric_limits<std::int64_t>::max();
+  std::int64_t maximum = std::numeric_limits<std::int64_t>::max();  ///< integer (the schema's bound)
   std::vector<std::string> choices;  ///< choice
   std::string pattern;  ///< text: the whole text (ECMA 262); maps: each name
   std::string item_doc;  ///< list: what one entry is
 
+  /// The dotted path in a journal: the key at the top level, else object.key ("checkpoints[].step").
   std::string path() const { return object.empty() ? key : object + "." + key; }
 
+  /// A field of kind `value` with no rule beyond it; the named makers below add theirs.
   static journal_field make(std::string object, std::string key, journal_value value, bool required, std::string doc) {
     journal_field f;
     f.object = std::move(object);
@@ -60,18 +63,22 @@ struct journal_field {
     return f;
   }
 
+  /// A non-empty string; when `pattern` is given the whole text must match it (ECMA 262).
   static journal_field text(std::string object, std::string key, bool required, std::string doc,
                             std::string pattern = "") {
     journal_field f = make(std::move(object), std::move(key), journal_value::text, required, std::move(doc));
     f.pattern = std::move(pattern);
     return f;
   }
+  /// A string that may be empty.
   static journal_field free_text(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::free_text, required, std::move(doc));
   }
+  /// An RFC 3339 timestamp with a time zone.
   static journal_field timestamp(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::timestamp, required, std::move(doc));
   }
+  /// An integer in [minimum, maximum].
   static journal_field integer(std::string object, std::string key, bool required, std::string doc,
                                std::int64_t minimum, std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) {
     journal_field f = make(std::move(object), std::move(key), journal_value::integer, required, std::move(doc));
@@ -79,44 +86,53 @@ struct journal_field {
     f.maximum = maximum;
     return f;
   }
+  /// A finite number under `rule` (positive, non-negative, in [0, 1], ...).
   static journal_field number(std::string object, std::string key, bool required, std::string doc,
                               detail::number_rule rule) {
     journal_field f = make(std::move(object), std::move(key), journal_value::number, required, std::move(doc));
     f.rule = rule;
     return f;
   }
+  /// true or false.
   static journal_field boolean(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::boolean, required, std::move(doc));
   }
+  /// One of `choices`; the loader takes its list from here.
   static journal_field choice(std::string object, std::string key, bool required, std::string doc,
                               std::vector<std::string> choices) {
     journal_field f = make(std::move(object), std::move(key), journal_value::choice, required, std::move(doc));
     f.choices = std::move(choices);
     return f;
   }
+  /// An object whose keys are the fields whose object is this field's path.
   static journal_field section(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::section, required, std::move(doc));
   }
+  /// An array of objects, each described by `item_doc`; their fields have object "<path>[]".
   static journal_field list(std::string object, std::string key, bool required, std::string doc, std::string item_doc) {
     journal_field f = make(std::move(object), std::move(key), journal_value::list, required, std::move(doc));
     f.item_doc = std::move(item_doc);
     return f;
   }
+  /// A non-empty array of strings, each once.
   static journal_field text_list(std::string object, std::string key, bool required, std::string doc) {
     return make(std::move(object), std::move(key), journal_value::text_list, required, std::move(doc));
   }
+  /// A non-empty array of numbers, each under `rule`.
   static journal_field number_list(std::string object, std::string key, bool required, std::string doc,
                                    detail::number_rule rule) {
     journal_field f = make(std::move(object), std::move(key), journal_value::number_list, required, std::move(doc));
     f.rule = rule;
     return f;
   }
+  /// An object of name -> string, each name matching `name_pattern` (ECMA 262).
   static journal_field text_map(std::string object, std::string key, bool required, std::string doc,
                                 std::string name_pattern) {
     journal_field f = make(std::move(object), std::move(key), journal_value::text_map, required, std::move(doc));
     f.pattern = std::move(name_pattern);
     return f;
   }
+  /// An object of name -> number, each name matching `name_pattern` (ECMA 262).
   static journal_field number_map(std::string object, std::string key, bool required, std::string doc,
                                   std::string name_pattern) {
     journal_field f = make(std::move(object), std::move(key), journal_value::number_map, required, std::move(doc));
@@ -125,7 +141,8 @@ struct journal_field {
   }
 };
 
-/// In document order: a section's or list's fields follow it.
+/// The field table of "trnmodel.journal/1", in document order: a section's or list's fields follow it.
+/// Built once on first use; the table is immutable and safe to share between threads.
 inline const std::vector<journal_field>& journal_fields() {
   using f = journal_field;
   using rule = detail::number_rule;

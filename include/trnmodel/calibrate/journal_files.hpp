@@ -71,8 +71,8 @@ namespace trnmodel::calibrate {
 /// A step-time series as a file holds it: the values in the file's unit, and the step number
 /// of each row when a step column was named.
 struct step_series {
-  std::vector<double> values;
-  std::vector<std::int64_t> step_numbers;
+  std::vector<double> values;  ///< one time per row, in the file's unit (the journal's step_times.unit)
+  std::vector<std::int64_t> step_numbers;  ///< the step column's value per row; empty without a step column
 };
 
 /// Reads the file that the step_times object `r` names (keys file, column, step_column, count,

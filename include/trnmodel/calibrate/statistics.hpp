@@ -122,8 +122,8 @@ struct mser_result {
   std::size_t batch_size = 5;  ///< observations per batch mean (5 for MSER-5)
   std::size_t batches = 0;  ///< batch means formed, m = ⌊n / batch_size⌋
   double statistic = 0;  ///< MSER(d*), in squared units of the series
-  // d* is the last candidate allowed (the search stops at half the batches): the warm-up may
-  // be longer than half the run, which is then too short to measure a steady state.
+  /// d* is the last candidate allowed (the search stops at half the batches): the warm-up may
+  /// be longer than half the run, which is then too short to measure a steady state.
   bool at_search_limit = false;
 };
 
@@ -201,13 +201,15 @@ struct batch_means_result {
   std::size_t batches = 0;  ///< k
   std::size_t batch_size = 0;  ///< observations per batch, ⌊n / k⌋
   std::size_t discarded = 0;  ///< n mod k leading observations left out
-  double confidence = 0.95;
-  // Lag-1 autocorrelation of the batch means, a diagnostic (Law & Kelton §9.5.3): near 0
-  // (slightly negative, about −1/k, by estimation bias) when the batches are long enough to
-  // be roughly independent; a clearly positive value means the interval is too narrow: use
-  // fewer, longer batches.
+  double confidence = 0.95;  ///< c, the interval's coverage, in (0, 1)
+  /// Lag-1 autocorrelation of the batch means, a diagnostic (Law & Kelton §9.5.3): near 0
+  /// (slightly negative, about −1/k, by estimation bias) when the batches are long enough to
+  /// be roughly independent; a clearly positive value means the interval is too narrow: use
+  /// fewer, longer batches.
   double lag1_autocorrelation = 0;
+  /// The interval's lower end, mean − half_width, in the series' unit.
   double lo() const { return mean - half_width; }
+  /// The interval's upper end, mean + half_width, in the series' unit.
   double hi() const { return mean + half_width; }
 };
 
@@ -291,12 +293,14 @@ inline double aic(double log_likelihood, int parameters) { return 2.0 * paramete
 struct lognormal_fit {
   double mu = 0;  ///< mean of ln x
   double sigma = 0;  ///< standard deviation of ln x (MLE: divisor n)
-  double log_likelihood = 0;
-  double aic = 0;
-  std::size_t n = 0;
+  double log_likelihood = 0;  ///< ln L at the fitted parameters
+  double aic = 0;  ///< Akaike's information criterion, 2·2 − 2 ln L
+  std::size_t n = 0;  ///< values fitted
+  /// The fitted CDF at `x` (0 for x ≤ 0).
   double cdf(double x) const {
     return x <= 0 ? 0.0 : boost::math::cdf(boost::math::lognormal_distribution<double>(mu, sigma), x);
   }
+  /// The fit as a lognormal quantity with source "measured"; `path` names it in errors.
   quantity to_quantity(const std::string& path = "lognormal") const {
     quantity q = make_lognormal(mu, sigma, path);
     q.prov().source = "measured";
@@ -308,13 +312,15 @@ struct lognormal_fit {
 struct gamma_fit {
   double shape = 0;  ///< k
   double scale = 0;  ///< θ = mean / k
-  double log_likelihood = 0;
-  double aic = 0;
-  std::size_t n = 0;
+  double log_likelihood = 0;  ///< ln L at the fitted parameters
+  double aic = 0;  ///< Akaike's information criterion, 2·2 − 2 ln L
+  std::size_t n = 0;  ///< values fitted
   int iterations = 0;  ///< Newton steps taken
+  /// The fitted CDF at `x` (0 for x ≤ 0).
   double cdf(double x) const {
     return x <= 0 ? 0.0 : boost::math::cdf(boost::math::gamma_distribution<double>(shape, scale), x);
   }
+  /// The fit as a gamma quantity (shape, scale) with source "measured"; `path` names it in errors.
   quantity to_quantity(const std::string& path = "gamma") const {
     quantity q = make_gamma(shape, scale, path);
     q.prov().source = "measured";
@@ -418,6 +424,7 @@ inline double ks_p_value_asymptotic(double d, std::size_t n) {
   return detail::kolmogorov_sf((rn + 0.12 + 0.11 / rn) * d);
 }
 
+/// The distribution families best_fit chooses between.
 enum class family { lognormal, gamma };
 
 /// The family's name as a scenario file writes it.
@@ -426,20 +433,23 @@ inline const char* family_name(family f) { return f == family::lognormal ? "logn
 /// The better of the fitted families by AIC, with the goodness-of-fit test. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct best_fit_result {
-  family chosen = family::lognormal;
-  lognormal_fit lognormal;
-  gamma_fit gamma;
+  family chosen = family::lognormal;  ///< the family with the smaller AIC (lognormal on a tie)
+  lognormal_fit lognormal;  ///< the lognormal fit, chosen or not
+  gamma_fit gamma;  ///< the gamma fit, chosen or not
   double delta_aic = 0;  ///< AIC of the other family − AIC of the chosen one (≥ 0)
-  // Goodness of fit of the chosen family: the Kolmogorov-Smirnov distance D between the
-  // empirical CDF and the fitted CDF, and its asymptotic p-value. The parameters were
-  // estimated from the same data, so the fitted CDF sits closer to the data than the true
-  // one would, D is stochastically smaller than under a fully specified null, and this
-  // p-value is OPTIMISTIC (too large; Lilliefors 1967). Read it as a figure of fit, not as a
-  // test: a small p-value is still evidence of misfit, a large one proves nothing.
+  /// Goodness of fit of the chosen family: the Kolmogorov-Smirnov distance D between the
+  /// empirical CDF and the fitted CDF, and its asymptotic p-value. The parameters were
+  /// estimated from the same data, so the fitted CDF sits closer to the data than the true
+  /// one would, D is stochastically smaller than under a fully specified null, and this
+  /// p-value is OPTIMISTIC (too large; Lilliefors 1967). Read it as a figure of fit, not as a
+  /// test: a small p-value is still evidence of misfit, a large one proves nothing.
   double ks_d = 0;
-  double ks_p_value_asymptotic = 1;
+  double ks_p_value_asymptotic = 1;  ///< the asymptotic p-value of ks_d: optimistic, see ks_d
+  /// The chosen family's name as a scenario file writes it.
   const char* name() const { return family_name(chosen); }
+  /// The chosen fit's CDF at `x`.
   double cdf(double x) const { return chosen == family::lognormal ? lognormal.cdf(x) : gamma.cdf(x); }
+  /// The chosen fit as a quantity with source "measured"; `path` names it in errors.
   quantity to_quantity(const std::string& path = "fit") const {
     return chosen == family::lognormal ? lognormal.to_quantity(path) : gamma.to_quantity(path);
   }
@@ -466,8 +476,8 @@ inline best_fit_result best_fit(const std::vector<double>& samples, const std::s
 /// The spread of repeated runs' means (between-run variation). A plain value: copyable, owns its
 /// members; concurrent reads are safe.
 struct run_spread_result {
-  std::size_t runs = 0;
-  double mean = 0;
+  std::size_t runs = 0;  ///< per-run values given
+  double mean = 0;  ///< their mean, in their unit
   double sd = 0;  ///< sample standard deviation (divisor n − 1; 0 for one run)
   std::string method;  ///< "empirical", "lognormal" or "gamma"
   std::optional<best_fit_result> fit;  ///< when a family was fitted
@@ -516,17 +526,17 @@ inline run_spread_result run_to_run_spread(const std::vector<double>& per_run, s
 /// copyable, owns its members; concurrent reads are safe.
 struct failure_rate_result {
   double mean_per_node_h = 0;  ///< posterior mean (α0 + k) / (β0 + T)
-  double median_per_node_h = 0;
+  double median_per_node_h = 0;  ///< posterior median, failures per node-hour
   double lo_per_node_h = 0;  ///< equal-tailed interval: quantiles (1 − c)/2 and (1 + c)/2
-  double hi_per_node_h = 0;
+  double hi_per_node_h = 0;  ///< the interval's upper end, the (1 + c)/2 quantile
   double posterior_shape = 0;  ///< α0 + k
   double posterior_rate_node_h = 0;  ///< β0 + T (node-hours)
-  double confidence = 0.9;
-  // The implied per-node MTBF (1/rate), whose interval is the reciprocal of the rate's:
-  // [1/hi, 1/lo]; mtbf_hi_h is +inf only if lo underflows. The median maps exactly.
-  double mtbf_lo_h = 0;
-  double mtbf_median_h = 0;
-  double mtbf_hi_h = 0;
+  double confidence = 0.9;  ///< c, the interval's coverage, in (0, 1)
+  /// The implied per-node MTBF (1/rate), whose interval is the reciprocal of the rate's:
+  /// [1/hi, 1/lo]; mtbf_hi_h is +inf only if lo underflows. The median maps exactly.
+  double mtbf_lo_h = 0;  ///< lower end, hours: 1 / hi_per_node_h
+  double mtbf_median_h = 0;  ///< hours: 1 / median_per_node_h
+  double mtbf_hi_h = 0;  ///< upper end, hours: 1 / lo_per_node_h (+inf when lo is 0)
 };
 
 /// Failures per node-hour from k failures over an exposure of T node-hours (sum over runs of

@@ -18,7 +18,8 @@ namespace trnmodel::calibrate {
 /// A run of steps between two interruptions of a step-time series. A plain value: copyable, owns
 /// its members; concurrent reads are safe.
 struct series_segment {
-  std::size_t first = 0, values = 0;  ///< index of its first value in the series, and its length
+  std::size_t first = 0,  ///< index of its first value in the series
+      values = 0;  ///< its length, in values
   std::size_t warmup_values = 0;  ///< values MSER-5 removed from its start
   double warmup_excess_s = 0;  ///< Σ (t − steady mean) over those values, × steps_per_value
   bool steady_state_found = true;  ///< false when the truncation reached half the segment
@@ -27,16 +28,19 @@ struct series_segment {
 /// A journal's step-time series analysed: segments, warm-up, steady state, stalls. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct step_analysis {
-  std::vector<series_segment> segments;
-  std::size_t steady_values = 0;
+  std::vector<series_segment> segments;  ///< the contiguous segments, in series order
+  std::size_t steady_values = 0;  ///< values left after each segment's warm-up was removed, pooled
   double steady_mean_s = 0;  ///< t̄_eff: includes data-loader and synchronisation waits
-  double ci_lo_s = 0, ci_hi_s = 0;  ///< 95 % batch-means interval of t̄_eff (equal to the mean with < 4 values)
-  double lag1_autocorrelation = 0;
-  double data_wait_fraction = 0;
+  double ci_lo_s = 0,  ///< 95 % batch-means interval of t̄_eff, lower end (equal to the mean with < 4 values)
+      ci_hi_s = 0;  ///< its upper end
+  double lag1_autocorrelation = 0;  ///< of the batch means (0 with < 4 values); above 0.2 the interval is too narrow
+  double data_wait_fraction = 0;  ///< the journal's utilisation.data_wait_fraction (0 when it has none)
   double step_time_s = 0;  ///< the scenario's t = t̄_eff · (1 − data_wait_fraction)
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  ///< each prefixed with the experiment id
 
+  /// Seconds the first segment's warm-up took beyond steady steps (the scenario charges it to startup.data_load_s).
   double startup_warmup_s() const { return segments.empty() ? 0.0 : segments.front().warmup_excess_s; }
+  /// The warm-up excess after each restart, seconds, one per later segment (charged to failures.warmup_s).
   std::vector<double> restart_warmups_s() const {
     std::vector<double> out;
     for (std::size_t k = 1; k < segments.size(); ++k) out.push_back(segments[k].warmup_excess_s);
@@ -84,6 +88,8 @@ inline std::vector<std::size_t> segment_lengths(const calibrate::journal& j) {
 
 namespace trnmodel::calibrate {
 
+/// Analyses the journal's step-time series: segments, MSER-5 warm-up per segment, the pooled steady mean and its
+/// batch-means interval, and the step time net of data-loader waits.
 /// Segments shorter than `min_values_for_mser` (20) are not truncated: five batches of five
 /// would decide nothing.
 inline step_analysis analyze_steps(const journal& j, std::size_t min_values_for_mser = 20) {

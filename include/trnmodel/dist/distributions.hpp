@@ -79,6 +79,7 @@ namespace trnmodel::dist {
 
 /// (lowest, highest) value a family's ppf can return.
 using support_t = std::pair<double, double>;
+/// +∞: the open end of a support, and the absent bound of a normal's truncation.
 inline constexpr double infinity = std::numeric_limits<double>::infinity();
 
 namespace detail {
@@ -367,34 +368,51 @@ class gamma_quantile {
 
 /// A fixed number (no randomness). A plain value: copyable, owns its members; concurrent reads are safe.
 struct fixed {
-  static constexpr const char* name = "fixed";
-  double value;
+  static constexpr const char* name = "fixed";  ///< the family's tag ("dist") in scenario files
+  double value;  ///< the number, in the input's unit
+  /// `value`, whatever u.
   double ppf(double) const { return value; }
+  /// 0 below `value`, 1 from it on (a step).
   double cdf(double x) const { return x < value ? 0.0 : 1.0; }
+  /// `value`.
   double mean() const { return value; }
+  /// {value, value}.
   support_t support() const { return {value, value}; }
 };
 
 /// Uniform on [lo, hi]. A plain value: copyable, owns its members; concurrent reads are safe.
 struct uniform {
-  static constexpr const char* name = "uniform";
-  double lo, hi;
+  static constexpr const char* name = "uniform";  ///< the family's tag ("dist") in scenario files
+  double lo,  ///< lower bound, in the input's unit
+      hi;  ///< upper bound (> lo), in the input's unit
+  /// lo + (hi − lo)·u.
   double ppf(double u) const { return lo + (hi - lo) * u; }
+  /// (x − lo) / (hi − lo), clamped to [0, 1].
   double cdf(double x) const { return std::clamp((x - lo) / (hi - lo), 0.0, 1.0); }
+  /// (lo + hi) / 2.
   double mean() const { return 0.5 * (lo + hi); }
+  /// {lo, hi}.
   support_t support() const { return {lo, hi}; }
 };
 
-/// Normal, optionally truncated to [lo, hi] (±infinity when absent).
+/// Normal, optionally truncated to [lo, hi] (±infinity when absent). A plain value: copyable, owns its members;
+/// concurrent reads are safe.
 struct normal {
-  static constexpr const char* name = "normal";
-  double mean_value, sd;
-  double lo = -infinity, hi = infinity;
+  static constexpr const char* name = "normal";  ///< the family's tag ("dist") in scenario files
+  double mean_value,  ///< mean of the untruncated normal, in the input's unit
+      sd;  ///< standard deviation of the untruncated normal (> 0), in the input's unit
+  double lo = -infinity,  ///< truncation's lower bound (−infinity: none)
+      hi = infinity;  ///< truncation's upper bound (+infinity: none)
 
+  /// Whether either bound is finite.
   bool truncated() const { return std::isfinite(lo) || std::isfinite(hi); }
+  /// The lower bound in standard units, (lo − mean_value) / sd.
   double z_lo() const { return (lo - mean_value) / sd; }
+  /// The upper bound in standard units, (hi − mean_value) / sd.
   double z_hi() const { return (hi - mean_value) / sd; }
 
+  /// The quantile; truncated, the normal's quantile of Φ(a) + u·(Φ(b) − Φ(a)), worked in upper-tail probabilities
+  /// where they are the accurate ones, and clamped to [lo, hi].
   double ppf(double u) const {
     if (!truncated()) return mean_value + sd * detail::normal_ppf(u);
     const double a = z_lo(), b = z_hi();
@@ -414,7 +432,7 @@ struct normal {
     }
     return std::clamp(mean_value + sd * z, lo, hi);
   }
-  // The hot path: the untruncated quantile in vector lanes (the same numbers as ppf(u)).
+  /// The hot path: the untruncated quantile in vector lanes (the same numbers as ppf(u)).
   void ppf(const double* u, double* x, std::size_t n) const {
     if (truncated()) {
       for (std::size_t i = 0; i < n; ++i) x[i] = ppf(u[i]);
@@ -423,6 +441,7 @@ struct normal {
     detail::normal_ppf_column(u, x, n);
     for (std::size_t i = 0; i < n; ++i) x[i] = mean_value + sd * x[i];
   }
+  /// The distribution function, renormalised to the truncation window.
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
@@ -436,6 +455,7 @@ struct normal {
     const double pa = detail::normal_cdf(a), pb = detail::normal_cdf(b);
     return (detail::normal_cdf(z) - pa) / (pb - pa);
   }
+  /// The mean of the (truncated) distribution that ppf samples, clamped to [lo, hi].
   double mean() const {
     if (!truncated()) return mean_value;
     // E[X] = mean + sd (φ(a) - φ(b)) / (Φ(b) - Φ(a)), with the mass in the accurate tail.
@@ -445,35 +465,48 @@ struct normal {
         a > 0 ? detail::normal_sf(a) - detail::normal_sf(b) : detail::normal_cdf(b) - detail::normal_cdf(a);
     return std::clamp(mean_value + sd * (phi(a) - phi(b)) / mass, lo, hi);
   }
+  /// {lo, hi}, infinite where there is no bound.
   support_t support() const { return {lo, hi}; }
 };
 
 /// Lognormal: exp of Normal(mu, sigma), optionally written as its P50 and P90. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct lognormal {
-  static constexpr const char* name = "lognormal";
-  double mu, sigma;
-  // Written as p50/p90: kept as given, so that saving writes back the user's numbers.
+  static constexpr const char* name = "lognormal";  ///< the family's tag ("dist") in scenario files
+  double mu,  ///< mean of ln x (ln of the input's unit)
+      sigma;  ///< standard deviation of ln x (> 0)
+  /// Written as p50/p90: kept as given, so that saving writes back the user's numbers.
   bool from_quantiles = false;
-  double p50_given = 0, p90_given = 0;
-  static constexpr double z90 = 1.2815515655446004;  // Φ^-1(0.9)
+  double p50_given = 0,  ///< the median as written (when from_quantiles), in the input's unit
+      p90_given = 0;  ///< the 90th percentile as written (when from_quantiles), in the input's unit
+  static constexpr double z90 = 1.2815515655446004;  ///< Φ^-1(0.9)
 
+  /// exp(mu + sigma·Φ^-1(u)).
   double ppf(double u) const { return detail::lane_exp(mu + sigma * detail::normal_ppf(u)); }
+  /// The hot path: a column of uniforms in vector lanes (the same numbers as ppf(u)).
   void ppf(const double* u, double* x, std::size_t n) const {
     detail::normal_ppf_column(u, x, n);
     detail::exp_affine_column(mu, sigma, x, x, n);
   }
+  /// Φ((ln x − mu) / sigma); 0 for x ≤ 0.
   double cdf(double x) const { return x <= 0 ? 0.0 : detail::normal_cdf((std::log(x) - mu) / sigma); }
+  /// exp(mu + sigma²/2).
   double mean() const { return std::exp(mu + 0.5 * sigma * sigma); }
+  /// {0, +infinity}.
   support_t support() const { return {0.0, infinity}; }
+  /// The median: as written when from_quantiles, else exp(mu).
   double p50() const { return from_quantiles ? p50_given : std::exp(mu); }
+  /// The 90th percentile: as written when from_quantiles, else exp(mu + sigma·z90).
   double p90() const { return from_quantiles ? p90_given : std::exp(mu + sigma * z90); }
 };
 
 /// Triangular on [lo, hi] with its peak at mode. A plain value: copyable, owns its members; concurrent reads are safe.
 struct triangular {
-  static constexpr const char* name = "triangular";
-  double lo, mode, hi;
+  static constexpr const char* name = "triangular";  ///< the family's tag ("dist") in scenario files
+  double lo,  ///< lower bound, in the input's unit
+      mode,  ///< the peak, lo ≤ mode ≤ hi
+      hi;  ///< upper bound (> lo)
+  /// The inverse of the two quadratic pieces of the CDF, clamped to [lo, hi].
   double ppf(double u) const {
     const double width = hi - lo;
     const double at_mode = (mode - lo) / width;
@@ -483,42 +516,56 @@ struct triangular {
     // tests); a draw outside the support could be the 0 that a positive field refuses.
     return std::clamp(x, lo, hi);
   }
+  /// The distribution function: quadratic on each side of the mode.
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
     const double width = hi - lo;
     return x <= mode ? (x - lo) * (x - lo) / (width * (mode - lo)) : 1 - (hi - x) * (hi - x) / (width * (hi - mode));
   }
+  /// (lo + mode + hi) / 3.
   double mean() const { return (lo + mode + hi) / 3; }
+  /// {lo, hi}.
   support_t support() const { return {lo, hi}; }
 };
 
-/// Beta(a, b) rescaled to [lo, hi].
+/// Beta(a, b) rescaled to [lo, hi]. A plain value (its quantile tables are shared between copies and built once,
+/// thread-safely).
 struct beta {
-  static constexpr const char* name = "beta";
-  double a, b;
-  double lo = 0, hi = 1;
-  detail::beta_quantile quantile{a, b};
+  static constexpr const char* name = "beta";  ///< the family's tag ("dist") in scenario files
+  double a,  ///< first shape parameter, in [0.01, 1e10]
+      b;  ///< second shape parameter, in [0.01, 1e10]
+  double lo = 0,  ///< lower bound, in the input's unit
+      hi = 1;  ///< upper bound (> lo)
+  detail::beta_quantile quantile{a, b};  ///< Beta(a, b)'s quantile on [0, 1], with its shared tables
 
   /// input_error ("beta.a: ...") unless 0.01 ≤ a, b ≤ 1e10 and lo < hi are finite.
   beta(double a_, double b_, double lo_ = 0, double hi_ = 1)
       : a((trnmodel::detail::check_beta("beta", a_, b_, lo_, hi_), a_)), b(b_), lo(lo_), hi(hi_), quantile(a_, b_) {}
+  /// lo + (hi − lo)·(Beta(a, b)'s quantile at u).
   double ppf(double u) const { return lo + (hi - lo) * quantile(u); }
+  /// The hot path: the tables are looked up once per column of uniforms.
   void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, lo, hi - lo); }
+  /// The regularised incomplete beta function at (x − lo) / (hi − lo).
   double cdf(double x) const {
     if (x <= lo) return 0;
     if (x >= hi) return 1;
     return boost::math::ibeta(a, b, (x - lo) / (hi - lo), detail::fast_policy());
   }
+  /// lo + (hi − lo)·a / (a + b).
   double mean() const { return lo + (hi - lo) * a / (a + b); }
+  /// {lo, hi}.
   support_t support() const { return {lo, hi}; }
 };
 
-/// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (docs/distributions.md).
+/// PERT: Beta(1 + 4(c-a)/(b-a), 1 + 4(b-c)/(b-a)) on [a, b] (docs/distributions.md). A plain value (its beta's
+/// quantile tables are shared between copies and built once, thread-safely).
 struct pert {
-  static constexpr const char* name = "pert";
-  double lo, mode, hi;
-  beta shape;
+  static constexpr const char* name = "pert";  ///< the family's tag ("dist") in scenario files
+  double lo,  ///< lower bound, in the input's unit
+      mode,  ///< most likely value, lo ≤ mode ≤ hi
+      hi;  ///< upper bound (> lo)
+  beta shape;  ///< the beta on [lo, hi] that it samples
   /// input_error ("pert: pert needs lo ≤ mode ≤ hi and lo < hi, ...") unless the three are
   /// finite and ordered.
   pert(double lo_, double mode_, double hi_)
@@ -526,70 +573,97 @@ struct pert {
         mode(mode_),
         hi(hi_),
         shape(1 + 4 * (mode_ - lo_) / (hi_ - lo_), 1 + 4 * (hi_ - mode_) / (hi_ - lo_), lo_, hi_) {}
+  /// The beta's quantile.
   double ppf(double u) const { return shape.ppf(u); }
+  /// The hot path: the beta's column quantile.
   void ppf(const double* u, double* x, std::size_t n) const { shape.ppf(u, x, n); }
+  /// The beta's distribution function.
   double cdf(double x) const { return shape.cdf(x); }
+  /// (lo + 4·mode + hi) / 6, the beta's exact mean.
   double mean() const { return (lo + 4 * mode + hi) / 6; }
+  /// {lo, hi}.
   support_t support() const { return {lo, hi}; }
 };
 
 /// Gamma(shape, scale). A plain value (its quantile tables are shared between copies and
 /// built once, thread-safely).
 struct gamma {
-  static constexpr const char* name = "gamma";
-  double shape, scale;
-  detail::gamma_quantile quantile{shape};
+  static constexpr const char* name = "gamma";  ///< the family's tag ("dist") in scenario files
+  double shape,  ///< k, in [0.01, 1e10]
+      scale;  ///< θ (> 0), in the input's unit
+  detail::gamma_quantile quantile{shape};  ///< Gamma(shape, 1)'s quantile, with its shared tables
   /// input_error unless 0.01 ≤ shape ≤ 1e10 and scale > 0.
   gamma(double shape_, double scale_)
       : shape((trnmodel::detail::check_shape("gamma.shape", shape_),
                trnmodel::detail::check_positive("gamma.scale", scale_), shape_)),
         scale(scale_),
         quantile(shape_) {}
+  /// scale·(Gamma(shape, 1)'s quantile at u).
   double ppf(double u) const { return scale * quantile(u); }
+  /// The hot path: the tables are looked up once per column of uniforms.
   void ppf(const double* u, double* x, std::size_t n) const { quantile.batch(u, x, n, scale); }
+  /// The regularised lower incomplete gamma function P(shape, x / scale); 0 for x ≤ 0.
   double cdf(double x) const { return x <= 0 ? 0.0 : boost::math::gamma_p(shape, x / scale, detail::fast_policy()); }
+  /// shape·scale.
   double mean() const { return shape * scale; }
+  /// {0, +infinity}.
   support_t support() const { return {0.0, infinity}; }
 };
 
 /// Weibull(shape, scale). A plain value: copyable, owns its members; concurrent reads are safe.
 struct weibull {
-  static constexpr const char* name = "weibull";
-  double shape, scale;
+  static constexpr const char* name = "weibull";  ///< the family's tag ("dist") in scenario files
+  double shape,  ///< k (> 0): below 1 a falling hazard, above 1 a rising one
+      scale;  ///< λ (> 0), in the input's unit
+  /// scale·(−ln(1 − u))^(1/shape).
   double ppf(double u) const { return scale * std::pow(-std::log1p(-u), 1 / shape); }
+  /// 1 − exp(−(x / scale)^shape); 0 for x ≤ 0.
   double cdf(double x) const { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x / scale, shape)); }
+  /// scale·Γ(1 + 1/shape).
   double mean() const { return scale * std::tgamma(1 + 1 / shape); }
+  /// {0, +infinity}.
   support_t support() const { return {0.0, infinity}; }
 };
 
 /// Exponential with the given mean. A plain value: copyable, owns its members; concurrent reads are safe.
 struct exponential {
-  static constexpr const char* name = "exponential";
-  double mean_value;
+  static constexpr const char* name = "exponential";  ///< the family's tag ("dist") in scenario files
+  double mean_value;  ///< the mean (> 0), in the input's unit
+  /// −mean_value·ln(1 − u).
   double ppf(double u) const { return -mean_value * std::log1p(-u); }
+  /// 1 − exp(−x / mean_value); 0 for x ≤ 0.
   double cdf(double x) const { return x <= 0 ? 0.0 : -std::expm1(-x / mean_value); }
+  /// mean_value.
   double mean() const { return mean_value; }
+  /// {0, +infinity}.
   support_t support() const { return {0.0, infinity}; }
 };
 
-/// Bernoulli(p) as the monotone inverse CDF: 1 when u > 1 - p.
+/// Bernoulli(p) as the monotone inverse CDF: 1 when u > 1 - p. A plain value: copyable, owns its members;
+/// concurrent reads are safe.
 struct bernoulli {
-  static constexpr const char* name = "bernoulli";
-  double p;
+  static constexpr const char* name = "bernoulli";  ///< the family's tag ("dist") in scenario files
+  double p;  ///< probability of a 1, in [0, 1]
+  /// 1 when u > 1 − p, else 0.
   double ppf(double u) const { return u > 1 - p ? 1.0 : 0.0; }
+  /// 0 below 0, 1 − p on [0, 1), 1 from 1 on.
   double cdf(double x) const { return x < 0 ? 0.0 : (x < 1 ? 1 - p : 1.0); }
+  /// p.
   double mean() const { return p; }
+  /// {0, 1}, or the single value p gives when p is 0 or 1.
   support_t support() const { return {p == 1 ? 1.0 : 0.0, p == 0 ? 0.0 : 1.0}; }
 };
 
 /// Measured values. The quantile interpolates linearly between order statistics
 /// (Hyndman & Fan type 7, NumPy's default): h = (n-1) u, x = x_(floor h) + frac(h) (...).
 /// mean() is the mean of that piecewise-linear distribution (the trapezoid rule over the
-/// order statistics), which can differ slightly from the plain sample mean.
+/// order statistics), which can differ slightly from the plain sample mean. A plain value: copies share the
+/// immutable values, so copying is cheap and concurrent reads are safe.
 struct empirical {
-  static constexpr const char* name = "empirical";
+  static constexpr const char* name = "empirical";  ///< the family's tag ("dist") in scenario files
   std::shared_ptr<const std::vector<double>> sorted;  ///< shared: copies are cheap
 
+  /// Type-7 interpolation between the order statistics at h = (n − 1)·u.
   double ppf(double u) const {
     const auto& s = *sorted;
     const std::size_t n = s.size();
@@ -598,6 +672,7 @@ struct empirical {
     const auto i = std::min(static_cast<std::size_t>(h), n - 2);
     return s[i] + (h - static_cast<double>(i)) * (s[i + 1] - s[i]);
   }
+  /// The inverse of ppf: piecewise linear between the order statistics, 0 below the smallest, 1 from the largest.
   double cdf(double x) const {
     const auto& s = *sorted;
     if (x < s.front()) return 0;
@@ -605,6 +680,7 @@ struct empirical {
     const auto i = static_cast<std::size_t>(std::upper_bound(s.begin(), s.end(), x) - s.begin()) - 1;
     return (static_cast<double>(i) + (x - s[i]) / (s[i + 1] - s[i])) / static_cast<double>(s.size() - 1);
   }
+  /// The trapezoid-rule mean of the interpolated distribution, clamped to the values' range.
   double mean() const {
     const auto& s = *sorted;
     if (s.size() == 1) return s[0];
@@ -614,17 +690,24 @@ struct empirical {
     // tests: three equal values had a mean 3e-16 above them).
     return std::clamp((sum - 0.5 * (s.front() + s.back())) / static_cast<double>(s.size() - 1), s.front(), s.back());
   }
+  /// {smallest value, largest value}.
   support_t support() const { return {sorted->front(), sorted->back()}; }
 };
 
-/// An input nobody knows yet. Anything that needs its value raises unknown_input_error.
+/// An input nobody knows yet. Anything that needs its value raises unknown_input_error. A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct unknown {
-  static constexpr const char* name = "unknown";
-  std::string reason;
+  static constexpr const char* name = "unknown";  ///< the family's name (a scenario writes {"unknown": reason})
+  std::string reason;  ///< why the value is not known yet (not empty)
+  /// Throws trnmodel::unknown_input_error "input is unknown (<reason>)" (with no paths: the caller knows them).
   [[noreturn]] void raise() const { throw unknown_input_error("input is unknown (" + reason + ")", {}); }
+  /// Never returns: raise().
   double ppf(double) const { raise(); }
+  /// Never returns: raise().
   double cdf(double) const { raise(); }
+  /// Never returns: raise().
   double mean() const { raise(); }
+  /// Never returns: raise().
   support_t support() const { raise(); }
 };
 

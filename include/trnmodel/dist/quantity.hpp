@@ -22,9 +22,10 @@ namespace trnmodel {
 /// copyable, owns its members; concurrent reads are safe.
 struct provenance {
   std::string source;  ///< "measured", "vendor", "quote", "assumption", "model" or empty
-  std::string note;
+  std::string note;  ///< free text: how the figure was obtained (calibration writes n, the runs and the method)
   std::string date;  ///< ISO date (YYYY-MM-DD) of a quote
-  std::string region;
+  std::string region;  ///< the cloud region a quote is for (e.g. us-east-2)
+  /// Whether no field is set (a fixed value without provenance is written as a bare number).
   bool empty() const { return source.empty() && note.empty() && date.empty() && region.empty(); }
 };
 
@@ -109,6 +110,7 @@ inline void check_family(const distribution& d) {
 /// member may be called from several threads at once.
 class quantity {
  public:
+  /// The fixed number 0, without provenance.
   quantity() : dist_(dist::fixed{0.0}) {}
   /// A fixed number; input_error ("fixed.value: must be a finite number, got nan") unless finite.
   quantity(double value) : dist_(dist::fixed{value}) {  // NOLINT: a number is a fixed quantity
@@ -120,26 +122,34 @@ class quantity {
     detail::check_family(dist_);
   }
 
+  /// The distribution, to visit by family.
   const distribution& dist() const { return dist_; }
+  /// Where the figure came from.
   const provenance& prov() const { return prov_; }
+  /// Where the figure came from, to fill in (the distribution itself cannot be changed).
   provenance& prov() { return prov_; }
 
+  /// The family's name ("lognormal", "unknown", ...), as its `name`.
   const char* family() const {
     return std::visit([](const auto& d) { return std::decay_t<decltype(d)>::name; }, dist_);
   }
+  /// Whether it is a fixed number.
   bool is_fixed() const { return std::holds_alternative<dist::fixed>(dist_); }
+  /// Whether it is an unknown (ppf, cdf, mean and support then throw unknown_input_error).
   bool is_unknown() const { return std::holds_alternative<dist::unknown>(dist_); }
-  // Degenerate distributions (fixed, Bernoulli with p in {0, 1}) need no random stream.
+  /// Degenerate distributions (fixed, Bernoulli with p in {0, 1}) need no random stream.
   bool is_constant() const {
     if (is_fixed()) return true;
     if (const auto* b = std::get_if<dist::bernoulli>(&dist_)) return b->p == 0 || b->p == 1;
     return false;
   }
 
+  /// The quantile at u in [0, 1], in the input's unit: every draw is ppf of a uniform. Throws
+  /// unknown_input_error for an unknown.
   double ppf(double u) const {
     return std::visit([u](const auto& d) { return d.ppf(u); }, dist_);
   }
-  // The hot path: one dispatch for a whole column of uniforms.
+  /// The hot path: one dispatch for a whole column of uniforms; x[i] = ppf(u[i]).
   void ppf(const double* u, double* x, std::size_t n) const {
     std::visit(
         [=](const auto& d) {
@@ -152,15 +162,19 @@ class quantity {
         },
         dist_);
   }
+  /// P(X ≤ x). Throws unknown_input_error for an unknown.
   double cdf(double x) const {
     return std::visit([x](const auto& d) { return d.cdf(x); }, dist_);
   }
+  /// The exact mean of the distribution ppf samples. Throws unknown_input_error for an unknown.
   double mean() const {
     return std::visit([](const auto& d) { return d.mean(); }, dist_);
   }
+  /// (lowest, highest) value ppf can return. Throws unknown_input_error for an unknown.
   dist::support_t support() const {
     return std::visit([](const auto& d) { return d.support(); }, dist_);
   }
+  /// Why an unknown is not known; only for an unknown (std::bad_variant_access otherwise).
   const std::string& unknown_reason() const { return std::get<dist::unknown>(dist_).reason; }
 
  private:

@@ -50,28 +50,30 @@ inline const std::vector<std::string>& purchase_modes() {
 }
 
 /// What to quote. The defaults are the documented on-demand filters; `attributes` adds
-/// exact matches on any further product attribute (e.g. licenseModel) to tell rows apart.
+/// exact matches on any further product attribute (e.g. licenseModel) to tell rows apart. A plain value:
+/// copyable, owns its members; concurrent reads are safe.
 struct price_filter {
   std::string instance_type;  ///< e.g. trn2.48xlarge
   std::string region;  ///< a region code (us-east-1) or its location name (US East (N. Virginia))
   std::string purchase = "on_demand";  ///< one of purchase_modes()
-  std::string operating_system = "Linux";
-  std::string tenancy = "Shared";
-  std::string pre_installed_sw = "NA";
-  std::string capacity_status = "Used";
-  std::vector<std::pair<std::string, std::string>> attributes;
+  std::string operating_system = "Linux";  ///< the operatingSystem attribute wanted
+  std::string tenancy = "Shared";  ///< the tenancy attribute wanted
+  std::string pre_installed_sw = "NA";  ///< the preInstalledSw attribute wanted (NA: no pre-installed software)
+  std::string capacity_status = "Used";  ///< the capacitystatus attribute wanted (Used: not an unused reservation)
+  std::vector<std::pair<std::string, std::string>> attributes;  ///< further (attribute, value) exact matches
 };
 
-/// One product of a price list with its terms, pointing into the list's parsed documents.
+/// One product of a price list with its terms, pointing into the list's parsed documents: valid while the
+/// price_list that holds it (or a copy, which shares the documents) lives.
 struct price_list_row {
-  std::string sku;
+  std::string sku;  ///< the product's SKU
   std::string where;  ///< the JSON path of the product, for messages
-  std::string product_family;
+  std::string product_family;  ///< e.g. "Compute Instance"; "" when not written
   const ordered_json* attributes = nullptr;  ///< an object of strings
   const ordered_json* on_demand = nullptr;  ///< {SKU.TERM: TERM}, or null when the product has none
   std::string on_demand_path;  ///< its JSON path, for messages
   std::string publication_date;  ///< as written
-  std::string version;
+  std::string version;  ///< the offer file's version, or the product document's; "" when not written
 };
 
 /// An AWS price list read from an offer file or get-products output: its rows and dates. A plain
@@ -80,36 +82,37 @@ struct price_list {
   std::string file;  ///< the name messages give (a path)
   std::string format;  ///< "offer file" or "get-products"
   std::string offer_code;  ///< AmazonEC2
-  std::string version;
+  std::string version;  ///< the offer file's, or the first product document's that gives one; "" when none does
   std::string publication_date;  ///< of the list (an offer file) or of its first product (get-products)
   std::string next_token;  ///< get-products: set when the output is one page of several
-  std::vector<price_list_row> rows;
+  std::vector<price_list_row> rows;  ///< one per product, in the list's order
   std::vector<std::shared_ptr<const ordered_json>> documents;  ///< what the rows point into
 };
 
-/// A price read from a list, with everything needed to find the row again.
+/// A price read from a list, with everything needed to find the row again. A plain value: copyable, owns its
+/// members; concurrent reads are safe.
 struct price_quote {
   double usd_per_node_hour = 0;  ///< USD per instance-hour: one node for one hour
-  std::string purchase;
-  std::string instance_type;
+  std::string purchase;  ///< the filter's purchase mode (one of purchase_modes())
+  std::string instance_type;  ///< the filter's instance type
   std::string region;  ///< the region code, or the location name when the list gives no code
   std::string location;  ///< AWS's name of the region
-  std::string operating_system;
-  std::string tenancy;
+  std::string operating_system;  ///< the product's operatingSystem attribute
+  std::string tenancy;  ///< the product's tenancy attribute
   std::string date;  ///< YYYY-MM-DD: the day the list was published
   std::string publication_date;  ///< as written in the list
   std::string effective_date;  ///< the term's effectiveDate, as written: since when the price applies
-  std::string sku;
-  std::string offer_term_code;
-  std::string rate_code;
+  std::string sku;  ///< the product's SKU
+  std::string offer_term_code;  ///< the OnDemand term's offerTermCode; "" when not written
+  std::string rate_code;  ///< the price dimension's rateCode (its key when not written)
   std::string description;  ///< AWS's, e.g. "$55.04 per On Demand Linux p5.48xlarge Instance Hour"
-  std::string offer_code;
-  std::string version;
-  std::string format;
-  std::string file;
+  std::string offer_code;  ///< the list's offerCode (or get-products' serviceCode), e.g. AmazonEC2
+  std::string version;  ///< the version of the list or product document the row came from
+  std::string format;  ///< "offer file" or "get-products"
+  std::string file;  ///< the name the list was read under (a path)
 
-  // Where the price came from, for the scenario's note (the file by its name only: a note
-  // travels with the scenario, the directory it was read from does not).
+  /// Where the price came from, for the scenario's note (the file by its name only: a note
+  /// travels with the scenario, the directory it was read from does not).
   std::string note() const {
     const std::size_t slash = file.find_last_of("/\\");
     const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
@@ -123,7 +126,7 @@ struct price_quote {
     return text;
   }
 
-  // The price as a scenario quantity: fixed, `source: quote`, the list's date and the region.
+  /// The price as a scenario quantity: fixed, `source: quote`, the list's date and the region.
   quantity to_quantity() const {
     quantity q = make_fixed(usd_per_node_hour, "prices.node_hour_usd");
     q.prov() = provenance{"quote", note(), date, region};

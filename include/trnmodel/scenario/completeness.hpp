@@ -32,16 +32,17 @@ inline const char* name_of(phase_status status) {
   return "";
 }
 
-/// One phase's status: the inputs that describe it, those absent and those unknown.
+/// One phase's status: the inputs that describe it, those absent and those unknown. A plain value: copyable,
+/// owns its members; concurrent reads are safe.
 struct phase_completeness {
-  std::string phase;
-  std::string metric;  // the metric the phase's time or cost lands in
-  phase_status status;
-  std::vector<std::string> inputs;  // every input the phase needs in this scenario
-  std::vector<std::string> missing;  // absent: the default applies
-  std::vector<std::string> unknown;  // given as unknown
-  std::string absent_means;  // "counted as 0", or "costs unknown" for the node price
-  std::string why;  // why the phase matters
+  std::string phase;  ///< the lifecycle phase ("queue", "set-up", ...)
+  std::string metric;  ///< the metric the phase's time or cost lands in
+  phase_status status;  ///< not_described when an input is missing, else unknown when one is unknown, else described
+  std::vector<std::string> inputs;  ///< every input the phase needs in this scenario
+  std::vector<std::string> missing;  ///< absent: the default applies
+  std::vector<std::string> unknown;  ///< given as unknown
+  std::string absent_means;  ///< "counted as 0", or "costs unknown" for the node price
+  std::string why;  ///< why the phase matters
 };
 
 namespace detail {

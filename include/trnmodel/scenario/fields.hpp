@@ -31,27 +31,27 @@ namespace trnmodel {
 
 /// What a field holds: its JSON form and how the loader reads it.
 enum class field_kind {
-  quantity,  // an uncertain quantity (docs/distributions.md)
-  boolean,
-  integer,  // a plain whole number
-  number,  // a plain real number (a threshold the job card states, never drawn)
-  text,  // free text
-  choice,  // one of `choices`
+  quantity,  ///< an uncertain quantity (docs/distributions.md)
+  boolean,  ///< true or false
+  integer,  ///< a plain whole number
+  number,  ///< a plain real number (a threshold the job card states, never drawn)
+  text,  ///< free text
+  choice,  ///< one of `choices`
 };
 
 /// The range every value of a field must lie in. For quantities, the whole support of the
 /// distribution must lie in it: a normal step time that can go negative is refused (truncate
 /// it with "lo"), never silently clipped.
 enum class field_rule {
-  any,
-  nonnegative,  // [0, inf)
-  positive,  // (0, inf): a fixed value or an atom at 0 is refused
-  weibull_shape,  // [0.1, inf): below 0.1 almost every time between failures is ~0
-  probability,  // [0, 1]
-  fraction_below_one,  // [0, 1)
-  unit_interval,  // (0, 1]: efficiencies and utilisations
-  at_least_one,  // integers >= 1
-  zero_to_three,  // integers 0..3 (ZeRO stage)
+  any,  ///< no range beyond what its kind allows
+  nonnegative,  ///< [0, inf)
+  positive,  ///< (0, inf): a fixed value or an atom at 0 is refused
+  weibull_shape,  ///< [0.1, inf): below 0.1 almost every time between failures is ~0
+  probability,  ///< [0, 1]
+  fraction_below_one,  ///< [0, 1)
+  unit_interval,  ///< (0, 1]: efficiencies and utilisations
+  at_least_one,  ///< integers >= 1
+  zero_to_three,  ///< integers 0..3 (ZeRO stage)
 };
 
 /// Names of the kinds and rules, as the bindings and the JSON Schema spell them.
@@ -87,18 +87,18 @@ enum class input_group { setting, time, compute_price, storage, transfer, logs, 
 
 /// When the simulator reads a field, given the scenario's throughput mode and failure model.
 enum class relevance {
-  always,
-  measured,  // throughput.mode measured
-  derived,  // any mode but measured
-  modelled,  // analytic or extrapolated
-  flops,  // flops mode
-  extrapolated,  // extrapolated mode
-  weibull,  // Weibull failures (a node MTBF given, failures.distribution weibull)
-  tokens_given,  // the scenario gives job.tokens
-  steps_given,  // the scenario does not give job.tokens
-  capacity_block,  // prices.purchase capacity_block
-  spot,  // prices.purchase spot
-  not_spot,  // prices.purchase on_demand or capacity_block
+  always,  ///< whatever the mode and failure model
+  measured,  ///< throughput.mode measured
+  derived,  ///< any mode but measured
+  modelled,  ///< analytic or extrapolated
+  flops,  ///< flops mode
+  extrapolated,  ///< extrapolated mode
+  weibull,  ///< Weibull failures (a node MTBF given, failures.distribution weibull)
+  tokens_given,  ///< the scenario gives job.tokens
+  steps_given,  ///< the scenario does not give job.tokens
+  capacity_block,  ///< prices.purchase capacity_block
+  spot,  ///< prices.purchase spot
+  not_spot,  ///< prices.purchase on_demand or capacity_block
 };
 
 /// How a quantity that counts turns a drawn value into a whole number: `up` rounds up to at
@@ -349,19 +349,20 @@ inline constexpr std::size_t field_count = 0
 
 /// One row of the field table: path, kind, rule, default, relevance and help. A plain value.
 struct field_spec {
-  field id;
-  std::string path;  // "checkpoint.every_steps"
-  field_kind kind;
-  field_rule rule;
-  std::string default_value;  // JSON text of the default; empty when required or absent
-  bool required;
-  std::string doc;  // one line, units included
-  std::vector<std::string> choices;
-  input_group group;
-  relevance when;
-  counting count;
-  double lifecycle_inputs::*slot;  // where a drawn value goes; nullptr for settings
+  field id;  ///< the field's name in C++
+  std::string path;  ///< its dotted JSON path, e.g. "checkpoint.every_steps"
+  field_kind kind;  ///< what it holds and how the loader reads it
+  field_rule rule;  ///< the range every value (every draw of a quantity) must lie in
+  std::string default_value;  ///< JSON text of the default; empty when required or absent
+  bool required;  ///< a scenario without it is refused
+  std::string doc;  ///< one line, units included
+  std::vector<std::string> choices;  ///< for a choice field, the allowed values; else empty
+  input_group group;  ///< the metrics an unknown value of it blocks
+  relevance when;  ///< when the simulator reads it
+  counting count;  ///< for a quantity that counts, how a draw becomes a whole number
+  double lifecycle_inputs::*slot;  ///< where a drawn value goes; nullptr for settings
 
+  /// Its position in scenario_fields() (and in per-field arrays): the enumerator's value.
   std::size_t index() const { return static_cast<std::size_t>(id); }
 };
 
@@ -410,7 +411,7 @@ inline const std::vector<field_spec>& scenario_fields() {
 inline const field_spec& spec(field id) { return scenario_fields()[static_cast<std::size_t>(id)]; }
 inline const std::string& path_of(field id) { return spec(id).path; }
 
-/// The row of a dotted path, or null; field_at() throws input_error instead, with a did-you-mean.
+/// The row of a dotted path, or null; field_at() throws input_error instead.
 inline const field_spec* find_field(const std::string& path) {
   for (const auto& f : scenario_fields())
     if (f.path == path) return &f;

@@ -23,24 +23,28 @@
 
 namespace trnmodel {
 
-/// The model figures read from a Hugging Face config.json (docs/scenario.md). A plain value.
+/// The model figures read from a Hugging Face config.json (docs/scenario.md). A plain value. The counts are
+/// whole numbers (at most 2^53) held as doubles.
 struct hf_model {
-  std::string model_type;  // as written ("" when absent)
-  double hidden_size = 0;  // h
-  double layers = 0;  // L (num_hidden_layers)
-  double heads = 0;  // a (num_attention_heads)
-  double kv_heads = 0;  // g (num_key_value_heads; a when absent)
-  double head_dim = 0;  // d (head_dim; h / a when absent)
-  double ffn_size = 0;  // f (intermediate_size)
-  double vocab_size = 0;  // V
-  bool tied_embeddings = false;  // tie_word_embeddings (false when absent, as in LlamaConfig)
-  double max_position_embeddings = 0;  // longest sequence the positions allow; 0 when absent
-  bool attention_bias = false;  // biases on q, k, v and o
-  bool qkv_bias = false;  // biases on q, k, v only (Qwen2)
-  bool qk_norm = false;  // RMSNorm of size d on q and k in every layer (Qwen3)
+  std::string model_type;  ///< as written ("" when absent)
+  double hidden_size = 0;  ///< h
+  double layers = 0;  ///< L (num_hidden_layers)
+  double heads = 0;  ///< a (num_attention_heads)
+  double kv_heads = 0;  ///< g (num_key_value_heads; a when absent)
+  double head_dim = 0;  ///< d (head_dim; h / a when absent)
+  double ffn_size = 0;  ///< f (intermediate_size)
+  double vocab_size = 0;  ///< V
+  bool tied_embeddings = false;  ///< tie_word_embeddings (false when absent, as in LlamaConfig)
+  double max_position_embeddings = 0;  ///< longest sequence the positions allow; 0 when absent
+  bool attention_bias = false;  ///< biases on q, k, v and o
+  bool qkv_bias = false;  ///< biases on q, k, v only (Qwen2)
+  bool qk_norm = false;  ///< RMSNorm of size d on q and k in every layer (Qwen3)
 
+  /// The input embedding, V·h (the output head is as many again unless tied).
   double embedding_parameters() const { return vocab_size * hidden_size; }
 
+  /// One decoder layer: the attention and MLP projections, the two norms, and the q/k norms and biases the
+  /// architecture has.
   double layer_parameters() const {
     const double h = hidden_size, q = heads * head_dim, kv = kv_heads * head_dim;
     double n = h * q + 2 * h * kv + q * h  // q, k, v, o
@@ -52,14 +56,14 @@ struct hf_model {
     return n;
   }
 
-  // Every parameter of the model, N.
+  /// Every parameter of the model, N.
   double parameters() const {
     return embedding_parameters() * (tied_embeddings ? 1 : 2) + layers * layer_parameters() + hidden_size;
   }
 
-  // Trainable parameters of LoRA with rank r on the seven projections of every layer:
-  // r·(inputs + outputs) each, with the k/v projections as narrow as grouped-query attention
-  // makes them.
+  /// Trainable parameters of LoRA with rank r on the seven projections of every layer:
+  /// r·(inputs + outputs) each, with the k/v projections as narrow as grouped-query attention
+  /// makes them.
   double lora_parameters(double rank) const {
     const double h = hidden_size, q = heads * head_dim, kv = kv_heads * head_dim;
     return layers * rank * ((h + q) * 2 + (h + kv) * 2 + 3 * (h + ffn_size));

@@ -138,8 +138,9 @@ inline void check_fixed_count(const field_spec& field, const quantity& q) {
 /// threads. Ownership: a value (copies share nothing mutable).
 class scenario {
  public:
-  // From a parsed JSON value (a dict from Python arrives this way).
-  // `profiles` are the hardware profiles that cluster.platform may name (name -> JSON).
+  /// From a parsed JSON value (a dict from Python arrives this way).
+  /// `profiles` are the hardware profiles that cluster.platform may name (name -> JSON).
+  /// Throws trnmodel::input_error naming the path of the first field (or stage) that breaks a rule.
   static scenario from_json(const ordered_json& doc, profile_library profiles = {}) {
     detail::check_json_depth(doc, "scenario");
     scenario s;
@@ -152,11 +153,12 @@ class scenario {
     return s;
   }
 
-  // From JSON text: syntax errors with line and column, duplicate keys refused.
+  /// From JSON text: syntax errors with line and column, duplicate keys refused.
   static scenario from_text(const std::string& text, profile_library profiles = {}) {
     return from_json(parse_strict(text), std::move(profiles));
   }
 
+  /// From a file, read whole and loaded as from_text does; input_error naming the file when it cannot be opened.
   static scenario from_file(const std::string& file, profile_library profiles = {}) {
     std::ifstream in(file, std::ios::binary);
     if (!in) detail::fail(file, "cannot open the scenario file");
@@ -165,13 +167,16 @@ class scenario {
     return from_text(text.str(), std::move(profiles));
   }
 
-  // Parses JSON text, refusing duplicate keys and reporting syntax errors by line/column.
+  /// Parses JSON text, refusing duplicate keys and reporting syntax errors by line/column.
   static ordered_json parse_strict(const std::string& text) { return detail::parse_strict_json(text, "scenario"); }
 
+  /// The document as loaded (defaults are not written into it).
   const ordered_json& to_json() const { return doc_; }
 
-  // A copy with changes at dotted paths ("checkpoint.every_steps"); a null value removes
-  // the key (back to its default). The result is validated like a new scenario.
+  /// A copy with changes at dotted paths ("checkpoint.every_steps"); a null value removes
+  /// the key (back to its default). The result is validated like a new scenario.
+  /// A stage's field is "stages[1].<path>" or "<stage name>/<path>"; an unknown path is an input_error
+  /// with a did-you-mean.
   scenario updated(const std::vector<std::pair<std::string, ordered_json>>& changes) const {
     ordered_json doc = doc_;
     for (const auto& [path, value] : changes) {
@@ -208,35 +213,49 @@ class scenario {
     return from_json(doc, *profiles_);
   }
 
-  // Whether the scenario gives the field itself (rather than taking its default).
+  /// Whether the scenario gives the field itself (rather than taking its default).
   bool has(field f) const { return given_[index(f)]; }
+  /// has() by dotted path; input_error for a path that is no field.
   bool has(const std::string& path) const { return has(field_at(path)); }
-  // The quantity of a field (its default when not given); nullptr when absent without a
-  // default (failures.node_mtbf_h, prices.node_hour_usd).
+  /// The quantity of a field (its default when not given); nullptr when absent without a
+  /// default (failures.node_mtbf_h, prices.node_hour_usd).
   const quantity* find(field f) const {
     const auto& v = quantities_[index(f)];
     return v ? &*v : nullptr;
   }
+  /// find() by dotted path; nullptr also for a path that is no field (no error).
   const quantity* find(const std::string& path) const {
     const field_spec* f = find_field(path);
     return f == nullptr ? nullptr : find(f->id);
   }
+  /// The quantity of a quantity field (its default when not given). Throws input_error at the field's path when it
+  /// is absent without a default, or when the field is not a quantity.
   const quantity& q(field f) const {
     const quantity* found = find(checked(f, field_kind::quantity));
     if (found == nullptr) detail::fail(path_of(f), "not given and has no default");
     return *found;
   }
+  /// q() by dotted path; input_error also for a path that is no field.
   const quantity& q(const std::string& path) const { return q(field_at(path)); }
+  /// A boolean field's value (its default when not given); input_error at its path when it is absent without a
+  /// default or not a boolean field.
   bool flag(field f) const { return *present(flags_, checked(f, field_kind::boolean)); }
+  /// flag() by dotted path; input_error also for a path that is no field.
   bool flag(const std::string& path) const { return flag(field_at(path)); }
+  /// An integer field's value (its default when not given); input_error at its path when it is absent without a
+  /// default or not an integer field.
   long long integer(field f) const { return *present(integers_, checked(f, field_kind::integer)); }
+  /// integer() by dotted path; input_error also for a path that is no field.
   long long integer(const std::string& path) const { return integer(field_at(path)); }
+  /// A text or choice field's value (its default when not given); input_error at its path when it is absent
+  /// without a default or of another kind.
   const std::string& text(field f) const {
     const field_kind kind = spec(f).kind == field_kind::choice ? field_kind::choice : field_kind::text;
     return *present(texts_, checked(f, kind));
   }
+  /// text() by dotted path; input_error also for a path that is no field.
   const std::string& text(const std::string& path) const { return text(field_at(path)); }
-  // Every quantity of the scenario (given or default), by path.
+  /// Every quantity of the scenario (given or default), by path.
   std::map<std::string, quantity> quantities() const {
     std::map<std::string, quantity> all;
     for (const auto& f : scenario_fields())
@@ -244,26 +263,36 @@ class scenario {
     return all;
   }
 
+  /// The scenario's `name`; "" when not given.
   std::string name() const { return has_text(field::name) ? text(field::name) : std::string(); }
+  /// Whether an integer field has a value, given or default (false for one of another kind).
   bool has_integer(field f) const { return integers_[index(f)].has_value(); }
+  /// has_integer() by dotted path; input_error for a path that is no field.
   bool has_integer(const std::string& path) const { return has_integer(field_at(path)); }
+  /// Whether a text or choice field has a value, given or default (false for one of another kind).
   bool has_text(field f) const { return texts_[index(f)].has_value(); }
+  /// A number field's value (a plain real number, never drawn); input_error at its path when it is absent
+  /// without a default or not a number field.
   double number(field f) const { return *present(numbers_, checked(f, field_kind::number)); }
+  /// Whether a number field has a value, given or default (false for one of another kind).
   bool has_number(field f) const { return numbers_[index(f)].has_value(); }
+  /// has_text() by dotted path; input_error for a path that is no field.
   bool has_text(const std::string& path) const { return has_text(field_at(path)); }
-  // The hardware profile named by cluster.platform, when the library has it.
+  /// The hardware profile named by cluster.platform, when the library has it.
   const platform_profile* profile() const { return profile_ ? &*profile_ : nullptr; }
-  // The names of the hardware profiles this scenario was loaded with.
+  /// The names of the hardware profiles this scenario was loaded with.
   std::vector<std::string> profile_names() const {
     std::vector<std::string> names;
     if (profiles_)
       for (const auto& [name, doc] : *profiles_) names.push_back(name);
     return names;
   }
+  /// throughput.mode, where the step time comes from: measured, extrapolated, flops or analytic.
   const std::string& mode() const { return text(field::throughput_mode); }
 
-  // The model's shape (parameters at their median when uncertain; from the architecture when
-  // not given: 12·L·h² + 2·V·h, or 4·L·h² + 3·L·h·ffn + 2·V·h with a gated MLP of size ffn).
+  /// The model's shape (parameters at their median when uncertain; from the architecture when
+  /// not given: 12·L·h² + 2·V·h, or 4·L·h² + 3·L·h·ffn + 2·V·h with a gated MLP of size ffn).
+  /// Model fields not given are 0.
   transformer_shape shape() const {
     transformer_shape m{};
     const auto get = [&](field f) { return has_integer(f) ? static_cast<double>(integer(f)) : 0.0; };
@@ -282,9 +311,9 @@ class scenario {
     }
     return m;
   }
-  // The shape of the model the reference step time was measured on: the job's, with the
-  // reference's sequence length and, when the reference is another model size, its own
-  // parameters, layers, hidden size and heads.
+  /// The shape of the model the reference step time was measured on: the job's, with the
+  /// reference's sequence length and, when the reference is another model size, its own
+  /// parameters, layers, hidden size and heads.
   transformer_shape reference_shape() const {
     transformer_shape m = shape();
     const auto own = [&](field f, double& value) {
@@ -297,6 +326,7 @@ class scenario {
     own(field::reference_heads, m.heads);
     return m;
   }
+  /// What kind of training the job is: job.kind (LoRA or not), job.lora_rank and job.recompute.
   training_kind kind() const {
     training_kind k;
     k.lora = text(field::job_kind) == "lora";
@@ -307,8 +337,9 @@ class scenario {
                                      : recompute_kind::none;
     return k;
   }
-  // The parallel layout of the job ("parallelism") or of the reference measurement
-  // ("reference": its fields fall back to the job's where the reference has none).
+  /// The parallel layout of the job ("parallelism") or of the reference measurement
+  /// ("reference": its fields fall back to the job's where the reference has none).
+  /// input_error at `section` for any other section.
   parallel_layout layout(const std::string& section = "parallelism") const {
     if (section != "parallelism" && section != "reference")
       detail::fail(section, "no parallel layout here (parallelism or reference)");
@@ -332,21 +363,24 @@ class scenario {
     return p;
   }
 
-  // Multi-stage jobs (docs/scenario.md, "Stages"): the number of stages (0 without a
-  // `stages` array), each stage as a scenario of its own (the top level with the stage's
-  // fields over it), its name, and whether the stage itself gives field `f`.
+  /// Multi-stage jobs (docs/scenario.md, "Stages"): the number of stages (0 without a
+  /// `stages` array), each stage as a scenario of its own (the top level with the stage's
+  /// fields over it), its name, and whether the stage itself gives field `f`.
   std::size_t stage_count() const { return stages_ ? stages_->size() : 0; }
+  /// Stage k as a scenario of its own; k must be below stage_count().
   const scenario& stage(std::size_t k) const { return *stages_->at(k).s; }
+  /// Stage k's name; k must be below stage_count().
   const std::string& stage_name(std::size_t k) const { return stages_->at(k).name; }
+  /// Whether stage k itself gives field `f` (rather than taking the top level's); k must be below stage_count().
   bool stage_gives(std::size_t k, field f) const { return stages_->at(k).given[index(f)]; }
-  // A field's path within stage k, as errors and completeness name it: "stages[1].compile.initial_s".
+  /// A field's path within stage k, as errors and completeness name it: "stages[1].compile.initial_s".
   static std::string stage_path(std::size_t k, const std::string& path) {
     return "stages[" + std::to_string(k) + "]." + path;
   }
-  // A path into a stage, "stages[<index>].<field>" or "<stage name>/<field>" (the name its
-  // inputs carry in a sensitivity analysis): the stage's index and the field's path, checked
-  // (a bad index or name, or a field set per job, is an error naming the path); nullopt for a
-  // path of the top level.
+  /// A path into a stage, "stages[<index>].<field>" or "<stage name>/<field>" (the name its
+  /// inputs carry in a sensitivity analysis): the stage's index and the field's path, checked
+  /// (a bad index or name, or a field set per job, is an error naming the path); nullopt for a
+  /// path of the top level.
   std::optional<std::pair<std::size_t, std::string>> stage_field(const std::string& path) const {
     std::size_t k = 0;
     std::string rest;
