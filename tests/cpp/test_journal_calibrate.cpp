@@ -66,6 +66,19 @@ TEST_CASE("calibration of the example scenario from the three journals", "[journ
   CHECK(r.calibrated.q("job.effective_steps").ppf(0.5) == base.q("job.effective_steps").ppf(0.5));
 }
 
+TEST_CASE("a calibrator's second run returns its first result, nothing appended twice", "[journal][calibrate]") {
+  const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
+  calibrate::calibrator c({example(1), example(2), example(3)}, base);
+  const auto first = c.run();
+  const auto second = c.run();
+  CHECK(second.inputs.size() == first.inputs.size());
+  CHECK(second.warnings == first.warnings);
+  CHECK(second.unmeasured == first.unmeasured);
+  CHECK(second.calibrated.to_json() == first.calibrated.to_json());
+  CHECK(first.calibrated.to_json() ==
+        calibrate::calibrate({example(1), example(2), example(3)}, base).calibrated.to_json());
+}
+
 TEST_CASE("one run: the step time's spread is its batch-means interval", "[journal][calibrate]") {
   const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
   const auto r = calibrate::calibrate({example(3)}, base);

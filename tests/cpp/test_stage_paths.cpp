@@ -64,6 +64,19 @@ TEST_CASE("updated() reaches a stage by index or by name, and refuses a bad one 
                     test::contains("stages[1].throughput.step_time_s: must be > 0, got -1"));
 }
 
+TEST_CASE("a stage index past the end is an input_error, with or without stages", "[stages][errors]") {
+  const scenario s = scenario::from_text(two);
+  CHECK(s.stage_name(1) == "long");
+  CHECK_THROWS_AS(s.stage(2), input_error);
+  CHECK_THROWS_WITH(s.stage_name(2), "stages[2]: no stage 2: the scenario has 2 stages");
+  const scenario plain = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 400},
+    "cluster": {"nodes": 4}, "throughput": {"step_time_s": 5}})");
+  REQUIRE(plain.stage_count() == 0);
+  CHECK_THROWS_WITH(plain.stage(0), "stages[0]: no stage 0: the scenario has 0 stages");
+  CHECK_THROWS_WITH(plain.stage_gives(0, field::throughput_step_time_s),
+                    "stages[0]: no stage 0: the scenario has 0 stages");
+}
+
 TEST_CASE("a stage's metric is a sensitivity output of its own", "[stages][sensitivity]") {
   const scenario s = scenario::from_text(two);
   const lifecycle_model model(s);

@@ -97,8 +97,7 @@ inline std::optional<std::pair<double, double>> reciprocal_moments(const quantit
 namespace trnmodel::calibrate {
 
 /// Derives measured inputs from journals and applies them to a base scenario. Holds copies of
-/// the journals it was given; not for concurrent use while it is being filled, const calls
-/// may run concurrently.
+/// the journals it was given; not for concurrent use (run() fills its result once).
 class calibrator {
  public:
   /// Copies `journals` and `base` and analyses each journal's step times. Throws trnmodel::input_error at
@@ -115,8 +114,10 @@ class calibrator {
   }
 
   /// Derives every input the journals measure and returns the calibrated scenario with the record of what changed.
-  /// Call it once: each call appends its findings to the same result.
+  /// A second call returns the first call's result (the findings are not appended twice).
   calibration_result run() {
+    if (ran_) return result_;
+    ran_ = true;
     step_time_and_stall();
     startup();
     compile();
@@ -564,10 +565,12 @@ class calibrator {
             " job-scope runs; prior Beta(" + detail::format_number(a0) + ", " + detail::format_number(b0) + ")");
   }
 
-  const std::vector<journal>& journals_;
-  const scenario& base_;
+  // Copies, as documented: a calibrator built from temporaries must not dangle.
+  const std::vector<journal> journals_;
+  const scenario base_;
   bool config_matches_ = true;
   calibration_result result_;
+  bool ran_ = false;  // run() derives once
   std::vector<std::pair<std::string, ordered_json>> extra_changes_;
 };
 

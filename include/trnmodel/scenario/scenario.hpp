@@ -367,12 +367,13 @@ class scenario {
   /// `stages` array), each stage as a scenario of its own (the top level with the stage's
   /// fields over it), its name, and whether the stage itself gives field `f`.
   std::size_t stage_count() const { return stages_ ? stages_->size() : 0; }
-  /// Stage k as a scenario of its own; k must be below stage_count().
-  const scenario& stage(std::size_t k) const { return *stages_->at(k).s; }
-  /// Stage k's name; k must be below stage_count().
-  const std::string& stage_name(std::size_t k) const { return stages_->at(k).name; }
-  /// Whether stage k itself gives field `f` (rather than taking the top level's); k must be below stage_count().
-  bool stage_gives(std::size_t k, field f) const { return stages_->at(k).given[index(f)]; }
+  /// Stage k as a scenario of its own; input_error ("stages[k]: ...") unless k < stage_count().
+  const scenario& stage(std::size_t k) const { return *stage_at(k).s; }
+  /// Stage k's name; input_error unless k < stage_count().
+  const std::string& stage_name(std::size_t k) const { return stage_at(k).name; }
+  /// Whether stage k itself gives field `f` (rather than taking the top level's); input_error unless
+  /// k < stage_count().
+  bool stage_gives(std::size_t k, field f) const { return stage_at(k).given[index(f)]; }
   /// A field's path within stage k, as errors and completeness name it: "stages[1].compile.initial_s".
   static std::string stage_path(std::size_t k, const std::string& path) {
     return "stages[" + std::to_string(k) + "]." + path;
@@ -829,6 +830,15 @@ class scenario {
   ordered_json doc_;
   std::shared_ptr<const profile_library> profiles_;
   std::shared_ptr<const std::vector<stage_entry>> stages_;
+
+  // A scenario without a `stages` array has no stage 0: an index past the end is bad input, not
+  // undefined behaviour.
+  const stage_entry& stage_at(std::size_t k) const {
+    if (k >= stage_count())
+      detail::fail("stages[" + std::to_string(k) + "]",
+                   "no stage " + std::to_string(k) + ": the scenario has " + std::to_string(stage_count()) + " stages");
+    return (*stages_)[k];
+  }
   std::optional<platform_profile> profile_;
   // What the scenario holds, by field (scenario_fields() order): given or default.
   std::vector<bool> given_ = std::vector<bool>(field_count, false);
