@@ -42,7 +42,9 @@ class profiles {
   profiles with_file(const std::string& name, const std::string& file) const;
 
   struct impl;
+  /// For the library's implementation (embed.cpp): wraps a library it built.
   explicit profiles(std::shared_ptr<const impl> p) : impl_(std::move(p)) {}
+  /// For the library's implementation: the library itself (impl is defined only there).
   const impl& internals() const { return *impl_; }
 
  private:
@@ -101,7 +103,9 @@ class scenario {
   /// Paths of the inputs that are drawn (uncertain and known).
   std::vector<std::string> uncertain_inputs() const;
 
+  /// Wraps a header-only trnmodel::scenario (shared, not copied), for code that uses both APIs.
   explicit scenario(std::shared_ptr<const trnmodel::scenario> s) : impl_(std::move(s)) {}
+  /// The header-only trnmodel::scenario behind it (complete only where its header is included).
   const trnmodel::scenario& internals() const { return *impl_; }
 
  private:
@@ -111,7 +115,19 @@ class scenario {
 /// One output's streamed moments over its non-NaN values (mean, min and max are NaN when there
 /// is none). A plain value.
 struct output_stats {
+  /// \var count
+  /// Non-NaN values (infinities included).
+  /// \var nan_count
+  /// Samples whose value was NaN (e.g. a metric that needs an unknown input).
   std::uint64_t count = 0, nan_count = 0;
+  /// \var mean
+  /// Mean of the non-NaN values, in the output's unit.
+  /// \var sd
+  /// Sample standard deviation (divisor n - 1; NaN with fewer than two values).
+  /// \var min
+  /// Smallest non-NaN value.
+  /// \var max
+  /// Largest non-NaN value.
   double mean = 0, sd = 0, min = 0, max = 0;
 };
 
@@ -120,25 +136,35 @@ struct output_stats {
 /// immutable result.
 class result {
  public:
+  /// The outputs' names, in output (index) order.
   const std::vector<std::string>& names() const;
+  /// Samples drawn.
   std::uint64_t samples() const;
   /// Whether every sample was kept (quantiles are then exact, type 7 as numpy.quantile).
   bool kept() const;
   /// The index of an output; input_error listing the outputs when there is none of that name.
   std::size_t index(const std::string& name) const;
+  /// Streamed moments of output `name`; input_error listing the outputs when there is none.
   output_stats stats(const std::string& name) const;
-  /// input_error when `output` is out of range.
+  /// The same by index; input_error when `output` is out of range.
   output_stats stats(std::size_t output) const;
   /// quantile("wall_h", 0.9): the P90 of the wall time. input_error outside [0, 1].
   double quantile(const std::string& name, double probability) const;
+  /// The same by index (input_error when `output` is out of range).
   double quantile(std::size_t output, double probability) const;
+  /// Several quantiles of one output, in the order of `probabilities`: exact from kept samples,
+  /// else the log histogram's (within run_options::relative_accuracy). NaN values are left out.
   std::vector<double> quantiles(const std::string& name, const std::vector<double>& probabilities) const;
   /// One output's samples, copied (input_error unless they were kept).
   std::vector<double> values(const std::string& name) const;
+  /// One output's row: mean sd p10 p50 p80 p90 p99 min max and its NaN count.
   summary_row summary(const std::string& name) const;
+  /// One row per output, in output order.
   std::vector<summary_row> summary() const;
 
+  /// Wraps a header-only trnmodel::run_result (shared, not copied).
   explicit result(std::shared_ptr<const run_result> r) : impl_(std::move(r)) {}
+  /// The header-only trnmodel::run_result behind it (complete only where its header is included).
   const run_result& internals() const { return *impl_; }
 
  private:
@@ -149,12 +175,15 @@ class result {
 /// "b", "difference" (a − b, per sample) and "a_less_b" (1 when a < b). Read-only, as result.
 class comparison : public result {
  public:
+  /// The run `r` of a comparison of metric `metric` (what compare() returns).
   comparison(result r, std::string metric) : result(std::move(r)), metric_(std::move(metric)) {}
+  /// The metric compared, by name.
   const std::string& metric() const { return metric_; }
   /// P(A < B): the share of samples in which a's metric is below b's.
   double p_a_less_b() const { return stats("a_less_b").mean; }
   /// Moments of the per-sample difference a − b.
   output_stats difference() const { return stats("difference"); }
+  /// A quantile of the per-sample difference a − b (input_error outside [0, 1]).
   double difference_quantile(double probability) const { return quantile("difference", probability); }
 
  private:
@@ -177,7 +206,10 @@ comparison compare(const scenario& a, const scenario& b, const std::string& metr
 /// The statistic a break-even equates: the mean, or a quantile (the P90 a budget is signed on).
 struct statistic {
   double probability = -1;  ///< < 0: the mean; else the quantile at this probability
+  /// The mean.
   static statistic mean() { return {}; }
+  /// The quantile at probability p: break_even refuses a p above 1 (input_error), and takes a
+  /// negative p for the mean.
   static statistic quantile(double p) { return {p}; }
 };
 

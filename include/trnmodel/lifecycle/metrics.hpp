@@ -131,10 +131,12 @@ inline bool is_time_input(const std::string& path) {
 /// The inputs a metric needs: every time input when `needs_time`, the fields of `groups`, and
 /// single `fields`.
 struct metric_dependencies {
-  bool needs_time;
-  std::vector<input_group> groups;
-  std::vector<field> fields = {};
+  bool needs_time;  ///< whether every time input (is_time_input) is needed
+  std::vector<input_group> groups;  ///< the groups whose every field is needed
+  std::vector<field> fields = {};  ///< single fields needed besides those of `groups`
 
+  /// Whether the input named `path` (a field's path, "<stage>/<path>", or "platform.*") is
+  /// among them; a path that names no field is needed only as a time input.
   bool needs(const std::string& path) const {
     if (needs_time && is_time_input(path)) return true;
     const field_spec* f = find_field(unstaged(path));

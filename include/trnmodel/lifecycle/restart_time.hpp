@@ -54,10 +54,15 @@ inline double restart_time_s(const lifecycle_inputs& in, const detail::lifecycle
 }  // namespace detail
 
 /// The model of one recovery: output "restart_h", the hours from a failure to resumed training.
+/// Thread-safety: immutable once made; the engine calls it concurrently. Ownership: a value.
 class restart_time_model {
  public:
+  /// Reads the scenario's inputs as simulate() does (the same input streams, stage by stage).
   explicit restart_time_model(const scenario& s) : lifecycle_(s) {}
 
+  /// The engine's call: out(i, 0) is the hours of one recovery of sample block.first + i (the
+  /// slowest stage's in a staged job), NaN when an input of the recovery is unknown. Throws
+  /// trnmodel::input_error (failures.node_mtbf_h) when failures keep interrupting a recovery.
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     Eigen::ArrayXXd x(block.size, static_cast<Eigen::Index>(lifecycle_.input_count()));
     for (std::size_t j = 0; j < lifecycle_.input_count(); ++j)

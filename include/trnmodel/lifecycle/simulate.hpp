@@ -29,10 +29,11 @@ namespace trnmodel {
 /// independent).
 class lifecycle_model {
  public:
-  // A job of several stages (scenario::stage_count) runs each stage with its own inputs: a
-  // field that a stage gives itself is an input of its own, "<stage>/<path>", drawn on its own
-  // stream; a field it takes from the top level is the top level's input, drawn once per
-  // sample for every stage that takes it.
+  /// Reads the scenario's inputs once: each is unknown, fixed or drawn. A job of several
+  /// stages (scenario::stage_count) runs each stage with its own inputs: a field that a stage
+  /// gives itself is an input of its own, "<stage>/<path>", drawn on its own stream; a field it
+  /// takes from the top level is the top level's input, drawn once per sample for every stage
+  /// that takes it.
   explicit lifecycle_model(const scenario& s) {
     const std::size_t stages = std::max<std::size_t>(1, s.stage_count());
     for (std::size_t k = 0; k < stages; ++k) {
@@ -66,7 +67,8 @@ class lifecycle_model {
     index_scatter();
   }
 
-  // Whether the scenario's mode, failure model and step source read field `f`.
+  /// Whether the scenario's mode, failure model, step source and purchase option read field `f`
+  /// (an input it never reads is neither drawn nor able to block a metric).
   static bool relevant(const scenario& s, const field_spec& f) {
     const std::string& mode = s.mode();
     switch (f.when) {
@@ -86,32 +88,38 @@ class lifecycle_model {
     }
     return true;
   }
+  /// The same, for the field at dotted `path` (input_error when no field has that path).
   static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 
+  /// The simulator's fixed settings (nodes, purchase option, ...) of the first stage, or of the
+  /// job when it has no stages.
   const detail::lifecycle_config& config() const { return configs_[0]; }
-  // Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes.
+  /// Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes
+  /// (the first stage's, in a job with stages).
   double extrapolation_log_spread() const { return throughput_[0].extrapolation_log_spread(); }
-  // The stages' names (empty for a job without stages).
+  /// The stages' names (empty for a job without stages).
   const std::vector<std::string>& stage_names() const { return stage_names_; }
-  // The metrics of a run: every metric, then "<stage>/<metric>" for each stage and each of
-  // stage_metrics.
+  /// The metrics of a run: every metric, then "<stage>/<metric>" for each stage and each of
+  /// stage_metrics.
   std::vector<std::string> output_names() const {
     std::vector<std::string> names{metric_names().begin(), metric_names().end()};
     for (const auto& stage : stage_names_)
       for (const metric::id m : stage_metrics) names.push_back(stage + "/" + metric_names()[m]);
     return names;
   }
-  // Inputs marked unknown (and the price when absent), with their reasons.
+  /// Paths of the inputs marked unknown (and of the price when absent), once each.
   const std::vector<std::string>& unknown_inputs() const { return unknown_; }
+  /// Why each of unknown_inputs() is unknown (the quantity's reason, or "absent"), in that order.
   const std::vector<std::string>& unknown_reasons() const { return unknown_reasons_; }
-  // Paths of the inputs that are drawn (non-constant, known).
+  /// Paths of the inputs that are drawn (non-constant, known).
   std::vector<std::string> uncertain_inputs() const {
     std::vector<std::string> paths;
     for (const auto& d : drawn_) paths.push_back(d.path);
     return paths;
   }
 
-  // The unknown inputs that metric m needs.
+  /// The unknown inputs that metric m needs (dependencies_of, plus every time input for the
+  /// useful step cost when the step time is derived).
   std::vector<std::string> unknowns_needed_by(metric::id m) const {
     metric_dependencies deps = dependencies_of(m);
     // A derived step time depends on every time input of the platform model.
@@ -122,7 +130,7 @@ class lifecycle_model {
     return needed;
   }
 
-  // Names of the metrics that cannot be computed (they come out NaN).
+  /// Names of the metrics that cannot be computed (they come out NaN).
   std::vector<std::string> unknown_metrics() const {
     std::vector<std::string> names;
     for (std::size_t m = 0; m < metric::count; ++m)
@@ -130,6 +138,9 @@ class lifecycle_model {
     return names;
   }
 
+  /// The engine's call: draws every input of the block's samples on its stream and fills out
+  /// (block.size rows) with their metrics: metric::count columns, or output_names()'s for the
+  /// stages' metrics too.
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     // The block in parts of chunk_rows samples: the loop over samples reads each sample's row
     // across every input column and writes it across every output column, which stays in cache
@@ -155,22 +166,26 @@ class lifecycle_model {
     }
   }
 
-  // The stream each drawn input takes its uniforms from (column j of `evaluate`'s x).
+  /// The stream drawn input j takes its uniforms from (column j of `evaluate`'s x).
   std::uint32_t input_stream(std::size_t j) const { return drawn_[j].stream; }
+  /// The number of drawn inputs (columns of `evaluate`'s x).
   std::size_t input_count() const { return drawn_.size(); }
+  /// Drawn input j's distribution.
   const quantity& input_quantity(std::size_t j) const { return drawn_[j].value; }
 
-  // The inputs of row i of `evaluate`'s x, one entry per stage (one for a job without stages):
-  // the fixed ones, and drawn input j at x(i, j) in each stage that reads it.
+  /// The inputs of row i of `evaluate`'s x, one entry per stage (one for a job without stages):
+  /// the fixed ones, and drawn input j at x(i, j) in each stage that reads it.
   void inputs_at(const Eigen::Ref<const Eigen::ArrayXXd>& x, Eigen::Index i, std::vector<lifecycle_inputs>& ins) const {
     ins.resize(base_.size());
     for (std::size_t k = 0; k < base_.size(); ++k) ins[k] = base_[k];
     for (const auto& to : scatter_) ins[to.stage].*(to.member) = x(i, to.column);
   }
+  /// The number of stages simulated: 1 for a job without stages.
   std::size_t stage_count() const { return base_.size(); }
+  /// Stage `stage`'s fixed settings (not checked: stage < stage_count()).
   const detail::lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
 
-  // Turns uniforms u(i, j) of drawn input j into its values, in place.
+  /// Turns uniforms u(i, j) of drawn input j into its values, in place.
   void to_values(Eigen::ArrayXXd& u) const {
     for (std::size_t j = 0; j < drawn_.size(); ++j) {
       double* column = u.col(static_cast<Eigen::Index>(j)).data();
@@ -178,10 +193,11 @@ class lifecycle_model {
     }
   }
 
-  // Evaluates x.rows() samples from given input values: x(i, j) is drawn input j's value,
-  // chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
-  // gate). The ordinary run passes each sample's own draws and index; a sensitivity design
-  // mixes the inputs and chance indices of several samples.
+  /// Evaluates x.rows() samples from given input values: x(i, j) is drawn input j's value,
+  /// chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
+  /// gate). The ordinary run passes each sample's own draws and index; a sensitivity design
+  /// mixes the inputs and chance indices of several samples. `out` has metric::count columns,
+  /// or output_names()'s to receive the stages' metrics too.
   template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
                                              const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
     const Eigen::Index rows = x.rows();
@@ -226,8 +242,8 @@ class lifecycle_model {
     }
   }
 
-  // A copy in which drawn input j is held at `value` (a tornado bar); its stream is then
-  // unused, every other input and the chance draws keep theirs (common random numbers).
+  /// A copy in which drawn input j is held at `value` (a tornado bar); its stream is then
+  /// unused, every other input and the chance draws keep theirs (common random numbers).
   lifecycle_model pinned(std::size_t j, double value) const {
     lifecycle_model copy = *this;
     for (const std::size_t k : drawn_[j].stages) copy.base_[k].*(drawn_[j].member) = value;

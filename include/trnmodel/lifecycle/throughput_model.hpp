@@ -17,6 +17,10 @@ namespace trnmodel {
 /// concurrently by the engine. Ownership: a value.
 class throughput_model {
  public:
+  /// Reads the stage's static figures once: its throughput mode, whether job.tokens sets the
+  /// steps, the model's shape, the layouts, the training kind and the chip count (the profile's
+  /// nodes x chips per node, else tp x cp x pp x dp); in extrapolated mode the reference
+  /// configuration and its fitted log-spread.
   explicit throughput_model(const scenario& s) {
     const std::string& m = s.mode();
     mode_ = m == "flops"          ? mode::flops
@@ -46,13 +50,16 @@ class throughput_model {
     }
   }
 
+  /// Whether the step time comes from the platform (flops, analytic or extrapolated mode), not
+  /// from throughput.step_time_s.
   bool derives_step_time() const { return mode_ != mode::measured; }
-  // Extrapolated mode: the fitted spread of ln(true / extrapolated step time) for this pair of
-  // configurations (throughput/extrapolation_error.hpp); 0 in the other modes.
+  /// Extrapolated mode: the fitted spread of ln(true / extrapolated step time) for this pair of
+  /// configurations (throughput/extrapolation_error.hpp); 0 in the other modes.
   double extrapolation_log_spread() const { return log_spread_; }
 
-  // Sets in.effective_steps (from job.tokens) and in.step_time_s (derived modes); returns
-  // whether the step time was derived, with its parts.
+  /// Sets in.effective_steps (from job.tokens) and in.step_time_s (derived modes); returns
+  /// whether the step time was derived, with its parts (seconds per step) in `parts`, which
+  /// is left as it was in measured mode.
   bool derive(lifecycle_inputs& in, step_parts& parts) const {
     if (steps_from_tokens_) in.effective_steps = in.tokens / (layout_.global_batch * shape_.sequence_length);
     if (mode_ == mode::measured) return false;

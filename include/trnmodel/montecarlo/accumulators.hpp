@@ -43,13 +43,15 @@ template <std::size_t K> inline void chan_merge(double n_a, double n_b, double* 
 
 }  // namespace detail
 
-/// Count, means and co-moments of a small vector of K variables.
+/// Count, means and co-moments of a small vector of K variables. A plain value; not for
+/// concurrent updates (fill one per block, then merge them in order).
 template <std::size_t K> struct co_moments {
-  std::uint64_t count = 0;
-  std::array<double, K> mean{};
+  std::uint64_t count = 0;  ///< rows added
+  std::array<double, K> mean{};  ///< the mean of each variable
   std::array<double, K * K> comoment{};  ///< sums of products of deviations from the mean
 
-  // Two passes over the rows of z (n x K): exact mean first, then co-moments; then one merge.
+  /// Adds the rows of z (n x K, one variable per column): two passes, the exact mean first, then
+  /// the co-moments; then one merge. NaN values are not skipped.
   void add(const Eigen::Array<double, Eigen::Dynamic, static_cast<int>(K)>& z) {
     co_moments block;
     block.count = static_cast<std::uint64_t>(z.rows());
@@ -65,6 +67,7 @@ template <std::size_t K> struct co_moments {
     merge(block);
   }
 
+  /// Absorbs another set's statistics (Chan, Golub & LeVeque's pairwise merge).
   void merge(const co_moments& other) {
     if (other.count == 0) return;
     if (count == 0) {
@@ -76,7 +79,7 @@ template <std::size_t K> struct co_moments {
     count += other.count;
   }
 
-  // Sample covariance (divisor n - 1).
+  /// Sample covariance of variables k and l (divisor n - 1).
   double covariance(std::size_t k, std::size_t l) const {
     return comoment[k * K + l] / (static_cast<double>(count) - 1);
   }
@@ -85,15 +88,15 @@ template <std::size_t K> struct co_moments {
 /// Streamed count, mean, variance, min and max of one output (Welford, merged by Chan's
 /// formula). A plain value; not for concurrent updates (each block has its own, merged in order).
 struct moments {
-  std::uint64_t count = 0;  ///< finite values
-  std::uint64_t nan_count = 0;
-  double mean = 0;
+  std::uint64_t count = 0;  ///< non-NaN values (infinities included)
+  std::uint64_t nan_count = 0;  ///< NaN values (left out of every other member)
+  double mean = 0;  ///< mean of the non-NaN values (NaN in a result when there is none)
   double m2 = 0;  ///< sum of squared deviations from the mean
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
+  double min = std::numeric_limits<double>::infinity();  ///< smallest non-NaN value
+  double max = -std::numeric_limits<double>::infinity();  ///< largest non-NaN value
 
-  // Two passes over a block (exact mean first, then squared deviations), then one merge:
-  // more accurate than Welford's update and it vectorises.
+  /// Adds the n values at x: two passes over the block (exact mean first, then squared
+  /// deviations), then one merge: more accurate than Welford's update and it vectorises.
   void add(const double* x, std::size_t n) {
     moments block;
     double sum = 0;
@@ -115,6 +118,7 @@ struct moments {
     merge(block);
   }
 
+  /// Absorbs another set's statistics (Chan's pairwise merge; min, max and NaN counts combined).
   void merge(const moments& other) {
     nan_count += other.nan_count;
     if (other.count == 0) return;
@@ -131,13 +135,14 @@ struct moments {
     max = std::max(max, other.max);
   }
 
-  // Sample variance (divisor n - 1); NaN with fewer than two values.
+  /// Sample variance (divisor n - 1); NaN with fewer than two values.
   double variance() const {
     return count > 1 ? m2 / static_cast<double>(count - 1) : std::numeric_limits<double>::quiet_NaN();
   }
+  /// Sample standard deviation, sqrt(variance()).
   double sd() const { return std::sqrt(variance()); }
 
-  // Exact byte form (bytes.hpp), for partial statistics sent between processes.
+  /// Exact byte form (bytes.hpp), for partial statistics sent between processes: byte_size bytes.
   void write(detail::byte_writer& out) const {
     out.u64(count);
     out.u64(nan_count);
@@ -146,6 +151,8 @@ struct moments {
     out.f64(min);
     out.f64(max);
   }
+  /// Reads what write() wrote; input_error (path "partial", naming e.g. moments.mean) when the
+  /// bytes run short.
   static moments read(detail::byte_reader& in) {
     moments m;
     m.count = in.u64("moments.count");
@@ -156,7 +163,7 @@ struct moments {
     m.max = in.f64("moments.max");
     return m;
   }
-  static constexpr std::size_t byte_size = 48;
+  static constexpr std::size_t byte_size = 48;  ///< bytes of the byte form: two u64, four f64
 };
 
 /// Counts of one output's values in logarithmic buckets (relative accuracy 0.1%), for
@@ -164,17 +171,22 @@ struct moments {
 /// block fills its own), const calls are.
 class log_histogram {
  public:
+  /// An empty histogram whose quantiles lie within a factor (1 ± relative_accuracy) of the
+  /// order statistic. input_error (relative_accuracy) outside (0, 1).
   explicit log_histogram(double relative_accuracy = 1e-3)
       : alpha_(relative_accuracy), log_gamma_(std::log((1 + relative_accuracy) / (1 - relative_accuracy))) {
     if (!(relative_accuracy > 0 && relative_accuracy < 1))
       detail::fail("relative_accuracy", "must be in (0, 1), got " + detail::format_number(relative_accuracy));
   }
 
+  /// The relative accuracy alpha it was made with.
   double relative_accuracy() const { return alpha_; }
+  /// Values counted: every non-NaN value added, infinities included.
   std::uint64_t count() const {
     return zeros_ + positive_.total + negative_.total + negative_infinite_ + positive_infinite_;
   }
 
+  /// Counts one value: NaN is ignored; ±inf and 0 are counted apart from the buckets.
   void add(double x) {
     if (std::isnan(x)) return;
     if (std::isinf(x)) {  // no bucket: counted apart, at either end of the order
@@ -190,6 +202,7 @@ class log_histogram {
     }
   }
 
+  /// Adds another histogram's counts; both must have the same relative accuracy (not checked).
   void merge(const log_histogram& other) {
     positive_.merge(other.positive_);
     negative_.merge(other.negative_);
@@ -198,7 +211,7 @@ class log_histogram {
     positive_infinite_ += other.positive_infinite_;
   }
 
-  // Exact byte form (bytes.hpp): the accuracy, then the counts.
+  /// Exact byte form (bytes.hpp): the accuracy, then the counts.
   void write(detail::byte_writer& out) const {
     out.f64(alpha_);
     out.u64(zeros_);
@@ -207,6 +220,8 @@ class log_histogram {
     positive_.write(out);
     negative_.write(out);
   }
+  /// Reads what write() wrote; input_error (path "partial", naming e.g. histogram.bucket) when the
+  /// bytes are truncated or corrupt, or (relative_accuracy) when the accuracy is not in (0, 1).
   static log_histogram read(detail::byte_reader& in) {
     log_histogram h(in.f64("histogram.relative_accuracy"));
     h.zeros_ = in.u64("histogram.zeros");
@@ -217,7 +232,8 @@ class log_histogram {
     return h;
   }
 
-  // The value of order statistic `rank` (0-based, ascending), within relative accuracy.
+  /// The value of order statistic `rank` (0-based, ascending), within the relative accuracy;
+  /// +inf for a rank at or past count().
   double at_rank(std::uint64_t rank) const {
     const double infinity = std::numeric_limits<double>::infinity();
     if (rank < negative_infinite_) return -infinity;
@@ -233,7 +249,8 @@ class log_histogram {
     return value(positive_.index_of_rank(rank));
   }
 
-  // Type-7 quantile (NumPy's default) between the two neighbouring order statistics.
+  /// Type-7 quantile (NumPy's default) between the two neighbouring order statistics; NaN when
+  /// empty. `q` must lie in [0, 1] (run_result::quantiles checks it; this does not).
   double quantile(double q) const {
     const std::uint64_t n = count();
     if (n == 0) return std::numeric_limits<double>::quiet_NaN();
@@ -299,14 +316,14 @@ class log_histogram {
   };
 
  public:
-  // The bucket of a magnitude > 0: ceil(log(m) / log(gamma)). Defined by exact_index; computed
-  // without a logarithm (streaming runs add every value of every output): m = 2^e f with f in
-  // [1, 2), log f = log c_j + log1p(f / c_j - 1) with c_j = 1 + j/256 from the top 8 bits of the
-  // mantissa (a table) and five terms of the series (|f / c_j - 1| < 1/256, remainder below
-  // 1e-15). That estimate and exact_index's own rounding differ by less than 1e-9 of a bucket,
-  // so wherever the estimate lies more than 1e-6 of a bucket from an edge both give the same
-  // ceiling; nearer an edge (two values in a million) and for subnormals, exact_index decides.
-  // Same buckets, same edges (tested, edges included).
+  /// The bucket of a magnitude > 0: ceil(log(m) / log(gamma)). Defined by exact_index; computed
+  /// without a logarithm (streaming runs add every value of every output): m = 2^e f with f in
+  /// [1, 2), log f = log c_j + log1p(f / c_j - 1) with c_j = 1 + j/256 from the top 8 bits of the
+  /// mantissa (a table) and five terms of the series (|f / c_j - 1| < 1/256, remainder below
+  /// 1e-15). That estimate and exact_index's own rounding differ by less than 1e-9 of a bucket,
+  /// so wherever the estimate lies more than 1e-6 of a bucket from an edge both give the same
+  /// ceiling; nearer an edge (two values in a million) and for subnormals, exact_index decides.
+  /// Same buckets, same edges (tested, edges included).
   std::int64_t index(double magnitude) const {
     if (!(magnitude >= 0x1.0p-1022) || !(magnitude <= std::numeric_limits<double>::max()))
       return exact_index(magnitude);
@@ -326,6 +343,8 @@ class log_histogram {
     if (ceiling - y < 1e-6 || y - (ceiling - 1) < 1e-6) return exact_index(magnitude);
     return static_cast<std::int64_t>(ceiling);
   }
+  /// The bucket of a magnitude > 0 by the logarithm itself: ceil(log(m) / log(gamma)), the
+  /// definition index() reproduces.
   std::int64_t exact_index(double magnitude) const {
     return static_cast<std::int64_t>(std::ceil(std::log(magnitude) / log_gamma_));
   }

@@ -46,9 +46,9 @@ namespace trnmodel {
 /// with the draws of any stream. A plain value, handed to the model by the engine; the model
 /// may be called with many blocks at once, from several threads.
 struct block_view {
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;  ///< the run's seed (run_options::seed)
   std::uint64_t first = 0;  ///< index of the block's first sample
-  Eigen::Index size = 0;
+  Eigen::Index size = 0;  ///< samples in the block: the rows the model fills
 
   /// The uniform in (0, 1) of sample `first + row` on `stream` (draw `draw` of that stream).
   double uniform(Eigen::Index row, std::uint32_t stream, std::uint32_t draw = 0) const {

@@ -20,8 +20,8 @@ namespace trnmodel {
 
 /// An input of a user function: its name (which names its random stream) and its quantity.
 struct named_quantity {
-  std::string name;
-  quantity value;
+  std::string name;  ///< non-empty; stream_id(name) is the stream its uniforms come from
+  quantity value;  ///< its distribution (or fixed value); an unknown one is refused by input_set
 };
 
 /// The named uncertain inputs of a user function, checked (no empty or repeated name, no
@@ -29,6 +29,9 @@ struct named_quantity {
 /// Thread-safety: immutable once made; draw() may run from many threads. Ownership: a value.
 class input_set {
  public:
+  /// Checks and keeps `inputs` in their order (the columns of draw()'s x). Throws input_error
+  /// ("inputs") when there is none or a name is empty, (the name) when a name repeats or its
+  /// stream collides with another's, and unknown_input_error listing every unknown quantity.
   explicit input_set(std::vector<named_quantity> inputs) : inputs_(std::move(inputs)) {
     if (inputs_.empty()) detail::fail("inputs", "need at least one input");
     std::map<std::uint32_t, std::string> streams;
@@ -51,15 +54,19 @@ class input_set {
     }
   }
 
+  /// The number of inputs (columns of draw()'s x).
   std::size_t size() const { return inputs_.size(); }
+  /// The inputs, in the order given.
   const std::vector<named_quantity>& inputs() const { return inputs_; }
+  /// The inputs' names, in the order given.
   std::vector<std::string> names() const {
     std::vector<std::string> names;
     for (const auto& input : inputs_) names.push_back(input.name);
     return names;
   }
 
-  // Fills x (block.size rows x size() columns) with the block's input values.
+  /// Fills x (block.size rows x size() columns) with the block's input values: input j's inverse
+  /// CDF of its stream's uniforms, or its fixed value (no draw) when it is a constant.
   void draw(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> x) const {
     for (std::size_t j = 0; j < inputs_.size(); ++j) {
       double* column = x.col(static_cast<Eigen::Index>(j)).data();

@@ -32,26 +32,38 @@ namespace trnmodel {
 struct run_partial {
   // What the partial belongs to: the run's outputs, seed, size, block size and accuracy, and
   // whether it keeps samples. Folding refuses partials that disagree on any of them.
-  std::vector<std::string> names;
-  std::uint64_t seed = 0;
-  std::uint64_t samples = 0;
-  std::uint64_t block_size = 1;
-  double relative_accuracy = 1e-3;
-  bool kept = false;
+  std::vector<std::string> names;  ///< the run's output names, in column order
+  std::uint64_t seed = 0;  ///< the run's seed
+  std::uint64_t samples = 0;  ///< the whole run's sample count (not the range's)
+  std::uint64_t block_size = 1;  ///< samples per block (the last block may be shorter)
+  double relative_accuracy = 1e-3;  ///< the histograms' relative accuracy
+  bool kept = false;  ///< whether the run keeps every sample (then values, not histograms)
   // The blocks it covers: [first_block, last_block).
+  /// \var first_block
+  /// The first block the partial covers (0-based).
+  /// \var last_block
+  /// One past the last block it covers.
   std::uint64_t first_block = 0, last_block = 0;
   std::vector<moments> block_moments;  ///< (last_block − first_block) x outputs, block-major
   std::vector<log_histogram> histograms;  ///< one per output; empty when samples are kept
   Eigen::ArrayXXd values;  ///< kept: the range's samples x outputs, else empty
 
+  /// The run's division into blocks.
   detail::block_grid grid() const { return {samples, block_size}; }
+  /// The number of outputs.
   std::size_t outputs() const { return names.size(); }
+  /// Index of the range's first sample.
   std::uint64_t first_sample() const { return grid().samples_before(first_block); }
+  /// One past the range's last sample (capped at the run's end).
   std::uint64_t last_sample() const { return grid().samples_before(last_block); }
+  /// The outputs' moments of block `block` (in [first_block, last_block), not checked): outputs()
+  /// entries, a pointer into block_moments.
   const moments* moments_of(std::uint64_t block) const {
     return &block_moments[static_cast<std::size_t>((block - first_block) * outputs())];
   }
 
+  /// The exact byte form ("trnmodel.run_partial/1"; doubles by their bits), for sending
+  /// between processes; from_bytes() reads it back.
   std::string to_bytes() const {
     detail::byte_writer out;
     out.text(format_tag());
@@ -74,6 +86,8 @@ struct run_partial {
     return out.take();
   }
 
+  /// Reads to_bytes()'s form and check()s it. input_error (path "partial") for another format,
+  /// truncated, corrupt or trailing bytes, and check()'s errors.
   static run_partial from_bytes(std::string_view bytes) {
     detail::byte_reader in(bytes);
     const std::string tag = in.text("format");
@@ -104,7 +118,8 @@ struct run_partial {
     return p;
   }
 
-  // The partial's own consistency: sizes that agree with its block range and outputs.
+  /// The partial's own consistency: sizes that agree with its block range and outputs.
+  /// input_error naming the member ("partial.blocks", "partial.values", ...) otherwise.
   void check() const {
     if (names.empty()) detail::fail("partial.names", "a partial needs at least one output");
     if (block_size < 1) detail::fail("partial.block_size", "must be ≥ 1, got 0");
@@ -132,20 +147,28 @@ struct run_partial {
 
 /// Folds partials, in block order, into the result of their run. The engine's run() folds its
 /// own waves the same way (engine.hpp), so a run and the fold of its partials share this code.
+/// Thread-safety: not for concurrent use (one thread folds). Ownership: owns the result it
+/// builds, handed over by finish().
 class run_fold {
  public:
+  /// An empty fold for the run of these outputs, seed, sample count, block size, keep mode and
+  /// histogram accuracy (input_error (relative_accuracy) outside (0, 1)).
   run_fold(std::vector<std::string> names, std::uint64_t seed, std::uint64_t samples, std::uint64_t block_size,
            bool kept, double relative_accuracy)
       : seed_(seed), grid_{samples, block_size}, result_(std::move(names), samples, kept, relative_accuracy) {}
 
-  // A fold for the run `first` belongs to (its first partial, or any of them).
+  /// A fold for the run `first` belongs to (its first partial, or any of them).
   static run_fold for_partial(const run_partial& first) {
     return run_fold(first.names, first.seed, first.samples, first.block_size, first.kept, first.relative_accuracy);
   }
 
+  /// The block the next partial must start at: every block before it is folded.
   std::uint64_t next_block() const { return next_block_; }
+  /// Whether every block of the run is folded.
   bool complete() const { return next_block_ == grid_.blocks(); }
 
+  /// Folds the next partial: it must check() and belong to this run (input_error naming
+  /// "partial.<member>" that differs) and start at next_block() ("partial.first_block").
   void add(const run_partial& p) {
     p.check();
     const auto differs = [&](const char* field, const std::string& theirs, const std::string& ours) {
@@ -165,8 +188,8 @@ class run_fold {
     if (p.kept) result_.values_.middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
   }
 
-  // The pieces of add(), for the engine's own waves. Moments: blocks [first, last) x outputs,
-  // block-major; `first` must be next_block().
+  /// The pieces of add(), for the engine's own waves. Moments: blocks [first, last) x outputs,
+  /// block-major; `first` must be next_block() (input_error "partial.first_block" otherwise).
   void add_block_moments(std::uint64_t first, std::uint64_t last, const moments* block_moments) {
     if (first != next_block_)
       detail::fail("partial.first_block", "is " + std::to_string(first) + ", but the fold is at block " +
@@ -178,13 +201,16 @@ class run_fold {
         result_.moments_[k].merge(block_moments[static_cast<std::size_t>(b - first) * outputs + k]);
     next_block_ = last;
   }
+  /// Adds histogram counts, one histogram per output (any order: the counts are integers).
   void add_histograms(const std::vector<log_histogram>& histograms) {
     for (std::size_t k = 0; k < histograms.size(); ++k) result_.histograms_[k].merge(histograms[k]);
   }
 
-  // Where the engine writes kept samples straight into the result (samples x outputs).
+  /// Where the engine writes kept samples straight into the result (samples x outputs).
   Eigen::ArrayXXd& kept_values() { return result_.values_; }
 
+  /// The result, once every block is folded (input_error "partials" naming the missing blocks
+  /// otherwise); outputs without a non-NaN value get NaN mean, min and max.
   run_result finish() && {
     if (!complete())
       detail::fail("partials", "blocks [" + std::to_string(next_block_) + ", " + std::to_string(grid_.blocks()) +

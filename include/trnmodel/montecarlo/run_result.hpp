@@ -27,6 +27,8 @@ class run_fold;
 /// Ownership: a value type; copies are deep (kept samples included), moves are cheap.
 class run_result {
  public:
+  /// An empty result of `samples` samples of the outputs `names`: zero moments, histograms of
+  /// `relative_accuracy`, and room for every sample when `kept`. Only run_fold fills it in.
   run_result(std::vector<std::string> names, std::uint64_t samples, bool kept, double relative_accuracy)
       : names_(std::move(names)),
         samples_(samples),
@@ -58,12 +60,14 @@ class run_result {
     if (!kept()) detail::fail(names_[output], "samples were not kept (run with keep_samples = true)");
     return values_.col(static_cast<Eigen::Index>(output));
   }
+  /// The same, by output name (input_error when there is no such output).
   Eigen::Ref<const Eigen::ArrayXd> values(const std::string& name) const { return values(index(name)); }
 
   /// Streamed moments of one output, over its non-NaN values (count, nan_count, mean, sd(),
   /// min, max). An output with no such value has mean, min and max NaN, as in Python.
   /// input_error when `output` is out of range.
   const moments& stats(std::size_t output) const { return moments_[checked(output)]; }
+  /// The same, by output name (input_error when there is no such output).
   const moments& stats(const std::string& name) const { return moments_[index(name)]; }
   /// The log histogram of one output (filled only when samples were not kept).
   const log_histogram& histogram(std::size_t output) const { return histograms_[checked(output)]; }
@@ -101,11 +105,13 @@ class run_result {
     }
     return result;
   }
+  /// The same, by output name (input_error when there is no such output).
   std::vector<double> quantiles(const std::string& name, const std::vector<double>& probabilities) const {
     return quantiles(index(name), probabilities);
   }
   /// One quantile: quantile("wall_h", 0.9) is the P90 of the wall time.
   double quantile(std::size_t output, double probability) const { return quantiles(output, {probability}).front(); }
+  /// The same, by output name.
   double quantile(const std::string& name, double probability) const {
     return quantiles(index(name), {probability}).front();
   }
@@ -116,11 +122,13 @@ class run_result {
     for (std::size_t k = 0; k < names_.size(); ++k) rows.push_back(summary(k));
     return rows;
   }
+  /// The summary row of output `output` (input_error when it is out of range).
   summary_row summary(std::size_t output) const {
     const moments& m = stats(output);
     const auto q = quantiles(output, summary_probabilities());
     return {names_[output], m.mean, m.sd(), q[0], q[1], q[2], q[3], q[4], m.min, m.max, m.nan_count};
   }
+  /// The summary row of output `name` (input_error when there is no such output).
   summary_row summary(const std::string& name) const { return summary(index(name)); }
 
  private:

@@ -30,12 +30,17 @@ namespace trnmodel::sensitivity {
 /// concurrently by the engine. Ownership: holds its own copies of both lifecycle models.
 class comparison_model {
  public:
+  /// Metric m of scenarios a and b. Throws unknown_input_error when either needs an unknown
+  /// input for m.
   comparison_model(const scenario& a, const scenario& b, metric::id m) : a_(a), b_(b), metric_(m) {
     require_known_for(a_, m);
     require_known_for(b_, m);
   }
+  /// The output names, in column order: "a", "b", "difference", "a_less_b".
   static std::vector<std::string> output_names() { return {"a", "b", "difference", "a_less_b"}; }
 
+  /// The engine's call: both models on the same block (the same seed, samples and streams), the
+  /// metric's column of each, their difference and the indicator a < b (0 when either is NaN).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
     a_(block, all);
@@ -56,9 +61,11 @@ class comparison_model {
 /// Thread-safety: read-only, safe to share between threads. Ownership: a value type.
 class comparison_result : public run_result {
  public:
+  /// The run of a comparison_model of metric m.
   comparison_result(run_result run, metric::id m) : run_result(std::move(run)), metric_(m) {}
   /// The metric compared.
   metric::id metric() const { return metric_; }
+  /// The metric compared, by name (metric_names()).
   std::string metric_name() const { return metric_names()[metric_]; }
   /// P(A < B): the share of samples in which scenario a's metric is below b's.
   double p_a_less_b() const { return stats("a_less_b").mean; }
@@ -68,6 +75,7 @@ class comparison_result : public run_result {
   double difference_quantile(double probability) const { return quantile("difference", probability); }
   /// The scenarios' own distributions of the metric: a_quantile(0.9) is a's P90.
   double a_quantile(double probability) const { return quantile("a", probability); }
+  /// b's quantile of the metric: b_quantile(0.9) is b's P90.
   double b_quantile(double probability) const { return quantile("b", probability); }
 
  private:

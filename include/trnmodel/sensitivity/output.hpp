@@ -13,18 +13,22 @@
 
 namespace trnmodel::sensitivity {
 
+/// Where an output sits in a lifecycle model's run, and which metric it is. A plain value.
 struct output_column {
-  Eigen::Index column;  // in lifecycle_model::output_names()
-  metric::id metric;  // the metric it is (of one stage, when column >= metric::count)
-  // The columns a run must produce for this output: the stages' only when it is one of theirs.
+  Eigen::Index column;  ///< in lifecycle_model::output_names()
+  metric::id metric;  ///< the metric it is (of one stage, when column >= metric::count)
+  /// The columns a run must produce for this output: the stages' only when it is one of theirs.
   Eigen::Index columns(const lifecycle_model& model) const {
     return column < static_cast<Eigen::Index>(metric::count) ? static_cast<Eigen::Index>(metric::count)
                                                              : static_cast<Eigen::Index>(model.output_names().size());
   }
 };
 
+/// The output of job metric m (its column is m).
 inline output_column output_of(metric::id m) { return {static_cast<Eigen::Index>(m), m}; }
 
+/// The output named `name` in model.output_names(): a metric, or "<stage>/<metric>".
+/// input_error naming `parameter`, with the names it could have been, when there is none.
 inline output_column output_named(const lifecycle_model& model, const std::string& name,
                                   const std::string& parameter = "output") {
   const auto names = model.output_names();

@@ -62,7 +62,7 @@ struct parallelism_search_options {
 struct layout_candidate {
   std::vector<long long> values;  ///< one per searched dimension, in the dimensions' order
   long long dp = 1;  ///< the data-parallel replicas: chips / product of values
-  long long micro_batch = 1;
+  long long micro_batch = 1;  ///< sequences per micro-batch, one of the options' micro_batches
   bool fits = false;  ///< whether the scenario with this layout is valid
   std::string reason;  ///< why not (the input_error's message), else empty
   double step_time_s = std::numeric_limits<double>::quiet_NaN();  ///< P50 (NaN unless fits)
@@ -87,7 +87,7 @@ struct layout_candidate {
 struct parallelism_search_result {
   std::vector<std::string> dimension_names;  ///< the searched dimensions (then dp, micro_batch)
   std::vector<layout_candidate> layouts;  ///< in enumeration order
-  metric::id rank_by = metric::run_cost_usd;
+  metric::id rank_by = metric::run_cost_usd;  ///< the metric ranked() orders by (the options' rank_by)
 
   /// Indices into layouts: the fitting ones by ascending median of rank_by (ties in
   /// enumeration order, NaN last), then those that do not fit, in enumeration order.

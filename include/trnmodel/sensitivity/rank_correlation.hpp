@@ -40,7 +40,14 @@ inline Eigen::ArrayXd ranks(const Eigen::Ref<const Eigen::ArrayXd>& x) {
 /// Spearman and partial rank correlations of each factor with an output. A plain value: copyable,
 /// owns its members; concurrent reads are safe.
 struct rank_correlations {
-  std::vector<double> spearman, prcc;  ///< one per input column; NaN for a constant column
+  /// \var spearman
+  /// Spearman's coefficient of each input column with the output, one per input column; NaN for
+  /// a constant column (or output).
+  /// \var prcc
+  /// The partial rank correlation coefficient of each input column with the output (the other
+  /// varying columns' ranks regressed out), one per input column; NaN for a constant column
+  /// (or output).
+  std::vector<double> spearman, prcc;
 };
 
 /// x: samples x inputs, y: samples. Rows with a non-finite y are refused.

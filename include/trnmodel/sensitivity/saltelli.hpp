@@ -41,7 +41,12 @@
 namespace trnmodel::sensitivity {
 
 // Rows of the design for one base index: kind 0 is A, 1 is B, 2 + i is AB_i.
+/// \var row_a
+/// The row kind of matrix A.
+/// \var row_b
+/// The row kind of matrix B.
 inline constexpr std::size_t row_a = 0, row_b = 1;
+/// The row kind of AB_factor: A with factor `factor` taken from B.
 inline constexpr std::size_t row_ab(std::size_t factor) { return 2 + factor; }
 
 /// The sample index whose uniforms factor `factor` takes in row kind `kind` of base index `base`.
@@ -69,17 +74,35 @@ struct sobol_options {
   double confidence = 0.95;  ///< of the intervals S1_conf, ST_conf (half-widths)
 };
 
-/// First-order and total Sobol indices per factor, with bootstrap confidence intervals. A plain
-/// value: copyable, owns its members; concurrent reads are safe.
+/// First-order and total Sobol indices per factor, with asymptotic (delta-method) normal
+/// confidence intervals. A plain value: copyable, owns its members; concurrent reads are safe.
+/// Every per-factor vector is in the order of `factors`; an index is NaN when the output has no
+/// variance.
 struct sobol_result {
-  std::vector<std::string> factors;
+  std::vector<std::string> factors;  ///< the factors' names (inputs, and "chance" for a scenario)
+  /// \var first_order
+  /// First-order index S1 per factor (Saltelli 2010): the share of the variance it explains alone.
+  /// \var first_order_conf
+  /// Half-width of S1's interval at `confidence`.
+  /// \var total
+  /// Total index ST per factor (Jansen 1999): its share, interactions included.
+  /// \var total_conf
+  /// Half-width of ST's interval at `confidence`.
   std::vector<double> first_order, first_order_conf, total, total_conf;
-  // Per factor: why an estimate cannot be taken at face value (empty when it can).
+  /// Per factor: why an estimate cannot be taken at face value (empty when it can).
   std::vector<std::string> notes;
   std::string note;  ///< about the whole result (e.g. first-order indices summing above 1)
+  /// \var output_mean
+  /// Mean of the output over matrices A and B (2 x base_samples evaluations), in its unit.
+  /// \var output_variance
+  /// Variance V of the output over A and B, in its unit squared: the indices' denominator.
   double output_mean = 0, output_variance = 0;
+  /// \var base_samples
+  /// N, the base samples (rows of A and of B).
+  /// \var evaluations
+  /// Evaluations of the model: N x (factors + 2).
   std::uint64_t base_samples = 0, evaluations = 0;
-  double confidence = 0.95;
+  double confidence = 0.95;  ///< the level of the intervals, in (0, 1)
 };
 
 namespace detail {

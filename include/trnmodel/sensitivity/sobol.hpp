@@ -23,25 +23,32 @@
 
 namespace trnmodel::sensitivity {
 
+/// The name of the factor that stands for a scenario's aleatory draws (failures, cache, gate).
 inline const char* const chance_factor = "chance";
 
 /// The design's rows for a set of named inputs: x (n (d + 2) x inputs), rows stacked as
 /// [A; B; AB_1; ...; AB_d] over the non-constant inputs (the factors), each block of n rows in
-/// base-index order.
+/// base-index order. Ownership: it refers to `inputs`, which must outlive it; immutable once
+/// made, so rows() may run from many threads.
 class function_design {
  public:
+  /// The design over `inputs` (kept by reference); its factors are the non-constant ones.
   explicit function_design(const input_set& inputs) : inputs_(inputs) {
     for (std::size_t k = 0; k < inputs.size(); ++k)
       if (!inputs.inputs()[k].value.is_constant()) factor_inputs_.push_back(k);
   }
 
+  /// The factors' names, in input order.
   std::vector<std::string> factors() const {
     std::vector<std::string> names;
     for (const std::size_t k : factor_inputs_) names.push_back(inputs_.inputs()[k].name);
     return names;
   }
+  /// Row kinds per base index: A, B and one AB_i per factor (factors + 2).
   Eigen::Index kinds() const { return static_cast<Eigen::Index>(factor_inputs_.size() + 2); }
 
+  /// Resizes x to n x kinds() rows by inputs and fills it with the design rows of base indices
+  /// [base_first, base_first + n): A, then B, then each AB_i, n rows each.
   void rows(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& x) const {
     const auto columns = static_cast<Eigen::Index>(inputs_.size());
     x.resize(n * kinds(), columns);

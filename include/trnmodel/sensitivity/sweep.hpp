@@ -18,15 +18,16 @@
 namespace trnmodel::sensitivity {
 
 /// One axis of a sweep: a dotted path and the values it takes (JSON, as in a scenario file).
+/// A plain value.
 struct sweep_axis {
-  std::string path;
-  std::vector<ordered_json> values;
+  std::string path;  ///< the scenario's dotted path to change, e.g. "checkpoint.every_steps"
+  std::vector<ordered_json> values;  ///< the values it takes, in order (non-empty)
 };
 
 /// One point of a sweep: the changes made to the scenario and its simulation. A plain value.
 struct sweep_point {
-  std::vector<std::pair<std::string, ordered_json>> changes;
-  run_result result;
+  std::vector<std::pair<std::string, ordered_json>> changes;  ///< (path, value), one per axis, in grid order
+  run_result result;  ///< simulate() of the scenario with those changes
 };
 
 /// Simulates `s` updated at every point of the grid (the product of one or two axes, the last

@@ -19,9 +19,17 @@ namespace trnmodel::sensitivity {
 /// One input's swing: the statistic with the input at its P10 and at its P90. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct tornado_bar {
-  std::string factor;
-  double low_value, high_value;  ///< the input at low_probability, high_probability
-  double low_statistic, high_statistic;  ///< the output statistic with the input held there
+  std::string factor;  ///< the input's path (as lifecycle_model::uncertain_inputs() names it)
+  /// \var low_value
+  /// The input at low_probability (its quantile there, P10 by default), in the input's unit.
+  /// \var high_value
+  /// The input at high_probability (P90 by default), in the input's unit.
+  double low_value, high_value;
+  /// \var low_statistic
+  /// The output statistic with the input held at low_value.
+  /// \var high_statistic
+  /// The output statistic with the input held at high_value.
+  double low_statistic, high_statistic;
   double swing;  ///< |high_statistic − low_statistic|
 };
 

@@ -59,8 +59,10 @@ inline checked_link check_link(const char* prefix, const link_level& level);
 /// bandwidth finite and > 0. Only check_link makes one.
 class checked_link {
  public:
+  /// α, seconds per message step (finite, >= 0).
   double latency_s() const { return latency_s_; }
-  double bandwidth_bytes_per_s() const { return bandwidth_bytes_per_s_; }  // effective: nominal × efficiency
+  /// The effective bandwidth (a link_level's nominal × efficiency), bytes/s per rank and direction.
+  double bandwidth_bytes_per_s() const { return bandwidth_bytes_per_s_; }
 
  private:
   checked_link(double latency_s, double bandwidth_bytes_per_s)
@@ -288,6 +290,7 @@ inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double
   const checked_link inter = check_link("inter_", inter_latency_s, inter_bandwidth_bytes_per_s);
   return hierarchical_all_reduce_s(nodes, local_ranks, bytes, intra, inter);
 }
+/// The same on link levels (each checked first, paths "intra.*" and "inter.*").
 inline double hierarchical_all_reduce_s(double nodes, double local_ranks, double bytes, const link_level& intra,
                                         const link_level& inter) {
   const checked_link checked_intra = check_link("intra.", intra);

@@ -26,6 +26,8 @@
 
 namespace trnmodel {
 
+/// Activation recomputation (job.recompute): none, selective (the attention core's forward,
+/// Korthikanti et al. 2022) or full (one more forward pass per step).
 enum class recompute_kind { none, selective, full };
 
 /// "none", "selective" or "full" (the spelling of job.recompute); `path` names the field in errors.
@@ -46,17 +48,18 @@ struct transformer_shape {
   double sequence_length;  ///< T
   double ffn_size = 0;  ///< MLP inner size; 0: 4h (GPT)
   double kv_heads = 0;  ///< key/value heads (grouped-query attention); 0: as many as heads
+  /// The MLP inner size: ffn_size, or 4h when it is 0.
   double ffn() const { return ffn_size > 0 ? ffn_size : 4 * hidden_size; }
-  // The width of the keys (and of the values): h · kv_heads / heads.
+  /// The width of the keys (and of the values): h · kv_heads / heads; h when either is 0.
   double kv_size() const { return kv_heads > 0 && heads > 0 ? hidden_size * kv_heads / heads : hidden_size; }
 };
 
 /// Full training or LoRA (with its rank), and activation recomputation. A plain value: copyable,
 /// owns its members; concurrent reads are safe.
 struct training_kind {
-  bool lora = false;
+  bool lora = false;  ///< true: LoRA (frozen weights, a trainable adapter); false: full training
   double lora_rank = 0;  ///< adapter rank r (LoRA on the attention and MLP projections)
-  recompute_kind recompute = recompute_kind::none;
+  recompute_kind recompute = recompute_kind::none;  ///< activation recomputation of the backward pass
 };
 
 /// Trainable adapter parameters of LoRA with rank r on the four attention projections (h×h)
@@ -91,17 +94,37 @@ inline double hardware_flops_per_token(const transformer_shape& m, const trainin
 /// tp, pp, dp, cp, micro-batch and global batch of a job. A plain value: copyable, owns its
 /// members; concurrent reads are safe.
 struct parallel_layout {
+  /// \var tp
+  /// Tensor-parallel degree (ranks that split each layer's matmuls).
+  /// \var pp
+  /// Pipeline-parallel degree (stages, each holding layers / pp layers).
+  /// \var dp
+  /// Data-parallel degree (model replicas).
   double tp = 1, pp = 1, dp = 1;
+  /// \var micro_batch
+  /// Sequences per micro-batch.
+  /// \var global_batch
+  /// Sequences per optimizer step (over every replica): global_batch / (dp x micro_batch)
+  /// micro-batches per replica and step.
   double micro_batch = 1, global_batch = 1;
   double virtual_stages = 1;  ///< interleaved schedule: model chunks per pipeline rank
   int zero_stage = 0;  ///< 0: none; 1: optimizer state; 2: + gradients; 3: + weights (FSDP)
   double cp = 1;  ///< context parallelism: each sequence split across cp chips
 };
 
-/// Per-device memory of a layout, by part (weights, gradients, optimizer, activations), GiB. A
-/// plain value: copyable, owns its members; concurrent reads are safe.
+/// Per-device memory of a layout, by part (weights, gradients, optimizer, activations), in bytes.
+/// A plain value: copyable, owns its members; concurrent reads are safe.
 struct device_memory {
+  /// \var weights_bytes
+  /// bf16 weights of the device's share (divided by dp at ZeRO stage 3), plus a LoRA adapter's.
+  /// \var gradients_bytes
+  /// bf16 gradients of the trainable parameters (divided by dp from ZeRO stage 2).
+  /// \var optimizer_bytes
+  /// Adam state, 12 bytes per trainable parameter (fp32 master, m, v; divided by dp from ZeRO stage 1).
+  /// \var activations_bytes
+  /// Activations kept for the backward pass: per layer x layers of a stage x micro-batches in flight / cp.
   double weights_bytes, gradients_bytes, optimizer_bytes, activations_bytes;
+  /// The sum of the four parts, bytes.
   double total() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
 };
 

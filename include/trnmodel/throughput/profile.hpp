@@ -13,18 +13,29 @@
 
 namespace trnmodel {
 
+/// The "schema" value a profile document must carry.
 inline constexpr const char* profile_schema_v1 = "trnmodel.profile/1";
 
 /// A hardware profile (docs/profiles.md): chips, peak FLOPS, links, memory, price. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct platform_profile {
+  /// \var name
+  /// The profile's name, the value of cluster.platform that selects it (e.g. "trn2.48xlarge").
+  /// \var description
+  /// Free text about the platform.
+  /// \var accelerator
+  /// The accelerator chip (free text).
+  /// \var node
+  /// The node (instance) type (free text).
   std::string name, description, accelerator, node;
-  long long chips_per_node = 1;
+  long long chips_per_node = 1;  ///< accelerator chips per node, a whole number >= 1
   long long nodes_per_domain = 1;  ///< nodes sharing the fast intra-node fabric (UltraServer)
   std::map<std::string, quantity> peak_tflops_per_chip;  ///< by precision: bf16, fp8, fp32
-  // Every other figure, by key (hbm_gib_per_chip, intra_node_gb_s_per_chip, ...).
+  /// Every other figure, by key (hbm_gib_per_chip, intra_node_gb_s_per_chip, ...), in the units
+  /// its key names (docs/profiles.md); "price_node_hour_usd" only when the profile gives it.
   std::map<std::string, quantity> figures;
 
+  /// Chips in one fast domain: chips_per_node x nodes_per_domain.
   long long chips_per_domain() const { return chips_per_node * nodes_per_domain; }
   /// A figure by key; input_error naming the profile and the keys it has when it has none such.
   const quantity& figure(const std::string& key) const {
@@ -37,7 +48,10 @@ struct platform_profile {
     return it->second;
   }
 
-  // Parses and checks a profile; `path` prefixes messages (e.g. "profiles/trn2.48xlarge").
+  /// Parses and checks a profile; `path` prefixes messages (e.g. "profiles/trn2.48xlarge").
+  /// Throws trnmodel::input_error naming "<path>.<key>" for an unknown key, a wrong schema, a
+  /// missing figure, a count that is not a whole number >= 1, or a figure whose support is not
+  /// > 0 (efficiencies: not in (0, 1]).
   static platform_profile from_json(const ordered_json& doc, const std::string& path) {
     if (!doc.is_object()) detail::fail(path, "a profile must be a JSON object");
     static const std::vector<std::string> figure_keys{

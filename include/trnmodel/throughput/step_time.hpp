@@ -25,7 +25,7 @@ struct platform_numbers {
   double hbm_bytes_per_s;  ///< HBM bandwidth per chip (memory-bound elementwise work)
   collectives::checked_link intra;  ///< within a node (or UltraServer domain)
   collectives::checked_link inter;  ///< between nodes
-  double chips_per_domain;
+  double chips_per_domain;  ///< chips in one fast domain: a group whose span fits uses `intra`
 };
 
 /// A step's time by part: compute, tensor-, pipeline- and data-parallel communication. A plain
@@ -37,6 +37,7 @@ struct step_parts {
   double pp_p2p_s = 0;  ///< activations and gradients between stages on the critical path
   double dp_s = 0;  ///< exposed data-parallel gradient communication
   double cp_s = 0;  ///< context parallelism: keys and values gathered across the sequence (not overlapped)
+  /// Seconds per step: the sum of the parts.
   double total() const { return compute_s + tp_s + bubble_s + pp_p2p_s + dp_s + cp_s; }
 };
 
@@ -155,37 +156,87 @@ inline step_parts analytic_step_time(const transformer_shape& m, const training_
 /// check_step_time_arguments.
 struct step_time_arguments {
   // model
+  /// \var parameters
+  /// Parameter count N.
+  /// \var layers
+  /// Transformer layers L.
+  /// \var hidden_size
+  /// Hidden size h.
+  /// \var heads
+  /// Attention heads a.
+  /// \var sequence_length
+  /// Tokens per sequence T.
   double parameters = 0, layers = 0, hidden_size = 0, heads = 0, sequence_length = 0;
   double ffn_size = 0;  ///< 0: 4 × hidden_size
   double kv_heads = 0;  ///< 0: as many as heads
-  bool lora = false;
-  double lora_rank = 0;
+  bool lora = false;  ///< true: LoRA (only the adapter's gradients are reduced across dp)
+  double lora_rank = 0;  ///< LoRA adapter rank r
   std::string recompute = "none";  ///< none, selective, full
   // layout
+  /// \var tp
+  /// Tensor-parallel degree.
+  /// \var pp
+  /// Pipeline-parallel degree.
+  /// \var dp
+  /// Data-parallel degree.
+  /// \var micro_batch
+  /// Sequences per micro-batch.
+  /// \var global_batch
+  /// Sequences per optimizer step.
+  /// \var virtual_stages
+  /// Model chunks per pipeline rank (interleaved schedule).
   double tp = 1, pp = 1, dp = 1, micro_batch = 1, global_batch = 1, virtual_stages = 1;
-  int zero_stage = 0;
-  double cp = 1;
+  int zero_stage = 0;  ///< ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights
+  double cp = 1;  ///< context-parallel degree: each sequence split across cp chips
   // platform
-  double peak_tflops = 0;
+  double peak_tflops = 0;  ///< peak TFLOPS per chip at the precision used
+  /// \var intra_gb_s
+  /// Nominal bandwidth of one chip inside its fast domain, GB/s per direction.
+  /// \var intra_latency_us
+  /// Latency per message step inside the fast domain, microseconds.
+  /// \var intra_efficiency
+  /// Achieved / nominal bandwidth inside the fast domain, in (0, 1].
   double intra_gb_s = 0, intra_latency_us = 0, intra_efficiency = 1;
+  /// \var inter_gb_s
+  /// Nominal bandwidth of one chip across nodes, GB/s per direction.
+  /// \var inter_latency_us
+  /// Latency per message step across nodes, microseconds.
+  /// \var inter_efficiency
+  /// Achieved / nominal bandwidth across nodes, in (0, 1].
   double inter_gb_s = 0, inter_latency_us = 0, inter_efficiency = 1;
-  double chips_per_domain = 1;
+  double chips_per_domain = 1;  ///< chips in one fast domain (a node, or an UltraServer)
   double hbm_tb_s = 0;  ///< needed only when elementwise_traffic > 0
   // model parameters
+  /// \var compute_efficiency
+  /// Achieved / peak FLOPS of the matmuls alone, in (0, 1].
+  /// \var dp_overlap
+  /// Fraction of the data-parallel communication hidden behind the backward pass, in [0, 1].
+  /// \var elementwise_traffic
+  /// Multiple of the activations that memory-bound elementwise work moves through HBM per pass
+  /// (0: folded into compute_efficiency).
   double compute_efficiency = 0, dp_overlap = 0, elementwise_traffic = 0;
 };
 
 /// What analytic_step_time and memory_per_device take, in SI units, checked.
+/// A plain value: copyable, owns its members; its links are checked_link, so they passed the checks.
 struct step_time_inputs {
-  transformer_shape shape;
-  training_kind kind;
-  parallel_layout layout;
-  platform_numbers platform;
+  transformer_shape shape;  ///< the model
+  training_kind kind;  ///< full or LoRA, and the recomputation
+  parallel_layout layout;  ///< the parallel degrees and batches
+  platform_numbers platform;  ///< the platform's figures in SI units (FLOP/s, bytes/s, seconds)
+  /// \var compute_efficiency
+  /// Achieved / peak FLOPS of the matmuls alone, in (0, 1].
+  /// \var dp_overlap
+  /// Fraction of the data-parallel communication hidden behind the backward pass, in [0, 1].
+  /// \var elementwise_traffic
+  /// Multiple of the activations moved through HBM per pass by elementwise work (0: none modelled).
   double compute_efficiency, dp_overlap, elementwise_traffic;
 
+  /// The analytic step time of these inputs, by part (seconds per step).
   step_parts step_time() const {
     return analytic_step_time(shape, kind, layout, platform, compute_efficiency, dp_overlap, elementwise_traffic);
   }
+  /// The memory per device of these inputs, by part (bytes).
   device_memory memory() const { return memory_per_device(shape, kind, layout); }
 };
 
