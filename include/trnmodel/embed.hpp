@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "trnmodel/check.hpp"
 #include "trnmodel/errors.hpp"
 #include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/summary_row.hpp"
@@ -208,9 +209,14 @@ struct statistic {
   double probability = -1;  ///< < 0: the mean; else the quantile at this probability
   /// The mean.
   static statistic mean() { return {}; }
-  /// The quantile at probability p: break_even refuses a p above 1 (input_error), and takes a
-  /// negative p for the mean.
-  static statistic quantile(double p) { return {p}; }
+  /// The quantile at probability p; input_error ("statistic: a quantile's probability must be in
+  /// [0, 1], got -0.1") unless p is in [0, 1], as the header-only sensitivity::statistic.
+  static statistic quantile(double p) {
+    if (!(p >= 0 && p <= 1))
+      trnmodel::detail::fail("statistic",
+                             "a quantile's probability must be in [0, 1], got " + trnmodel::detail::format_number(p));
+    return {p};
+  }
 };
 
 /// What break_even found. A plain value.

@@ -1,5 +1,6 @@
 #pragma once
-// Everything public in one include.
+// Everything public in one include. The namespaces' documentation is here, so that the
+// reference (make docs-cpp) lists and checks the free functions and constants of each.
 #include "trnmodel/calibrate/backtest.hpp"
 #include "trnmodel/calibrate/calibrate.hpp"
 #include "trnmodel/calibrate/journal.hpp"
@@ -34,3 +35,23 @@
 #include "trnmodel/throughput/profile_files.hpp"
 #include "trnmodel/throughput/step_time.hpp"
 #include "trnmodel/version.hpp"
+
+/// The lifecycle wall-time and cost model of training jobs: scenarios, their simulation on the
+/// Monte Carlo engine, and the results (docs/cpp.md). Internals are in trnmodel::detail.
+namespace trnmodel {
+/// Trial-run journals, their step analysis and backtest, and the calibration of a scenario from them
+/// (docs/journal.md).
+namespace calibrate {}
+/// Collective-communication times of the analytic step-time model (docs/throughput.md).
+namespace collectives {}
+/// The distribution families of uncertain inputs and their quantile functions (docs/distributions.md).
+namespace dist {}
+/// Sensitivity, comparison and what-if: tornado, Sobol indices, rank correlations, compare,
+/// break-even, sweeps, the checkpoint interval and the layout search (docs/sensitivity.md).
+namespace sensitivity {}
+/// Closed forms the simulator is tested against (Young's and Daly's intervals, expected wall
+/// times; docs/reliability.md).
+namespace theory {}
+/// The metrics of a simulation, by id (docs/metrics.md).
+namespace metric {}
+}  // namespace trnmodel

@@ -3,8 +3,10 @@
 // comparison models), so that an embedder's files include only the standard library.
 #include "trnmodel/embed.hpp"
 
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/sensitivity/compare.hpp"

@@ -142,6 +142,14 @@ int main(int argc, char** argv) {
     check(std::string(e.what()).find("known: ") != std::string::npos, std::string("refused: ") + e.what());
   }
 
+  try {
+    te::statistic::quantile(-0.1);
+    check(false, "a quantile's probability below 0 is refused");
+  } catch (const trnmodel::input_error& e) {
+    check(std::string(e.what()) == "statistic: a quantile's probability must be in [0, 1], got -0.1",
+          std::string("refused: ") + e.what());
+  }
+
   // Threads and cancellation: any thread count gives the same bits; a hook stops a run.
   trnmodel::run_options one_thread = options;
   one_thread.threads = 1;

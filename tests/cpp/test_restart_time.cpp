@@ -91,5 +91,12 @@ TEST_CASE("the job card's restart promise is checked against the model's P90", "
   const auto unknown = broken.updated({{"failures.restart_s", ordered_json{{"unknown", "no measurement"}}}});
   REQUIRE(job_card_checks(unknown).size() == 1);
   CHECK_THAT(job_card_checks(unknown)[0], test::contains("cannot be checked"));
+  // An unknown MTBF is unknown, not "no failures", when failures can interrupt a recovery.
+  const auto exposed = scenario::from_text(job("", card + "0.5}"));
+  const auto no_mtbf = exposed.updated({{"failures.node_mtbf_h", ordered_json{{"unknown", "not measured"}}}});
+  REQUIRE(job_card_checks(no_mtbf).size() == 1);
+  CHECK_THAT(job_card_checks(no_mtbf)[0], test::contains("cannot be checked"));
+  const auto sheltered = broken.updated({{"failures.node_mtbf_h", ordered_json{{"unknown", "not measured"}}}});
+  CHECK_THAT(job_card_checks(sheltered)[0], test::contains("is 0.611 h at P90"));  // no exposure: known
   CHECK(job_card_checks(scenario::from_text(job(""))).empty());  // no promise, nothing to check
 }

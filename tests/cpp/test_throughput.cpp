@@ -235,6 +235,21 @@ TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]
   rejects([](auto& b) { b.inter_latency_us = -1; }, "inter_latency_us: must be ≥ 0, got -1");
   rejects([](auto& b) { b.dp_overlap = 2; }, "dp_overlap: must be in [0, 1], got 2");
   rejects([](auto& b) { b.elementwise_traffic = 1; }, "hbm_tb_s: must be > 0, got 0");
+  // The model's sizes, and counts that must be whole.
+  rejects([](auto& b) { b.parameters = 0; }, "parameters: must be > 0, got 0");
+  rejects([](auto& b) { b.hidden_size = -4096; }, "hidden_size: must be > 0, got -4096");
+  rejects([](auto& b) { b.ffn_size = -1; }, "ffn_size: must be ≥ 0, got -1");
+  rejects([](auto& b) { b.elementwise_traffic = -1; }, "elementwise_traffic: must be ≥ 0, got -1");
+  rejects(
+      [](auto& b) {
+        b.lora = true;
+        b.lora_rank = 0;
+      },
+      "lora_rank: must be > 0, got 0");
+  rejects([](auto& b) { b.tp = 2.5; }, "tp: must be a whole number, got 2.5");
+  rejects([](auto& b) { b.layers = 31.5; }, "layers: must be a whole number, got 31.5");
+  rejects([](auto& b) { b.zero_stage = 4; }, "zero_stage: must be 0, 1, 2 or 3, got 4");
+  rejects([](auto& b) { b.global_batch = 30; }, "global_batch: must be a multiple of dp x micro_batch = 4, got 30");
 }
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----

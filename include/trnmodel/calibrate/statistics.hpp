@@ -352,9 +352,9 @@ inline lognormal_fit fit_lognormal(const std::vector<double>& samples, const std
   return f;
 }
 
-// Largest gamma shape fitted: Boost.Math's gamma CDF (used for the goodness of fit and by
-// the quantity's tables) gives up beyond about 1e10, where the coefficient of variation
-// 1/√k is below 1e-5 and the quantity is effectively fixed.
+/// Largest gamma shape fitted: Boost.Math's gamma CDF (used for the goodness of fit and by
+/// the quantity's tables) gives up beyond about 1e10, where the coefficient of variation
+/// 1/√k is below 1e-5 and the quantity is effectively fixed.
 inline constexpr double max_gamma_shape = 1e10;
 
 /// Gamma by maximum likelihood (Choi & Wette 1969, Technometrics 11(4); Minka 2002,

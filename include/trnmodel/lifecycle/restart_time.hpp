@@ -29,6 +29,8 @@ namespace detail {
 // One recovery in seconds, started again from scratch at every failure that interrupts it.
 inline double restart_time_s(const lifecycle_inputs& in, const detail::lifecycle_config& config,
                              detail::chance_draws& chance) {
+  // An unknown MTBF (NaN) is not "no failures": whether failures interrupt the recovery is unknown.
+  if (config.during_recovery && std::isnan(in.node_mtbf_h)) return std::numeric_limits<double>::quiet_NaN();
   const double rate_per_s =
       std::isfinite(in.node_mtbf_h) ? static_cast<double>(config.nodes) / (in.node_mtbf_h * 3600) : 0.0;
   const bool exposed = config.during_recovery && rate_per_s > 0;
@@ -105,7 +107,8 @@ inline std::vector<std::string> job_card_checks(const scenario& s) {
   const double p90_h = restart_time(s, options).quantiles(0, {0.9})[0];
   const std::string parts =
       "failures.restart_s, the compile of a recovery (compile.cache_hit_prob of compile.cache_load_s, "
-      "else compile.recompile_s), checkpoint.load_s and failures.warmup_s";
+      "else compile.recompile_s), checkpoint.load_s and failures.warmup_s, and failures.node_mtbf_h when failures "
+      "can interrupt a recovery";
   if (std::isnan(p90_h)) {
     out.push_back(path_of(field::card_max_error_to_restart_h) + " (" + detail::format_number(limit_h) +
                   " h) cannot be checked: an input of the recovery is unknown (" + parts + ")");

@@ -19,6 +19,7 @@
 
 namespace trnmodel {
 
+/// The instruction sets the lane kernels have a path for, chosen at run time (active_isa()).
 enum class isa : int { sse2 = 0, avx2 = 1, avx512 = 2 };
 
 /// The instruction set's name ("avx2", ...).

@@ -7,7 +7,9 @@
 
 namespace trnmodel {
 
-// 32-bit FNV-1a of the name. Callers that register several names check for collisions.
+/// The random stream of a name: its 32-bit FNV-1a hash, so that an input named the same draws the same
+/// numbers in every run (common random numbers). Callers that register several names check for
+/// collisions.
 constexpr std::uint32_t stream_id(std::string_view name) {
   std::uint32_t hash = 2166136261u;
   for (const char c : name) {

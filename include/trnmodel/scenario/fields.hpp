@@ -66,6 +66,7 @@ inline const char* name_of(field_kind kind) {
   }
   return "";
 }
+/// The rule's name, as the bindings and the JSON Schema spell it.
 inline const char* name_of(field_rule rule) {
   switch (rule) {
     case field_rule::any: return "any";
@@ -409,6 +410,7 @@ inline const std::vector<field_spec>& scenario_fields() {
 
 /// Row `id` of the table, and its dotted path.
 inline const field_spec& spec(field id) { return scenario_fields()[static_cast<std::size_t>(id)]; }
+/// The dotted path of field `id` ("checkpoint.every_steps").
 inline const std::string& path_of(field id) { return spec(id).path; }
 
 /// The row of a dotted path, or null; field_at() throws input_error instead.

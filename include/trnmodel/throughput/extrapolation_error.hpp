@@ -21,9 +21,13 @@ namespace trnmodel {
 // Every pair of distinct configurations in the data differs in something, so the base is the spread of
 // one layout change at the same GPU count and model; a changed degree beyond that added nothing (the
 // fit puts it at 0). Nodes: the data's GPUs / 8, the same ratio.
+/// Log-spread of the extrapolation error of one layout change at the same chip count and model.
 inline constexpr double extrapolation_sigma_base = 0.1640;
+/// Added log-spread per unit of |ln(target nodes / trial nodes)|.
 inline constexpr double extrapolation_sigma_per_log_node_ratio = 0.0566;
+/// Added log-spread per degree, micro-batch or sequence length that differs (the fit puts it at 0).
 inline constexpr double extrapolation_sigma_per_changed_degree = 0.0000;
+/// Added log-spread when the model itself changes between trial and target.
 inline constexpr double extrapolation_sigma_model_changed = 0.0113;
 
 /// Whether the reference is a different model (size or architecture).

@@ -2,6 +2,8 @@
 // Hardware profiles ("schema": "trnmodel.profile/1"): what a node of a platform offers, each
 // figure an uncertain quantity with its source (docs/profiles.md). The package ships
 // profiles as JSON; users pass their own files of the same format to override them.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>

@@ -241,7 +241,8 @@ struct step_time_inputs {
 };
 
 /// Checks every field of `a` (errors name the field: "intra_efficiency: must be in (0, 1], got
-/// 77") and converts to SI units.
+/// 77"; counts such as tp or global_batch must be whole, the batch a multiple of dp x
+/// micro_batch) and converts to SI units.
 inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
   const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
   for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", a.peak_tflops},
@@ -271,6 +272,32 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
       collectives::check_link("inter_", {a.inter_latency_us * 1e-6, a.inter_gb_s * 1e9, a.inter_efficiency}),
       a.chips_per_domain};
   detail::check_nonnegative("kv_heads", a.kv_heads);
+  for (const auto& [name, value] : {std::pair<const char*, double>{"parameters", a.parameters},
+                                    {"layers", a.layers},
+                                    {"hidden_size", a.hidden_size},
+                                    {"heads", a.heads},
+                                    {"sequence_length", a.sequence_length}})
+    detail::check_positive(name, value);
+  detail::check_nonnegative("ffn_size", a.ffn_size);
+  detail::check_nonnegative("elementwise_traffic", a.elementwise_traffic);
+  if (a.lora) detail::check_positive("lora_rank", a.lora_rank);
+  // Counts are whole numbers: a fractional degree or batch would give a step time of no layout.
+  for (const auto& [name, value] : {std::pair<const char*, double>{"layers", a.layers},
+                                    {"heads", a.heads},
+                                    {"tp", a.tp},
+                                    {"pp", a.pp},
+                                    {"dp", a.dp},
+                                    {"cp", a.cp},
+                                    {"micro_batch", a.micro_batch},
+                                    {"global_batch", a.global_batch},
+                                    {"virtual_stages", a.virtual_stages},
+                                    {"chips_per_domain", a.chips_per_domain}})
+    detail::whole_number(name, value, 1, 9007199254740992.0);
+  detail::whole_number("zero_stage", a.zero_stage, 0, 3);
+  if (std::fmod(a.global_batch, a.dp * a.micro_batch) != 0)
+    detail::fail("global_batch",
+                 "must be a multiple of dp x micro_batch = " + detail::format_number(a.dp * a.micro_batch) + ", got " +
+                     detail::format_number(a.global_batch));
   return {{a.parameters, a.layers, a.hidden_size, a.heads, a.sequence_length, a.ffn_size, a.kv_heads},
           kind,
           {a.tp, a.pp, a.dp, a.micro_batch, a.global_batch, a.virtual_stages, a.zero_stage, a.cp},
