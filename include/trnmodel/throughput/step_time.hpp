@@ -245,19 +245,22 @@ struct step_time_inputs {
 /// micro_batch) and converts to SI units.
 inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
   const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
+  // The layout's counts: each > 0, then (below) whole, since a fractional degree or batch would
+  // give the step time of no layout.
+  const std::pair<const char*, double> counts[] = {{"tp", a.tp},
+                                                   {"pp", a.pp},
+                                                   {"dp", a.dp},
+                                                   {"cp", a.cp},
+                                                   {"micro_batch", a.micro_batch},
+                                                   {"global_batch", a.global_batch},
+                                                   {"virtual_stages", a.virtual_stages},
+                                                   {"chips_per_domain", a.chips_per_domain}};
   for (const auto& [name, value] : {std::pair<const char*, double>{"peak_tflops", a.peak_tflops},
                                     {"intra_gb_s", a.intra_gb_s},
-                                    {"inter_gb_s", a.inter_gb_s},
-                                    {"tp", a.tp},
-                                    {"pp", a.pp},
-                                    {"dp", a.dp},
-                                    {"cp", a.cp},
-                                    {"micro_batch", a.micro_batch},
-                                    {"global_batch", a.global_batch},
-                                    {"virtual_stages", a.virtual_stages},
-                                    {"chips_per_domain", a.chips_per_domain},
-                                    {"compute_efficiency", a.compute_efficiency}})
+                                    {"inter_gb_s", a.inter_gb_s}})
     detail::check_positive(name, value);
+  for (const auto& [name, value] : counts) detail::check_positive(name, value);
+  detail::check_positive("compute_efficiency", a.compute_efficiency);
   for (const auto& [name, value] : {std::pair<const char*, double>{"intra_efficiency", a.intra_efficiency},
                                     {"inter_efficiency", a.inter_efficiency},
                                     {"compute_efficiency", a.compute_efficiency}})
@@ -281,18 +284,9 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
   detail::check_nonnegative("ffn_size", a.ffn_size);
   detail::check_nonnegative("elementwise_traffic", a.elementwise_traffic);
   if (a.lora) detail::check_positive("lora_rank", a.lora_rank);
-  // Counts are whole numbers: a fractional degree or batch would give a step time of no layout.
-  for (const auto& [name, value] : {std::pair<const char*, double>{"layers", a.layers},
-                                    {"heads", a.heads},
-                                    {"tp", a.tp},
-                                    {"pp", a.pp},
-                                    {"dp", a.dp},
-                                    {"cp", a.cp},
-                                    {"micro_batch", a.micro_batch},
-                                    {"global_batch", a.global_batch},
-                                    {"virtual_stages", a.virtual_stages},
-                                    {"chips_per_domain", a.chips_per_domain}})
-    detail::whole_number(name, value, 1, 9007199254740992.0);
+  detail::whole_number("layers", a.layers, 1, 9007199254740992.0);
+  detail::whole_number("heads", a.heads, 1, 9007199254740992.0);
+  for (const auto& [name, value] : counts) detail::whole_number(name, value, 1, 9007199254740992.0);
   detail::whole_number("zero_stage", a.zero_stage, 0, 3);
   if (std::fmod(a.global_batch, a.dp * a.micro_batch) != 0)
     detail::fail("global_batch",
