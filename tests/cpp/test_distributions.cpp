@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iomanip>
 #include <string>
@@ -250,6 +251,36 @@ TEST_CASE("truncated normal keeps its upper tail accurate with only a lower boun
   // Upper-tail probability of x, relative to the truncated mass, equals 1 - u.
   const double sf = 0.5 * std::erfc((x - 2) / std::sqrt(2.0)) / (0.5 * std::erfc(-2 / std::sqrt(2.0)));
   CHECK_THAT(sf, Catch::Matchers::WithinRel(1 - u, 1e-6));  // 1 - u is exact in double
+}
+
+TEST_CASE("a truncated normal's quantile increases right up to its bounds", "[edge][adversarial]") {
+  // Found by fuzz_quantity: normal(1, 2) on [0, 3] gave 3.3e-16 at u = 1.4e-17 and 1.1e-16 at
+  // u = 5.6e-17, the general formula's last-place error amplified by the window.
+  std::vector<double> u;
+  for (int k = 60; k >= 2; k -= 2) u.push_back(std::ldexp(1.0, -k));
+  for (int i = 1; i < 64; ++i) u.push_back(i / 64.0);
+  for (int k = 2; k <= 53; k += 3) u.push_back(1 - std::ldexp(1.0, -k));
+  std::sort(u.begin(), u.end());
+  for (const auto& [mean, sd, lo, hi] : {std::array<double, 4>{1, 2, 0, 3},
+                                         {0, 1, -0.5, 1},
+                                         {5, 1, 6, 7},
+                                         {0, 1, -3, 3},
+                                         {2, 1, 0, dist::infinity},
+                                         {2, 1, -dist::infinity, 2.5}}) {
+    const auto q = make_normal(mean, sd, lo, hi);
+    double previous = -dist::infinity;
+    for (const double v : u) {
+      const double x = q.ppf(v);
+      CHECK(x >= previous);
+      CHECK((x >= lo && x <= hi));
+      previous = x;
+    }
+  }
+  // Next to the bound, x - lo is sd u (F(b) - F(a)) / phi(a) to first order (independent of the code's expansion).
+  const auto q = make_normal(1, 2, 0, 3);
+  const double a = -0.5, b = 1, phi_a = std::exp(-a * a / 2) / std::sqrt(2 * M_PI);
+  const double mass = 0.5 * std::erfc(-b / std::sqrt(2.0)) - 0.5 * std::erfc(-a / std::sqrt(2.0));
+  CHECK_THAT(q.ppf(1e-12), Catch::Matchers::WithinRel(2 * 1e-12 * mass / phi_a, 1e-10));
 }
 
 TEST_CASE("gamma and beta shapes outside what double precision can follow are refused", "[edge][adversarial]") {
