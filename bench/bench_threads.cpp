@@ -8,6 +8,7 @@
 //         (default examples/llama3-8b-lora-trn2.json, 4,000,000 samples, 5 repeats)
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
