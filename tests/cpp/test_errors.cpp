@@ -58,6 +58,27 @@ TEST_CASE("a profile figure that does not exist names the profile and its figure
   CHECK(message.find("hbm_gib_per_chip") != std::string::npos);
 }
 
+TEST_CASE("a profile's list price is range-checked like its other figures, and may be unknown") {
+  ordered_json doc = shipped_profiles().at("trn2.48xlarge");
+  doc["price_node_hour_usd"] = 0;
+  CHECK(input_error_of([&] { platform_profile::from_json(doc, "profile trn2.48xlarge"); }) ==
+        "profile trn2.48xlarge.price_node_hour_usd: must be > 0 over its whole range, got 0");
+  doc["price_node_hour_usd"] = ordered_json::parse(R"({"dist": "uniform", "lo": -1, "hi": 40})");
+  CHECK(input_error_of([&] { platform_profile::from_json(doc, "p"); }) ==
+        "p.price_node_hour_usd: must be > 0 over its whole range, got [-1, 40]");
+  doc["price_node_hour_usd"] = 35.76;
+  doc["intra_node_efficiency"] = 1.2;
+  CHECK(input_error_of([&] { platform_profile::from_json(doc, "p"); }) ==
+        "p.intra_node_efficiency: must lie in (0, 1] over its whole range, got 1.2");
+  doc["intra_node_efficiency"] = 0.8;
+  doc["peak_tflops_per_chip"]["bf16"] = -667;
+  CHECK(input_error_of([&] { platform_profile::from_json(doc, "p"); }) ==
+        "p.peak_tflops_per_chip.bf16: must be > 0 over its whole range, got -667");
+  doc["peak_tflops_per_chip"]["bf16"] = 667;
+  doc["price_node_hour_usd"] = ordered_json::parse(R"({"unknown": "no public price yet"})");
+  CHECK(platform_profile::from_json(doc, "p").figures.at("price_node_hour_usd").is_unknown());
+}
+
 TEST_CASE("a measured job's platform that names no profile is noted with the known ones") {
   const auto job = [](const std::string& platform) {
     return scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},

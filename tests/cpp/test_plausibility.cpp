@@ -54,3 +54,13 @@ TEST_CASE("each unit slip is named with what was probably meant", "[plausibility
   CHECK(one(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1, "platform": "trn2"})", trn2_only)) ==
         "cluster.platform: \"trn2\" names no hardware profile; did you mean trn2.48xlarge?");
 }
+
+TEST_CASE("an unknown list price is compared with nothing", "[plausibility]") {
+  profile_library library = trn2_only;
+  library["trn2.48xlarge"]["price_node_hour_usd"] = ordered_json::parse(R"({"unknown": "no public price yet"})");
+  CHECK(
+      implausible_values(with(R"("job": {"effective_steps": 100}, "cluster": {"nodes": 1, "platform": "trn2.48xlarge"},
+    "prices": {"node_hour_usd": 2.2})",
+                              library))
+          .empty());
+}

@@ -168,6 +168,22 @@ def test_user_profile_overrides_a_shipped_one(tmp_path):
     )
 
 
+def test_a_user_profile_list_price_is_range_checked():
+    doc = tm.load_profile("trn2.48xlarge")
+    doc["price_node_hour_usd"] = {"dist": "uniform", "lo": -5, "hi": 40}
+    with pytest.raises(
+        tm.ScenarioError, match=r"price_node_hour_usd: must be > 0 over its whole range, got \[-5, 40\]"
+    ):
+        tm.Scenario.from_dict(trn2_analytic().to_dict(), profiles={"trn2.48xlarge": doc})
+    priced = {**trn2_analytic().to_dict(), "prices": {"node_hour_usd": 2.2}}
+    with pytest.warns(tm.PlausibilityWarning, match="far below the trn2.48xlarge list price"):
+        tm.Scenario.from_dict(priced)  # the shipped profile's known list price
+    # An unknown list price is compared with nothing: no plausibility warning, no error.
+    doc["price_node_hour_usd"] = {"unknown": "no public price yet"}
+    scn = tm.Scenario.from_dict(priced, profiles={"trn2.48xlarge": doc})
+    assert not [w for w in scn.implausible() if "list price" in w]
+
+
 def test_search_parallelism_ranks_fitting_layouts():
     table = tm.search_parallelism(trn2_analytic(), micro_batches=(1, 2), samples=300)
     fits = table[table["fits"]]

@@ -51,7 +51,8 @@ inline std::vector<std::string> implausible_values(const scenario& s) {
   }
   // A price per chip-hour typed as the node's.
   if (given(field::prices_node_hour_usd) && s.profile() != nullptr &&
-      s.profile()->figures.count("price_node_hour_usd")) {
+      s.profile()->figures.count("price_node_hour_usd") &&
+      !s.profile()->figures.at("price_node_hour_usd").is_unknown()) {
     const double price = detail::median_of(s, field::prices_node_hour_usd);
     const double list = s.profile()->figures.at("price_node_hour_usd").ppf(0.5);
     if (price < 0.2 * list)

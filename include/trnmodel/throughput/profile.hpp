@@ -99,25 +99,31 @@ struct platform_profile {
       detail::fail(path + ".peak_tflops_per_chip", "required: an object of precision -> TFLOPS");
     for (const auto& [precision, value] : doc["peak_tflops_per_chip"].items()) {
       const std::string at = path + ".peak_tflops_per_chip." + precision;
-      quantity q = quantity_from_json(value, at);
-      if (!q.is_unknown() && !(q.support().first > 0)) detail::fail(at, "must be > 0");
-      p.peak_tflops_per_chip.emplace(precision, std::move(q));
+      p.peak_tflops_per_chip.emplace(precision, figure_from_json(value, at, false));
     }
     for (const auto& key : figure_keys) {
       if (!doc.contains(key)) detail::fail(path + "." + key, "required");
-      quantity q = quantity_from_json(doc[key], path + "." + key);
-      if (!q.is_unknown()) {
-        const auto [lo, hi] = q.support();
-        const bool efficiency = key.find("efficiency") != std::string::npos;
-        if (!(lo > 0) || (efficiency && hi > 1))
-          detail::fail(path + "." + key, efficiency ? "must lie in (0, 1]" : "must be > 0");
-      }
-      p.figures.emplace(key, std::move(q));
+      p.figures.emplace(key, figure_from_json(doc[key], path + "." + key, key.find("efficiency") != std::string::npos));
     }
     if (doc.contains("price_node_hour_usd"))
       p.figures.emplace("price_node_hour_usd",
-                        quantity_from_json(doc["price_node_hour_usd"], path + ".price_node_hour_usd"));
+                        figure_from_json(doc["price_node_hour_usd"], path + ".price_node_hour_usd", false));
     return p;
+  }
+
+ private:
+  // A figure at `at`: unknown, or known with its whole range > 0 (and at most 1 for an efficiency).
+  static quantity figure_from_json(const ordered_json& value, const std::string& at, bool efficiency) {
+    quantity q = quantity_from_json(value, at);
+    if (q.is_unknown()) return q;
+    const auto [lo, hi] = q.support();
+    if (!(lo > 0) || (efficiency && hi > 1)) {
+      const std::string got = lo == hi ? detail::format_number(lo)
+                                       : "[" + detail::format_number(lo) + ", " + detail::format_number(hi) + "]";
+      detail::fail(
+          at, std::string(efficiency ? "must lie in (0, 1]" : "must be > 0") + " over its whole range, got " + got);
+    }
+    return q;
   }
 };
 
