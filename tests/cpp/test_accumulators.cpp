@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,51 @@ TEST_CASE("NaN values are counted, not mixed into the moments", "[accumulators]"
   empty.add(nan_only.data(), 1);
   CHECK(empty.count == 0);
   CHECK(std::isnan(empty.variance()));
+}
+
+TEST_CASE("moments of columns four at a time are add()'s, bit for bit", "[accumulators]") {
+  // Eleven columns (two groups of four and three single ones) of 1,001 values with a 1,009-value
+  // stride; columns with NaN, infinities, signed zeros, all NaN, a constant, a huge offset.
+  constexpr std::size_t n = 1001, stride = 1009, columns = 11;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::vector<double> x(stride * columns);
+  for (std::size_t k = 0; k < columns; ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      const double u = detail::uniform(7, i, static_cast<std::uint32_t>(k));
+      double v = std::exp(4 * u) - 3;
+      if (k == 1 && i % 7 == 3) v = nan;
+      if (k == 2) v = i % 2 ? -0.0 : 0.0;
+      if (k == 3) v = nan;
+      if (k == 5 && i == 500) v = inf;
+      if (k == 6 && i % 100 == 0) v = i % 200 ? -inf : inf;
+      if (k == 7) v = 2.5;
+      if (k == 8) v = 1e12 + u;
+      if (k == 9 && i == 0) v = nan;
+      x[k * stride + i] = v;
+    }
+  std::vector<moments> four(columns);
+  moments::add_columns(x.data(), stride, n, columns, four.data());
+  const auto bits = [](double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  for (std::size_t k = 0; k < columns; ++k) {
+    INFO("column " << k);
+    moments one;
+    one.add(x.data() + k * stride, n);
+    CHECK(four[k].count == one.count);
+    CHECK(four[k].nan_count == one.nan_count);
+    CHECK(bits(four[k].mean) == bits(one.mean));
+    CHECK(bits(four[k].m2) == bits(one.m2));
+    CHECK(bits(four[k].min) == bits(one.min));
+    CHECK(bits(four[k].max) == bits(one.max));
+  }
+  CHECK(four[1].nan_count == 143);  // i % 7 == 3 for i < 1001
+  CHECK(four[3].count == 0);
+  CHECK(std::isnan(four[6].mean));  // +inf and -inf
+  CHECK(four[7].mean == 2.5);
+  CHECK(four[7].m2 == 0);
 }
 
 TEST_CASE("log histogram quantiles are within the stated relative accuracy", "[accumulators]") {

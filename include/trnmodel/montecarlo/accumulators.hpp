@@ -118,6 +118,21 @@ struct moments {
     merge(block);
   }
 
+  /// The statistics of `columns` columns of n values each, column k at x + k * stride, into
+  /// out[k] (which must be empty): for each column exactly add()'s operations in add()'s order, so
+  /// the same bits, but four columns at a time. A column's sums are chains of dependent additions;
+  /// one column at a time, each addition waits for the one before (about 4 cycles), and a block's
+  /// statistics cost more than its lifecycle outputs' arithmetic. Four independent chains overlap.
+  /// Branch-free in the values: a NaN adds +0 to a sum that starts at +0 (so the sum's bits do
+  /// not change), and min/max keep their side for NaN (comparisons with NaN are false).
+  static void add_columns(const double* x, std::ptrdiff_t stride, std::size_t n, std::size_t columns, moments* out) {
+    constexpr std::size_t lanes = 4;
+    std::size_t k = 0;
+    for (; k + lanes <= columns; k += lanes)
+      add_lanes<lanes>(x + static_cast<std::ptrdiff_t>(k) * stride, stride, n, out + k);
+    for (; k < columns; ++k) add_lanes<1>(x + static_cast<std::ptrdiff_t>(k) * stride, stride, n, out + k);
+  }
+
   /// Absorbs another set's statistics (Chan's pairwise merge; min, max and NaN counts combined).
   void merge(const moments& other) {
     nan_count += other.nan_count;
@@ -164,6 +179,36 @@ struct moments {
     return m;
   }
   static constexpr std::size_t byte_size = 48;  ///< bytes of the byte form: two u64, four f64
+
+ private:
+  template <std::size_t L> static void add_lanes(const double* x, std::ptrdiff_t stride, std::size_t n, moments* out) {
+    std::array<moments, L> block;
+    std::array<double, L> sum{}, mean{}, m2{};
+    std::array<const double*, L> column;
+    for (std::size_t c = 0; c < L; ++c) column[c] = x + static_cast<std::ptrdiff_t>(c) * stride;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < L; ++c) {
+        const double v = column[c][i];
+        const bool number = !std::isnan(v);
+        sum[c] += number ? v : 0.0;
+        block[c].count += number;
+        block[c].nan_count += !number;
+        block[c].min = std::min(block[c].min, v);
+        block[c].max = std::max(block[c].max, v);
+      }
+    for (std::size_t c = 0; c < L; ++c)
+      if (block[c].count > 0) mean[c] = block[c].mean = sum[c] / static_cast<double>(block[c].count);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < L; ++c) {
+        const double v = column[c][i];
+        const double d = v - mean[c];
+        m2[c] += std::isnan(v) ? 0.0 : d * d;
+      }
+    for (std::size_t c = 0; c < L; ++c) {
+      if (block[c].count > 0) block[c].m2 = m2[c];
+      out[c].merge(block[c]);
+    }
+  }
 };
 
 /// Counts of one output's values in logarithmic buckets (relative accuracy 0.1%), for

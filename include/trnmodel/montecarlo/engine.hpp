@@ -128,10 +128,9 @@ template <class Model> class block_evaluator {
     Eigen::ArrayXXd storage(block.size + 8, outputs_);
     auto out = storage.topRows(block.size);
     model_(block, out);
-    for (Eigen::Index k = 0; k < outputs_; ++k) {
-      block_moments[k] = moments{};
-      block_moments[k].add(out.col(k).data(), static_cast<std::size_t>(block.size));
-    }
+    std::fill(block_moments, block_moments + outputs_, moments{});
+    moments::add_columns(out.data(), out.outerStride(), static_cast<std::size_t>(block.size),
+                         static_cast<std::size_t>(outputs_), block_moments);
     if (options_.keep_samples) {
       keep(out);
     } else {
