@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "trnmodel/trnmodel.hpp"
 
 namespace {
@@ -33,16 +34,12 @@ double seconds_of(const std::function<void()>& part) {
 
 int main(int argc, char** argv) {
   using namespace trnmodel;
-  const std::string path = argc > 1 ? argv[1] : TRNMODEL_BENCH_SOURCE_DIR "/examples/llama3-8b-lora-trn2.json";
-  const std::uint64_t samples = argc > 2 ? std::stoull(argv[2]) : 2'000'000;
-  const int repeats = argc > 3 ? std::stoi(argv[3]) : 5;
-  const scenario s = scenario::from_file(path);
+  const bench_args args = parse_bench_args(argc, argv, 2'000'000);
+  const std::string& path = args.path;  // plain names: lambdas below capture them (C++17)
+  const std::uint64_t samples = args.samples;
+  const int repeats = args.repeats;
+  const scenario s = warmed_scenario(path);
   const lifecycle_model model(s);
-  {
-    run_options warm;
-    warm.samples = 1000;
-    simulate(s, warm);  // the quantile tables are built once, outside the timing
-  }
   const auto inputs = static_cast<Eigen::Index>(model.input_count());
   // The model's own chunk of rows, so that the draws alone run as they do inside the model.
   constexpr Eigen::Index chunk_rows = 256;

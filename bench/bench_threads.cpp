@@ -15,19 +15,16 @@
 #include <utility>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "trnmodel/trnmodel.hpp"
 
 int main(int argc, char** argv) {
   using namespace trnmodel;
-  const std::string path = argc > 1 ? argv[1] : TRNMODEL_BENCH_SOURCE_DIR "/examples/llama3-8b-lora-trn2.json";
-  const std::uint64_t samples = argc > 2 ? std::stoull(argv[2]) : 4'000'000;
-  const int repeats = argc > 3 ? std::stoi(argv[3]) : 5;
-  const scenario s = scenario::from_file(path);
-  {
-    run_options warm;
-    warm.samples = 1000;
-    simulate(s, warm);  // the quantile tables are built once, outside the timing
-  }
+  const bench_args args = parse_bench_args(argc, argv, 4'000'000);
+  const std::string& path = args.path;
+  const std::uint64_t samples = args.samples;
+  const int repeats = args.repeats;
+  const scenario s = warmed_scenario(path);
   std::map<std::pair<bool, int>, std::vector<double>> seconds;
   for (int r = 0; r < repeats; ++r)
     for (const bool keep : {true, false})

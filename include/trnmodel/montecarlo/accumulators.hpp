@@ -96,33 +96,14 @@ struct moments {
   double max = -std::numeric_limits<double>::infinity();  ///< largest non-NaN value
 
   /// Adds the n values at x: two passes over the block (exact mean first, then squared
-  /// deviations), then one merge: more accurate than Welford's update and it vectorises.
-  void add(const double* x, std::size_t n) {
-    moments block;
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::isnan(x[i])) {
-        ++block.nan_count;
-        continue;
-      }
-      sum += x[i];
-      ++block.count;
-      block.min = std::min(block.min, x[i]);
-      block.max = std::max(block.max, x[i]);
-    }
-    if (block.count > 0) {
-      block.mean = sum / static_cast<double>(block.count);
-      for (std::size_t i = 0; i < n; ++i)
-        if (!std::isnan(x[i])) block.m2 += (x[i] - block.mean) * (x[i] - block.mean);
-    }
-    merge(block);
-  }
+  /// deviations), then one merge: more accurate than Welford's update.
+  void add(const double* x, std::size_t n) { add_lanes<1>(x, 0, n, this); }
 
-  /// The statistics of `columns` columns of n values each, column k at x + k * stride, into
-  /// out[k] (which must be empty): for each column exactly add()'s operations in add()'s order, so
-  /// the same bits, but four columns at a time. A column's sums are chains of dependent additions:
-  /// one column at a time, each addition waits for the one before (about 4 cycles), some 300
-  /// cycles per sample for the lifecycle's 38 outputs. Four independent chains overlap.
+  /// add() of `columns` columns of n values each, column k at x + k * stride, into out[k]: for
+  /// each column the same operations in the same order, so the same bits, but four columns at a
+  /// time. A column's sums are chains of dependent additions: one column at a time, each
+  /// addition waits for the one before (about 4 cycles), some 300 cycles per sample for the
+  /// lifecycle's 38 outputs. Four independent chains overlap.
   /// Branch-free in the values: a NaN adds +0 to a sum that starts at +0 (so the sum's bits do
   /// not change), and min/max keep their side for NaN (comparisons with NaN are false).
   static void add_columns(const double* x, std::ptrdiff_t stride, std::size_t n, std::size_t columns, moments* out) {
@@ -181,6 +162,7 @@ struct moments {
   static constexpr std::size_t byte_size = 48;  ///< bytes of the byte form: two u64, four f64
 
  private:
+  // add() of L columns at once, into out[0 .. L).
   template <std::size_t L> static void add_lanes(const double* x, std::ptrdiff_t stride, std::size_t n, moments* out) {
     std::array<moments, L> block;
     std::array<double, L> sum{}, mean{}, m2{};
