@@ -5,9 +5,11 @@
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 BUILD   ?= build
+# ctest runs each Catch2 test case as its own process: two at a time on the two cores.
+CTEST_JOBS ?= -j 2
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test setup setup-test install lint docs-cpp docs-cpp-check test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
+.PHONY: run test setup setup-test install lint docs-cpp docs-cpp-check build-cpp test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
 
 # The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
 # a self-contained HTML report with plots and its Markdown twin, in out/.
@@ -15,7 +17,8 @@ run: install
 	$(VENV)/bin/trnmodel report examples/llama3-8b-lora-trn2.json examples/llama3-8b-lora-p5.json \
 	  -o out/signoff-llama3-8b-lora-trn2-vs-p5.html
 
-test: lint test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz
+test:
+	@bash scripts/run_stages.sh lint test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -51,23 +54,27 @@ docs-cpp-check:
 	@if [ -s build/docs-cpp/undocumented.txt ]; then cat build/docs-cpp/undocumented.txt; exit 1; fi
 	@echo "every public declaration is documented"
 
-test-cpp: setup-test
+build-cpp: setup-test
 	cmake -S . -B $(BUILD)/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON
 	cmake --build $(BUILD)/cpp
-	ctest --test-dir $(BUILD)/cpp --output-on-failure
 
-# The same C++ tests built without oneTBB (-DTRNMODEL_USE_TBB=OFF): the serial fallback of
-# montecarlo/parallel.hpp must compile and give the same results.
+test-cpp: build-cpp
+	ctest --test-dir $(BUILD)/cpp --output-on-failure $(CTEST_JOBS)
+
+# The tests that run blocks in parallel, built without oneTBB (-DTRNMODEL_USE_TBB=OFF): the
+# serial fallback of montecarlo/parallel.hpp must compile and give the same results (the other
+# tests never reach the switch, so building them again would test nothing new).
 test-serial: setup-test
-	cmake -S . -B $(BUILD)/serial -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_USE_TBB=OFF
+	cmake -S . -B $(BUILD)/serial -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_USE_TBB=OFF \
+	  -DTRNMODEL_PARALLEL_TESTS_ONLY=ON -DTRNMODEL_BUILD_LIB=OFF
 	cmake --build $(BUILD)/serial
-	ctest --test-dir $(BUILD)/serial --output-on-failure
+	ctest --test-dir $(BUILD)/serial --output-on-failure $(CTEST_JOBS)
 
 test-python: install setup-test
 	cd tests && ../$(PY) -m pytest -q python
 
 # A separate CMake project that finds the installed package: proof that embedding works.
-test-consumer: test-cpp install
+test-consumer: build-cpp install
 	cmake --install $(BUILD)/cpp --prefix $(abspath $(BUILD))/install
 	cmake -S tests/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
 	cmake --build $(BUILD)/consumer
@@ -79,21 +86,25 @@ test-consumer: test-cpp install
 
 # Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,
-# lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run.
-SANITIZE := -O1 -g -fno-omit-frame-pointer -Wno-maybe-uninitialized
+# lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run. Line tables (-g1)
+# are all a sanitizer's report needs (file:line in every frame), at a fraction of -g's cost;
+# the ASan tree compiles its tests as unity translation units (eight files each), since it
+# tests what they run, not that each file compiles alone (the ordinary tree checks that).
+SANITIZE := -O1 -g1 -fno-omit-frame-pointer -Wno-maybe-uninitialized
 test-asan: setup-test
-	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON \
+	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_BUILD_LIB=OFF \
+	  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined,float-cast-overflow"
 	cmake --build $(BUILD)/asan
 	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(BUILD)/asan --output-on-failure
+	  ctest --test-dir $(BUILD)/asan --output-on-failure $(CTEST_JOBS)
 
 test-tsan: setup-test
-	cmake -S . -B $(BUILD)/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_PARALLEL_TESTS_ONLY=ON \
+	cmake -S . -B $(BUILD)/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_PARALLEL_TESTS_ONLY=ON -DTRNMODEL_BUILD_LIB=OFF \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
 	cmake --build $(BUILD)/tsan
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/cpp/tsan.supp)" ctest --test-dir $(BUILD)/tsan --output-on-failure
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/cpp/tsan.supp)" ctest --test-dir $(BUILD)/tsan --output-on-failure $(CTEST_JOBS)
 
 # libFuzzer targets (fuzz/): the scenario loader, the distribution parser and the journal
 # loader, each fuzzed for FUZZ_SECONDS from its seed corpus; any crash, leak, timeout or
@@ -102,7 +113,7 @@ FUZZ_SECONDS ?= 60
 fuzz: setup-test
 	cmake -S . -B $(BUILD)/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DTRNMODEL_BUILD_TESTS=OFF -DTRNMODEL_BUILD_FUZZERS=ON -DTRNMODEL_FUZZ_SECONDS=$(FUZZ_SECONDS)
-	cmake --build $(BUILD)/fuzz --target run_fuzzers
+	cmake --build $(BUILD)/fuzz --target run_fuzzers -j 2
 
 # Benchmarks against the peers a user would otherwise pick (figures: docs/benchmarks.md).
 bench: install

@@ -24,6 +24,13 @@ struct lifecycle_info {
   double extrapolation_log_spread;  // extrapolated mode: fitted sigma of the log error; else 0
   std::vector<std::string> stage_names;  // a multi-stage job's stages, in order; else empty
 };
+
+lifecycle_info info_of(const lifecycle_model& model) {
+  return lifecycle_info{model.unknown_inputs(),           model.unknown_reasons(),
+                        model.unknown_metrics(),          model.uncertain_inputs(),
+                        model.mode(),                     model.profile_name(),
+                        model.extrapolation_log_spread(), model.stage_names()};
+}
 }  // namespace
 
 void register_lifecycle(py::module_& m) {
@@ -47,35 +54,27 @@ void register_lifecycle(py::module_& m) {
       .def_readonly("profile", &lifecycle_info::profile)
       .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread)
       .def_readonly("stage_names", &lifecycle_info::stage_names);
+  // The model a scenario runs on, built once: tm.simulate reads its info (unknowns, mode) and
+  // runs it, where a second construction would read and check every input again.
+  py::class_<lifecycle_model>(m, "LifecycleModel")
+      .def(py::init<const scenario&>(), py::arg("scenario"))
+      .def_property_readonly("info", &info_of)
+      .def(
+          "simulate",
+          [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
+             bool allow_unknown, const py::object& progress) {
+            if (!allow_unknown) detail::require_known(model);
+            run_options options;
+            options.samples = samples;
+            options.seed = seed;
+            options.threads = threads;
+            options.keep_samples = keep_samples;
+            return run_from_python(model, model.output_names(), options, progress);
+          },
+          py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
+          py::arg("allow_unknown"), py::arg("progress"));
   m.def(
-      "lifecycle_info",
-      [](const scenario& s) {
-        const lifecycle_model model(s);
-        return lifecycle_info{model.unknown_inputs(),
-                              model.unknown_reasons(),
-                              model.unknown_metrics(),
-                              model.uncertain_inputs(),
-                              s.mode(),
-                              s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt,
-                              model.extrapolation_log_spread(),
-                              model.stage_names()};
-      },
-      py::arg("scenario"));
-  m.def(
-      "simulate",
-      [](const scenario& s, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
-         bool allow_unknown, const py::object& progress) {
-        const lifecycle_model model(s);
-        if (!allow_unknown) detail::require_known(model);
-        run_options options;
-        options.samples = samples;
-        options.seed = seed;
-        options.threads = threads;
-        options.keep_samples = keep_samples;
-        return run_from_python(model, model.output_names(), options, progress);
-      },
-      py::arg("scenario"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"),
-      py::arg("keep_samples"), py::arg("allow_unknown"), py::arg("progress"));
+      "lifecycle_info", [](const scenario& s) { return info_of(lifecycle_model(s)); }, py::arg("scenario"));
 
   m.def(
       "restart_time",

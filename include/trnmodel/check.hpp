@@ -10,6 +10,12 @@
 #include "trnmodel/errors.hpp"
 
 namespace trnmodel {
+
+/// The largest whole number up to which a double (JSON's number) holds every integer exactly:
+/// 2^53. The bound of every count the library reads (scenario integers, journal counts,
+/// config.json shapes, ranks).
+inline constexpr double max_whole_number = 9007199254740992.0;
+
 namespace detail {
 
 /// Shortest decimal text that reads back to the same double (like Python's repr), so that
@@ -70,16 +76,16 @@ inline void check_probability(const std::string& path, double value) {
   if (!(value >= 0 && value <= 1)) detail::fail(path, "must be in [0, 1], got " + detail::format_number(value));
 }
 
-// The one rule for whole numbers (scenario integers, journal counts): a finite, integer-valued
-// number in [lo, hi]. Bounds beyond 2^53 are meaningless for a double, so callers pass at most
-// that.
-inline long long whole_number(const std::string& path, double x, double lo, double hi) {
+// The one rule for whole numbers (scenario integers, journal counts, config.json shapes,
+// ranks): a finite, integer-valued number in [lo, hi]. Bounds beyond 2^53 are meaningless for
+// a double, so callers pass at most max_whole_number.
+inline long long whole_number(const std::string& path, double x, double lo, double hi = max_whole_number) {
   detail::check_finite(path, x);
-  if (x != std::floor(x) || std::fabs(x) > 9007199254740992.0)
+  if (x != std::floor(x) || std::fabs(x) > max_whole_number)
     detail::fail(path, "must be a whole number, got " + detail::format_number(x));
   if (x >= lo && x <= hi) return static_cast<long long>(x);
   if (lo == 0 && hi == 3) detail::fail(path, "must be 0, 1, 2 or 3, got " + detail::format_number(x));
-  if (hi >= 9007199254740992.0)
+  if (hi >= max_whole_number)
     detail::fail(path, "must be ≥ " + detail::format_number(lo) + ", got " + detail::format_number(x));
   detail::fail(path, "must be in [" + detail::format_number(lo) + ", " + detail::format_number(hi) + "], got " +
                          detail::format_number(x));

@@ -7,7 +7,7 @@ input uncertain, on AWS Trainium or GPUs.
     r.summary()
 """
 
-from . import _core, plot, theory
+from . import _core, fields, plot, theory
 from ._builder import read_hf_config
 from ._calibrate import (
     BacktestResult,
@@ -35,7 +35,7 @@ from ._distributions import (
     Unknown,
     Weibull,
 )
-from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownInputError
+from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownFieldError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._purchase import PurchaseOptions, purchase_options
 from ._quote import PriceList, Quote, quote, read_price_list
@@ -74,6 +74,7 @@ __all__ = [
     "ScenarioError",
     "CompletenessWarning",
     "PlausibilityWarning",
+    "UnknownFieldError",
     "UnknownInputError",
     "monte_carlo",
     "MonteCarloResult",
@@ -91,6 +92,7 @@ __all__ = [
     "PHASES",
     "STAGE_METRICS",
     "theory",
+    "fields",
     "plot",
     "report",
     "Journal",

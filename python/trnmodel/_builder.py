@@ -145,7 +145,9 @@ def _layouts(chips: int, chips_per_domain: int, layers: int, global_batch: int) 
 
 def _step_time_p50(scn: "_core.Scenario") -> float:
     """The median analytic step time of the scenario (a short simulation on seed 0)."""
-    run = _core.simulate(scn, samples=512, seed=0, threads=1, keep_samples=False, allow_unknown=True, progress=None)
+    run = _core.LifecycleModel(scn).simulate(
+        samples=512, seed=0, threads=1, keep_samples=False, allow_unknown=True, progress=None
+    )
     return float(run.quantiles("step_time_s", [0.5])[0])
 
 

@@ -288,6 +288,21 @@ class HFConfig:
     def embedding_parameters(self) -> float: ...
     def lora_parameters(self, rank: float) -> float: ...
 
+class LifecycleModel:
+    def __init__(self, scenario: Scenario) -> None: ...
+    @property
+    def info(self) -> LifecycleInfo: ...
+    def simulate(
+        self,
+        *,
+        samples: int,
+        seed: int,
+        threads: int,
+        keep_samples: bool,
+        allow_unknown: bool,
+        progress: _Progress,
+    ) -> RunResult: ...
+
 class LifecycleInfo:
     @property
     def unknown_inputs(self) -> list[str]: ...
@@ -566,16 +581,6 @@ def restart_time(scenario: Scenario, *, samples: int, seed: int, threads: int) -
 def job_card_checks(scenario: Scenario) -> list[str]: ...
 def scenario_fields() -> list[ScenarioField]: ...
 def scenario_json_schema() -> dict: ...
-def simulate(
-    scenario: Scenario,
-    *,
-    samples: int,
-    seed: int,
-    threads: int,
-    keep_samples: bool,
-    allow_unknown: bool,
-    progress: _Progress,
-) -> RunResult: ...
 def sobol_function(
     f: Callable[..., Any],
     names: Sequence[str],

@@ -16,6 +16,13 @@ UnknownInputError = _core.UnknownInputError
 UnknownInputError.__doc__ = "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
 
 
+class UnknownFieldError(ScenarioError, KeyError):
+    """A path that names no scenario field, with the closest field as a hint (the message
+    :meth:`Scenario.updated` gives): a ScenarioError, and a KeyError for ``scenario[path]``."""
+
+    __str__ = BaseException.__str__  # the message as given, not KeyError's quoted repr
+
+
 class CompletenessWarning(UserWarning):
     """A scenario is almost surely incomplete for its platform (a Neuron job without a compile
     time, a multi-node job without failures, failures without checkpoints, a quote without a

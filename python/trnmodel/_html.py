@@ -23,6 +23,7 @@ from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: t
 )
 from ._format import html_table as table
 from ._metrics import KEY_METRICS, PHASES
+from .fields import THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S
 
 
 def extrapolation_text(log_spread: float) -> str:
@@ -35,12 +36,12 @@ def extrapolation_text(log_spread: float) -> str:
 
 def _step_time_fact(scenario: Any) -> str:
     """Where the step time comes from: given in the scenario (with its source) or derived."""
-    mode = scenario["throughput.mode"]
+    mode = scenario[THROUGHPUT_MODE]
     if mode == "extrapolated":
         return esc(extrapolation_text(scenario.extrapolation_log_spread()))
     if mode != "measured":
         return f"step time derived ({esc(mode)} mode)"
-    step = scenario["throughput.step_time_s"]
+    step = scenario[THROUGHPUT_STEP_TIME_S]
     spec = step.to_dict() if step is not None else {}
     source = spec.get("source", "no source") if isinstance(spec, dict) else "no source"
     return f"step time given (source: {esc(source)})"

@@ -14,10 +14,22 @@ from ._montecarlo import _check_whole
 from ._progress import ProgressArg
 from ._scenario import Scenario
 from ._simulate import simulate
+from .fields import (
+    CLUSTER_NODES,
+    PRICES_BLOCK_END_MARGIN_H,
+    PRICES_BLOCK_HOURS,
+    PRICES_BLOCK_LEAD_S,
+    PRICES_BLOCK_USD,
+    PRICES_PURCHASE,
+    PRICES_SPOT_NODE_HOUR_USD,
+    SPOT_INTERRUPTIONS_PER_NODE_H,
+    SPOT_NOTICE_S,
+    SPOT_REACQUIRE_S,
+)
 
 #: The fields of each purchase mode (refused with another mode).
-BLOCK_FIELDS = ["prices.block_hours", "prices.block_usd", "prices.block_lead_s", "prices.block_end_margin_h"]
-SPOT_FIELDS = ["prices.spot_node_hour_usd", "spot.interruptions_per_node_h", "spot.notice_s", "spot.reacquire_s"]
+BLOCK_FIELDS = [PRICES_BLOCK_HOURS, PRICES_BLOCK_USD, PRICES_BLOCK_LEAD_S, PRICES_BLOCK_END_MARGIN_H]
+SPOT_FIELDS = [PRICES_SPOT_NODE_HOUR_USD, SPOT_INTERRUPTIONS_PER_NODE_H, SPOT_NOTICE_S, SPOT_REACQUIRE_S]
 #: The lengths AWS offers (hours): 1 to 14 days, then 7-day steps up to 182 days.
 OFFERED_BLOCK_HOURS = [24 * d for d in range(1, 15)] + [24 * d for d in range(21, 183, 7)]
 COLUMNS = [
@@ -41,7 +53,7 @@ def _variant(scenario: Scenario, purchase: str, changes: Mapping[str, Any]) -> S
     """The scenario bought another way: the other modes' fields removed, `changes` set."""
     other = (SPOT_FIELDS if purchase != "spot" else []) + (BLOCK_FIELDS if purchase != "capacity_block" else [])
     cleared: Dict[str, Any] = {p: None for p in other if scenario._core.has(p)}
-    return scenario.updated({**cleared, "prices.purchase": purchase, **changes})
+    return scenario.updated({**cleared, PRICES_PURCHASE: purchase, **changes})
 
 
 def _mean(scenario: Scenario, path: str) -> Optional[float]:
@@ -151,17 +163,17 @@ def purchase_options(
         raise _core.ScenarioError(f"fit_prob: must be a probability in (0, 1], got {fit_prob!r}")
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
-    purchase = scenario["prices.purchase"]
-    nodes = scenario["cluster.nodes"]
+    purchase = scenario[PRICES_PURCHASE]
+    nodes = scenario[CLUSTER_NODES]
     if block_hours is None:
-        block_hours = [scenario["prices.block_hours"]] if purchase == "capacity_block" else [168, 336]
+        block_hours = [scenario[PRICES_BLOCK_HOURS]] if purchase == "capacity_block" else [168, 336]
     hours_list = [int(h) for h in block_hours]
     if not hours_list:
         raise _core.ScenarioError("block_hours: must be a non-empty list of block lengths in hours")
     rate = block_node_hour_usd
     rate_note = "fee = hours × nodes × the given rate"
     if rate is None and purchase == "capacity_block":
-        rate = _mean(scenario, "prices.block_usd") / (scenario["prices.block_hours"] * nodes)
+        rate = _mean(scenario, PRICES_BLOCK_USD) / (scenario[PRICES_BLOCK_HOURS] * nodes)
         rate_note = f"fee scaled from the scenario's block ({rate:,.4g} USD per node-hour)"
     if block_lead_s is None:
         block_lead_s = 0.0
@@ -203,14 +215,14 @@ def purchase_options(
                 f"block_hours: {hours} h is not a length AWS offers (1 to 14 days in whole days, "
                 "then 7-day steps up to 182 days)"
             )
-        changes: Dict[str, Any] = {"prices.block_hours": hours}
+        changes: Dict[str, Any] = {PRICES_BLOCK_HOURS: hours}
         if purchase != "capacity_block":
-            changes["prices.block_lead_s"] = block_lead_s
+            changes[PRICES_BLOCK_LEAD_S] = block_lead_s
         if rate is None:
-            changes["prices.block_usd"] = {"unknown": "no block price: give block_node_hour_usd"}
+            changes[PRICES_BLOCK_USD] = {"unknown": "no block price: give block_node_hour_usd"}
             note = "fee unknown"
         else:
-            changes["prices.block_usd"] = rate * hours * nodes
+            changes[PRICES_BLOCK_USD] = rate * hours * nodes
             note = rate_note
         add("capacity_block", hours, _variant(scenario, "capacity_block", changes), note)
     if purchase == "spot":

@@ -32,6 +32,25 @@ from ._progress import ProgressArg
 from ._scenario import ProvenanceRow, Scenario
 from ._sensitivity import compare, sobol, tornado
 from ._simulate import SimulationResult, simulate
+from .fields import (
+    CLUSTER_NODES,
+    JOB_EFFECTIVE_STEPS,
+    JOB_KIND,
+    JOB_LORA_RANK,
+    JOB_TOKENS,
+    MODEL_FFN_SIZE,
+    MODEL_HEADS,
+    MODEL_HIDDEN_SIZE,
+    MODEL_LAYERS,
+    MODEL_PARAMETERS,
+    MODEL_SEQUENCE_LENGTH,
+    PARALLELISM_CP,
+    PARALLELISM_GLOBAL_BATCH,
+    PRICES_BLOCK_HOURS,
+    PRICES_NODE_HOUR_USD,
+    PRICES_PURCHASE,
+    THROUGHPUT_PRECISION,
+)
 
 
 def provenance_rows(scenario: Scenario) -> List[ProvenanceRow]:
@@ -180,27 +199,27 @@ def _quantiles(d: Any, probabilities: Sequence[float] = (0.1, 0.5, 0.9)) -> str:
 def _implied_mfu(result: SimulationResult) -> str:
     """Model FLOPs per step over (chips × peak × P50 step time): what the step time implies."""
     scn = result.scenario
-    layers, hidden, heads = scn["model.layers"], scn["model.hidden_size"], scn["model.heads"]
-    seq, batch, shape = scn["model.sequence_length"], scn["parallelism.global_batch"], scn._core.profile_shape
+    layers, hidden, heads = scn[MODEL_LAYERS], scn[MODEL_HIDDEN_SIZE], scn[MODEL_HEADS]
+    seq, batch, shape = scn[MODEL_SEQUENCE_LENGTH], scn[PARALLELISM_GLOBAL_BATCH], scn._core.profile_shape
     if None in (layers, hidden, heads, seq, batch) or shape is None:
         return "n/a: needs the model block, the global batch and a hardware profile"
-    params = scn["model.parameters"]
+    params = scn[MODEL_PARAMETERS]
     per_token = _core.flops_per_token(
         parameters=float(params.ppf(0.5)) if params is not None else 0.0,
         layers=layers,
         hidden_size=hidden,
         heads=heads,
         sequence_length=seq,
-        ffn_size=scn["model.ffn_size"] or 0.0,
-        lora=scn["job.kind"] == "lora",
-        lora_rank=scn["job.lora_rank"],
+        ffn_size=scn[MODEL_FFN_SIZE] or 0.0,
+        lora=scn[JOB_KIND] == "lora",
+        lora_rank=scn[JOB_LORA_RANK],
     )
     profile = scn._core.profile_name
-    peak = _shipped_peak_tflops(profile, scn["throughput.precision"]) if profile else None
+    peak = _shipped_peak_tflops(profile, scn[THROUGHPUT_PRECISION]) if profile else None
     step = float(result.summary().loc["step_time_s", "p50"])
     if peak is None or not np.isfinite(step) or step <= 0:
         return "n/a: no peak for this platform and precision"
-    chips = scn["cluster.nodes"] * shape[0]
+    chips = scn[CLUSTER_NODES] * shape[0]
     return f"{per_token * batch * seq / (chips * peak * 1e12 * step):.1%} (P50 step, {scn['throughput.precision']})"
 
 
@@ -239,13 +258,13 @@ def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         return f"{s['cluster.nodes']} × {s['cluster.platform'] or 'nodes'}"
 
     def tokens(s: Scenario) -> str:
-        seq, batch = s["model.sequence_length"], s["parallelism.global_batch"]
+        seq, batch = s[MODEL_SEQUENCE_LENGTH], s[PARALLELISM_GLOBAL_BATCH]
         return f"{seq * batch:,} ({batch} × {seq})" if seq and batch else "not given"
 
     def layout(s: Scenario) -> str:
         if "parallelism" not in s.to_dict():
             return "not given"
-        cp = f" × cp {s['parallelism.cp']}" if s["parallelism.cp"] != 1 else ""
+        cp = f" × cp {s['parallelism.cp']}" if s[PARALLELISM_CP] != 1 else ""
         return (
             f"tp {s['parallelism.tp']}{cp} × pp {s['parallelism.pp']} × dp {s['parallelism.dp']}, "
             f"micro-batch {s['parallelism.micro_batch']}"
@@ -256,15 +275,15 @@ def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         return f"{q['p10']:.4g} / {q['p50']:.4g} / {q['p90']:.4g} s"
 
     def steps(s: Scenario) -> str:
-        if s["job.tokens"] is None:
-            return _quantiles(s["job.effective_steps"])
-        seq, batch = s["model.sequence_length"], s["parallelism.global_batch"]
+        if s[JOB_TOKENS] is None:
+            return _quantiles(s[JOB_EFFECTIVE_STEPS])
+        seq, batch = s[MODEL_SEQUENCE_LENGTH], s[PARALLELISM_GLOBAL_BATCH]
         per_step = seq * batch if seq and batch else 0
         steps_of = f" = {math.ceil(float(s['job.tokens'].ppf(0.5)) / per_step):,} steps at the P50" if per_step else ""
         return f"from job.tokens {_quantiles(s['job.tokens'])}{steps_of}"
 
     row("cluster", lambda r: cluster(r.scenario), lambda s, r, p: cluster(s))
-    row("job kind", lambda r: str(r.scenario["job.kind"]))
+    row("job kind", lambda r: str(r.scenario[JOB_KIND]))
     row("step time from", lambda r: r.step_time_source)
     row("step time P10 / P50 / P90", step, lambda s, r, p: step(r, p))
     row("effective steps P10 / P50 / P90", lambda r: steps(r.scenario), lambda s, r, p: steps(s))
@@ -380,7 +399,7 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     """How the nodes are bought (docs/lifecycle.md, "Purchase options"): for a capacity block,
     P(fit) with its standard error, the idle (paid, unused) and overflow hours; for spot, the
     interruptions. Shown only when a scenario is not bought on demand."""
-    bought = {name: r for name, r in results.items() if r.scenario["prices.purchase"] != "on_demand"}
+    bought = {name: r for name, r in results.items() if r.scenario[PRICES_PURCHASE] != "on_demand"}
     if not bought:
         return
     doc.heading("Purchase options")
@@ -389,8 +408,8 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         s = result.summary()
         scn = result.scenario
         prefix = f"{name}: " if len(results) > 1 else ""
-        if scn["prices.purchase"] == "capacity_block":
-            hours = scn["prices.block_hours"]
+        if scn[PRICES_PURCHASE] == "capacity_block":
+            hours = scn[PRICES_BLOCK_HOURS]
             p = float(s.loc["block_fit", "mean"])
             se = float(np.sqrt(max(p * (1 - p), 0.0) / result.samples))
             items += [
@@ -420,7 +439,7 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
 
     for name, result in results.items():
         scn = result.scenario
-        if scn["prices.purchase"] != "capacity_block":
+        if scn[PRICES_PURCHASE] != "capacity_block":
             continue
         options = purchase_options(
             scn, block_hours=SIGNOFF_BLOCK_HOURS, samples=min(samples, 20_000), seed=seed, progress=False
@@ -639,7 +658,7 @@ def signoff_report(
     output: str = "run_cost_usd",
     drivers_samples: int = 10_000,
     sobol_base_samples: int = 2**11,
-    break_even_path: str = "prices.node_hour_usd",
+    break_even_path: str = PRICES_NODE_HOUR_USD,
     today: Optional[_dt.date] = None,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
@@ -858,7 +877,7 @@ def report(
     samples: int = 100_000,
     seed: int = 0,
     output: str = "run_cost_usd",
-    break_even_path: str = "prices.node_hour_usd",
+    break_even_path: str = PRICES_NODE_HOUR_USD,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
 ) -> Document:

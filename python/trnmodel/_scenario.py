@@ -13,8 +13,9 @@ from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tup
 
 from . import _core
 from ._distributions import Distribution, as_distribution
-from ._errors import CompletenessWarning, PlausibilityWarning, in_file
+from ._errors import CompletenessWarning, PlausibilityWarning, UnknownFieldError, in_file
 from ._files import is_journal_text, read_utf8
+from .fields import CLUSTER_NODES
 
 PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
@@ -185,7 +186,7 @@ class Scenario:
         for key in map(str, changes):
             at = copy._core.stage_field(key)  # a stage's field runs in that stage's mode
             field, mode = (key, copy._core.mode) if at is None else (at[1], copy._core.stage(at[0]).mode)
-            if mode == "measured" and (field == "cluster.nodes" or field.startswith("parallelism.")):
+            if mode == "measured" and (field == CLUSTER_NODES or field.startswith("parallelism.")):
                 if copy[key] != self[key]:
                     moved.append(key)
         if moved:
@@ -207,7 +208,8 @@ class Scenario:
         """The value at a dotted path: a Distribution for quantities (their defaults when
         not given), else the plain value; None when absent without default. In a job in
         stages, ``"stages[1].<path>"`` or ``"<stage name>/<path>"`` is the value that stage
-        runs with (its own, or the top level's)."""
+        runs with (its own, or the top level's). A path that names no field raises
+        :class:`tm.UnknownFieldError` (a ScenarioError and a KeyError) with a did-you-mean."""
         at = self._core.stage_field(path) if "/" in path or path.startswith("stages[") else None
         if at is not None:
             k, field_path = at
@@ -216,7 +218,8 @@ class Scenario:
             return Scenario(self._core.stage(k))[field_path]
         field = _FIELDS.get(path)
         if field is None:
-            raise KeyError(path)
+            hint = _core.closest_name(path, list(_FIELDS))
+            raise UnknownFieldError(f"{path}: no such scenario field" + (f" (did you mean {hint}?)" if hint else ""))
         if field.kind == "quantity":
             q = self._core.quantity(path)
             return None if q is None else _wrap(q)

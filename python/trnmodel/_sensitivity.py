@@ -27,6 +27,7 @@ from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _funct
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario, _plain
 from ._simulate import SimulationResult, _warn_expectations, _warn_expectations_at, simulate
+from .fields import CHECKPOINT_EVERY_STEPS
 
 #: Base samples per block of a scenario's Saltelli design (each block evaluates
 #: (d + 2) × this many samples). Part of the result's definition, so fixed.
@@ -663,7 +664,7 @@ def checkpoint_interval(
             progress=callback,
         )
     _warn_expectations_at(scenario, math.nan)  # the pilot's (it needs a failure model: no P50 check)
-    points = [{"checkpoint.every_steps": int(c)} for c in r["candidates"]]
+    points = [{CHECKPOINT_EVERY_STEPS: int(c)} for c in r["candidates"]]
     table = _sweep_table(points, [scenario.updated(p) for p in points], r["sweep"], [output], seed)
     step_s, save_s, mtbf_s = r["step_s"], r["checkpoint_s"], r["mtbf_s"]
     young_s, daly_s, young_steps, daly_steps = r["young_s"], r["daly_s"], r["young_steps"], r["daly_steps"]

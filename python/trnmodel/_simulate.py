@@ -12,6 +12,7 @@ from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMN
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
+from .fields import FAILURES_NODE_MTBF_H, PRICES_PURCHASE
 
 __all__ = ["simulate", "SimulationResult", "METRICS", "PHASES", "STAGE_METRICS", "STEP_PARTS"]
 
@@ -76,7 +77,7 @@ class SimulationResult(MonteCarloResult):
         for p in _core.completeness(self.scenario._core):
             if p.status == "not described" and p.absent_means == "counted as 0":
                 notes[p.metric] = f"not described ({', '.join(p.missing)}): counted as 0"
-        purchase = self.scenario["prices.purchase"]
+        purchase = self.scenario[PRICES_PURCHASE]
         if purchase != "capacity_block":
             notes["block_fit"] = f"not a capacity block (prices.purchase {purchase})"
         notes.update({m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics})
@@ -155,11 +156,11 @@ def simulate(
     """
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
-    info = _core.lifecycle_info(scenario._core)
+    model = _core.LifecycleModel(scenario._core)
+    info = model.info
     seed = _check_whole("seed", seed, 0)
     with progress_bar(progress, scenario.name or "simulate") as callback:
-        core = _core.simulate(
-            scenario._core,
+        core = model.simulate(
             samples=_check_whole("samples", samples, 1),
             seed=seed,
             threads=_check_threads(threads),
@@ -182,7 +183,7 @@ def _warn_expectations_at(
     """The expectations the scenario does not meet, warned, and a P50 wall time (``wall_p50_h``,
     or a function giving it) of a day or more without a failure model."""
     unmet = scenario.expectations()
-    if scenario["failures.node_mtbf_h"] is None and not any("without a failure model" in u for u in unmet):
+    if scenario[FAILURES_NODE_MTBF_H] is None and not any("without a failure model" in u for u in unmet):
         p50_h = float(wall_p50_h() if callable(wall_p50_h) else wall_p50_h)
         if p50_h >= 24:
             unmet.append(

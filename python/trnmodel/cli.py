@@ -28,6 +28,7 @@ from ._errors import PlausibilityWarning
 from ._files import is_journal_file
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
+from .fields import PRICES_NODE_HOUR_USD
 
 
 def _write(path: Optional[str], text: str, what: str) -> None:
@@ -354,7 +355,7 @@ def _parser() -> argparse.ArgumentParser:
     metric(p)
     p.add_argument(
         "--break-even",
-        default="prices.node_hour_usd",
+        default=PRICES_NODE_HOUR_USD,
         help="path of B solved for equal means (default prices.node_hour_usd)",
     )
     p.set_defaults(run=_report)
@@ -471,7 +472,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the quote as a scenario quantity (JSON)")
     p.add_argument("--scenario", help="write the quote into this scenario (in place unless -o)")
-    p.add_argument("--field", default="prices.node_hour_usd", help="the scenario path (default prices.node_hour_usd)")
+    p.add_argument("--field", default=PRICES_NODE_HOUR_USD, help="the scenario path (default prices.node_hour_usd)")
     p.add_argument("-o", "--output", help="write the updated scenario here instead of in place")
     p.set_defaults(run=_quote)
     return parser

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import _core
 from ._metrics import COST_PARTS, PHASES, unit_of
+from .fields import PRICES_BLOCK_HOURS
 
 #: Colours of the lifecycle phases (stable across plots, so a phase is recognised at a glance).
 PHASE_COLOURS = {
@@ -331,7 +332,7 @@ def purchase(options: Any, ax: Any = None) -> Any:
     ax.plot(hours, blocks["p_fit"], marker="o", color="#1976d2", label="P(fit)")
     ax.axhline(options.fit_prob, color="#1976d2", linestyle=":", linewidth=1)
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("prices.block_hours")
+    ax.set_xlabel(PRICES_BLOCK_HOURS)
     ax.set_ylabel("P(fit)")
     cost = ax.twinx()
     p50, p90 = blocks["cost_p50"].to_numpy(dtype=float), blocks["cost_p90"].to_numpy(dtype=float)

@@ -14,4 +14,8 @@ inline std::string scenario_error(const std::string& text) {
   }
   return "no error";
 }
+
+// The opening of a minimal valid scenario text, for the edge cases that append one section.
+inline const std::string edge_head =
+    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
 }  // namespace test

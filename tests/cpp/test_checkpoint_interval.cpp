@@ -8,13 +8,17 @@
 #include "catch.hpp"
 #include "input_error_of.hpp"
 #include "trnmodel/sensitivity/checkpoint_interval.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 using namespace trnmodel::sensitivity;
 
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_checkpoint_interval {
+
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Constant inputs: 10 s steps, a 60 s checkpoint, a job MTBF of 1 h (one node).
 scenario constant_job(const std::string& failures = R"("failures": {"node_mtbf_h": 1, "restart_s": 60},)") {
@@ -35,10 +39,10 @@ run_options runs(std::uint64_t samples, std::uint64_t seed = 0) {
 TEST_CASE("numpy's pairwise summation, not a running sum") {
   // np.sum(np.full(1000, 0.1)) is 100.00000000000001; a running sum drifts to 99.9999999999986.
   const std::vector<double> tenths(1000, 0.1);
-  CHECK(same_bits(trnmodel::detail::pairwise_sum(tenths.data(), tenths.size()), 0x1.9000000000001p+6));
+  CHECK(test::same_bits(trnmodel::detail::pairwise_sum(tenths.data(), tenths.size()), 0x1.9000000000001p+6));
   double running = 0;
   for (const double x : tenths) running += x;
-  CHECK(same_bits(running, 0x1.8ffffffffff9dp+6));
+  CHECK(test::same_bits(running, 0x1.8ffffffffff9dp+6));
   const double few[] = {1, 2, 3};
   CHECK(trnmodel::detail::pairwise_sum(few, 3) == 6);
 }
@@ -50,8 +54,8 @@ TEST_CASE("checkpoint interval: Young and Daly in steps, the optimum near Daly")
   CHECK(r.step_s == 10);  // no stalls, no eval: exactly the step time
   CHECK(r.checkpoint_s == 60);
   CHECK(r.mtbf_s == 3600);
-  CHECK(same_bits(r.young_s, std::sqrt(2.0 * 60 * 3600)));
-  CHECK(same_bits(r.daly_s, theory::daly_interval_s(60, 3600)));
+  CHECK(test::same_bits(r.young_s, std::sqrt(2.0 * 60 * 3600)));
+  CHECK(test::same_bits(r.daly_s, theory::daly_interval_s(60, 3600)));
   CHECK(r.young_steps == 66);  // 657.3 s / 10 s
   CHECK(r.daly_steps == 62);  // 617.7 s / 10 s
   // The default grid: Daly/4 .. 4·Daly in 25 geometric steps (some coincide after rounding).
@@ -69,7 +73,7 @@ TEST_CASE("checkpoint interval: Young and Daly in steps, the optimum near Daly")
   run_options streamed = runs(4000);
   streamed.keep_samples = false;
   const run_result daly = simulate(s.updated({{"checkpoint.every_steps", 62}}), streamed);
-  CHECK(same_bits(r.value_at(62), daly.stats(metric::wall_h).mean));
+  CHECK(test::same_bits(r.value_at(62), daly.stats(metric::wall_h).mean));
   CHECK_THROWS_AS(r.value_at(63), input_error);
 }
 
@@ -93,7 +97,7 @@ TEST_CASE("checkpoint interval: given candidates, a quantile, progress over the 
   run_options streamed = runs(1000, 3);
   streamed.keep_samples = false;
   const run_result at30 = simulate(constant_job().updated({{"checkpoint.every_steps", 30}}), streamed);
-  CHECK(same_bits(r.value_at(30), at30.quantile(metric::run_cost_usd, 0.9)));
+  CHECK(test::same_bits(r.value_at(30), at30.quantile(metric::run_cost_usd, 0.9)));
 }
 
 TEST_CASE("checkpoint interval: what it refuses, by path") {
@@ -112,3 +116,5 @@ TEST_CASE("checkpoint interval: what it refuses, by path") {
       constant_job().updated({{"prices.node_hour_usd", ordered_json::parse(R"({"unknown": "x"})")}});
   CHECK_THROWS_AS(checkpoint_interval(unpriced, runs(100)), unknown_input_error);
 }
+
+}  // namespace test_checkpoint_interval

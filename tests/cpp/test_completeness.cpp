@@ -7,15 +7,11 @@
 
 #include "catch.hpp"
 #include "trnmodel/scenario/completeness.hpp"
+#include "phase_row.hpp"
 
 using namespace trnmodel;
 
 namespace {
-const phase_completeness& phase(const std::vector<phase_completeness>& all, const std::string& name) {
-  const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.phase == name; });
-  REQUIRE(it != all.end());
-  return *it;
-}
 std::vector<std::string> not_described(const std::vector<phase_completeness>& all) {
   std::vector<std::string> names;
   for (const auto& p : all)
@@ -31,9 +27,9 @@ TEST_CASE("a three-field scenario leaves every phase but the steps not described
   CHECK(not_described(all) == std::vector<std::string>{"queue", "set-up", "compile", "data load and warm-up",
                                                        "checkpoints", "failures", "evaluation", "quality gate",
                                                        "storage", "transfer", "logs", "porting"});
-  CHECK(phase(all, "compute price").status == phase_status::described);
-  CHECK(phase(all, "compile").inputs == std::vector<std::string>{"compile.initial_s"});  // no failures: no recompiles
-  CHECK(phase(all, "queue").absent_means == "counted as 0");
+  CHECK(test::phase(all, "compute price").status == phase_status::described);
+  CHECK(test::phase(all, "compile").inputs == std::vector<std::string>{"compile.initial_s"});  // no failures: no recompiles
+  CHECK(test::phase(all, "queue").absent_means == "counted as 0");
 }
 
 TEST_CASE("an explicit 0 describes a phase; unknown inputs make it unknown", "[completeness]") {
@@ -42,25 +38,25 @@ TEST_CASE("an explicit 0 describes a phase; unknown inputs make it unknown", "[c
     "startup": {"queue_wait_s": 0, "env_prep_s": {"unknown": "not measured"}},
     "failures": {"node_mtbf_h": 5000, "restart_s": 300}, "compile": {"initial_s": 600}})");
   const auto all = completeness(s);
-  CHECK(phase(all, "queue").status == phase_status::described);
-  CHECK(phase(all, "set-up").status == phase_status::unknown);
-  CHECK(phase(all, "set-up").unknown == std::vector<std::string>{"startup.env_prep_s"});
-  CHECK(phase(all, "failures").status == phase_status::described);
+  CHECK(test::phase(all, "queue").status == phase_status::described);
+  CHECK(test::phase(all, "set-up").status == phase_status::unknown);
+  CHECK(test::phase(all, "set-up").unknown == std::vector<std::string>{"startup.env_prep_s"});
+  CHECK(test::phase(all, "failures").status == phase_status::described);
   // With failures modelled, a compile phase needs the recovery compiles as well.
-  CHECK(phase(all, "compile").status == phase_status::not_described);
-  CHECK(phase(all, "compile").missing ==
+  CHECK(test::phase(all, "compile").status == phase_status::not_described);
+  CHECK(test::phase(all, "compile").missing ==
         std::vector<std::string>{"compile.recompile_s", "compile.cache_load_s", "compile.cache_hit_prob"});
-  CHECK(phase(all, "compute price").status == phase_status::not_described);
-  CHECK(phase(all, "compute price").absent_means == "costs unknown");
+  CHECK(test::phase(all, "compute price").status == phase_status::not_described);
+  CHECK(test::phase(all, "compute price").absent_means == "costs unknown");
 }
 
 TEST_CASE("periodic evaluations need their duration", "[completeness]") {
   const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "eval": {"every_steps": 100, "final_s": 60}})");
-  CHECK(phase(completeness(s), "evaluation").missing == std::vector<std::string>{"eval.time_s"});
+  CHECK(test::phase(completeness(s), "evaluation").missing == std::vector<std::string>{"eval.time_s"});
   const auto none = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "eval": {"every_steps": 0, "final_s": 0}})");
-  CHECK(phase(completeness(none), "evaluation").status == phase_status::described);
+  CHECK(test::phase(completeness(none), "evaluation").status == phase_status::described);
 }
 
 TEST_CASE("the platform expectations name what is missing", "[completeness]") {

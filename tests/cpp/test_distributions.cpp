@@ -238,11 +238,6 @@ TEST_CASE("invalid parameters are rejected with the rule and the value", "[dist]
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
-namespace {
-const std::string edge_head =
-    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
-}  // namespace
-
 TEST_CASE("truncated normal keeps its upper tail accurate with only a lower bound", "[edge]") {
   const auto q = make_normal(2, 1, 0);
   const double u = 1 - 1e-12;
@@ -316,7 +311,7 @@ TEST_CASE("messages are cut at a character boundary; triangular draws stay in th
                         6) == "a\xc3\xa9...");
   CHECK(detail::shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6) == "\xc3\xa9...");
   CHECK(detail::shorten("short", 6) == "short");
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" +
+  CHECK_THAT(test::scenario_error(test::edge_head + R"("throughput": {"step_time_s": 2}, "name": [")" +
                                   std::string(100, 'x') + "\"]}"),
              test::contains("name: must be a string, got [\"xxx") && test::contains("x..."));
   // A NUL in a key would end what() there: control characters are written out.

@@ -13,14 +13,18 @@
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/sweep.hpp"
 #include "trnmodel/throughput/profile_files.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
+
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_embedding {
 
 namespace {
 
 const std::string lora_file = std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json";
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 run_options runs(std::uint64_t samples, std::uint64_t seed = 5) {
   run_options o;
@@ -100,11 +104,11 @@ TEST_CASE("results by metric name agree with results by index", "[embedding][res
   const run_result r = simulate(lora, runs(4000));
   const std::size_t wall = r.index("wall_h");
   CHECK(wall == static_cast<std::size_t>(metric::wall_h));
-  CHECK(same_bits(r.quantile("wall_h", 0.9), r.quantiles(wall, {0.9}).front()));
-  CHECK(same_bits(r.quantile(wall, 0.5), r.summary("wall_h").p50));
-  CHECK(same_bits(r.stats("wall_h").mean, r.stats(wall).mean));
+  CHECK(test::same_bits(r.quantile("wall_h", 0.9), r.quantiles(wall, {0.9}).front()));
+  CHECK(test::same_bits(r.quantile(wall, 0.5), r.summary("wall_h").p50));
+  CHECK(test::same_bits(r.stats("wall_h").mean, r.stats(wall).mean));
   CHECK(r.values("wall_h").size() == 4000);
-  CHECK(same_bits(r.values(wall)(17), r.values()(17, static_cast<Eigen::Index>(wall))));
+  CHECK(test::same_bits(r.values(wall)(17), r.values()(17, static_cast<Eigen::Index>(wall))));
   // Type 7 by hand on the kept samples.
   std::vector<double> sorted(r.values(wall).data(), r.values(wall).data() + 4000);
   std::sort(sorted.begin(), sorted.end());
@@ -156,9 +160,9 @@ TEST_CASE("keeping some metrics gives their bits, in their order", "[embedding][
   REQUIRE(some.names() == std::vector<std::string>{"run_cost_usd", "wall_h"});
   CHECK(some.values().cols() == 2);
   for (const char* name : {"wall_h", "run_cost_usd"}) {
-    CHECK(same_bits(some.stats(name).mean, all.stats(name).mean));
-    CHECK(same_bits(some.stats(name).sd(), all.stats(name).sd()));
-    CHECK(same_bits(some.quantile(name, 0.9), all.quantile(name, 0.9)));
+    CHECK(test::same_bits(some.stats(name).mean, all.stats(name).mean));
+    CHECK(test::same_bits(some.stats(name).sd(), all.stats(name).sd()));
+    CHECK(test::same_bits(some.quantile(name, 0.9), all.quantile(name, 0.9)));
     CHECK((some.values(name) == all.values(name)).all());
   }
   CHECK_THROWS_WITH(simulate(lora, o, {"wall_hours"}, false), test::contains("metrics: no metric named"));
@@ -179,9 +183,9 @@ TEST_CASE("a comparison result answers P(A < B) and the difference by name", "[e
   const auto a = c.values("a"), b = c.values("b");
   CHECK(c.p_a_less_b() == Approx((a < b).cast<double>().mean()).epsilon(1e-12));
   CHECK(c.difference().mean == Approx((a - b).mean()).epsilon(1e-9));
-  CHECK(same_bits(c.difference_quantile(0.5), c.quantile("difference", 0.5)));
-  CHECK(same_bits(c.a_quantile(0.9), simulate(trn2, runs(5000)).quantile("run_cost_usd", 0.9)));
-  CHECK(same_bits(c.b_quantile(0.9), simulate(p5, runs(5000)).quantile("run_cost_usd", 0.9)));
+  CHECK(test::same_bits(c.difference_quantile(0.5), c.quantile("difference", 0.5)));
+  CHECK(test::same_bits(c.a_quantile(0.9), simulate(trn2, runs(5000)).quantile("run_cost_usd", 0.9)));
+  CHECK(test::same_bits(c.b_quantile(0.9), simulate(p5, runs(5000)).quantile("run_cost_usd", 0.9)));
   CHECK_THROWS_WITH(sensitivity::compare(trn2, p5, "cost", runs(10)), test::contains("metric: no metric named"));
 }
 
@@ -189,12 +193,12 @@ TEST_CASE("block size 0 takes the call's default, as Python's call does", "[embe
   const scenario lora = scenario::from_file(lora_file, shipped_profiles());
   run_options o = runs(10'000, 3), explicit_4096 = o;
   explicit_4096.block_size = default_block_size;
-  CHECK(same_bits(simulate(lora, o).stats("wall_h").mean, simulate(lora, explicit_4096).stats("wall_h").mean));
+  CHECK(test::same_bits(simulate(lora, o).stats("wall_h").mean, simulate(lora, explicit_4096).stats("wall_h").mean));
   const input_set inputs({{"x", make_lognormal(0, 1)}});
   const auto f = [](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) { y.col(0) = x.col(0); };
   run_options big = runs(50'000, 3);
   big.block_size = function_block_size;
-  CHECK(same_bits(monte_carlo(inputs, f, {"y"}, runs(50'000, 3)).stats(0).mean,
+  CHECK(test::same_bits(monte_carlo(inputs, f, {"y"}, runs(50'000, 3)).stats(0).mean,
                   monte_carlo(inputs, f, {"y"}, big).stats(0).mean));
   run_options bad = o;
   bad.block_size = -1;
@@ -219,8 +223,8 @@ TEST_CASE("a sweep is each point simulated on the same seed", "[embedding][sweep
   plain.keep_samples = false;
   for (const auto& point : points) {
     const run_result alone = simulate(lora.updated(point.changes), plain);
-    CHECK(same_bits(point.result.stats("wall_h").mean, alone.stats("wall_h").mean));
-    CHECK(same_bits(point.result.quantile("run_cost_usd", 0.9), alone.quantile("run_cost_usd", 0.9)));
+    CHECK(test::same_bits(point.result.stats("wall_h").mean, alone.stats("wall_h").mean));
+    CHECK(test::same_bits(point.result.quantile("run_cost_usd", 0.9), alone.quantile("run_cost_usd", 0.9)));
   }
   REQUIRE(!reports.empty());
   CHECK(reports.back() == std::make_pair(std::uint64_t{18'000}, std::uint64_t{18'000}));  // one count over the grid
@@ -231,3 +235,5 @@ TEST_CASE("a sweep is each point simulated on the same seed", "[embedding][sweep
   CHECK_THROWS_WITH(sensitivity::sweep(lora, {{"checkpoint.every_steps", {ordered_json(-5)}}}, o),
                     test::contains("checkpoint.every_steps"));
 }
+
+}  // namespace test_embedding

@@ -5,6 +5,7 @@
 
 #include "catch.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 
@@ -21,7 +22,6 @@ void ishigami(const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) {
   y.col(1) = x.col(0);
 }
 
-bool bitwise_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 }  // namespace
 
@@ -55,11 +55,11 @@ TEST_CASE("results are bitwise identical for any thread count", "[engine]") {
     }
     for (const auto& r : results) {
       INFO("keep " << keep);
-      CHECK(bitwise_equal(r.stats(0).mean, results[0].stats(0).mean));
-      CHECK(bitwise_equal(r.stats(0).m2, results[0].stats(0).m2));
+      CHECK(test::same_bits(r.stats(0).mean, results[0].stats(0).mean));
+      CHECK(test::same_bits(r.stats(0).m2, results[0].stats(0).m2));
       const auto q = r.quantiles(0, {0.1, 0.5, 0.9});
       const auto q0 = results[0].quantiles(0, {0.1, 0.5, 0.9});
-      for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(q[k], q0[k]));
+      for (int k = 0; k < 3; ++k) CHECK(test::same_bits(q[k], q0[k]));
       if (keep) CHECK((r.values() == results[0].values()).all());
     }
   }

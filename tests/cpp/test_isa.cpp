@@ -11,12 +11,12 @@
 #include "trnmodel/dist/quantity.hpp"
 #include "trnmodel/random/isa.hpp"
 #include "trnmodel/random/uniform_column.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Restores the path cap when a test ends.
 struct isa_cap {
@@ -60,7 +60,7 @@ TEST_CASE("uniform columns are uniform() bit for bit on every path", "[random][i
           INFO(isa_name(i) << " first " << first << " stride " << stride << " n " << n);
           bool all = true;
           for (std::size_t k = 0; k < n; ++k)
-            all = all && same_bits(x[k], detail::uniform(0x123456789abcdefull, first + k * stride, 77, 5));
+            all = all && test::same_bits(x[k], detail::uniform(0x123456789abcdefull, first + k * stride, 77, 5));
           CHECK(all);
           CHECK(x[n] == -1);
         }
@@ -81,13 +81,13 @@ TEST_CASE("quantile columns are the scalar ppf bit for bit on every path", "[dis
       families[f].ppf(u.data(), x.data(), u.size());
       INFO(isa_name(i) << " " << families[f].family() << " #" << f);
       std::size_t differ = 0;
-      for (std::size_t k = 0; k < u.size(); ++k) differ += same_bits(x[k], families[f].ppf(u[k])) ? 0 : 1;
+      for (std::size_t k = 0; k < u.size(); ++k) differ += test::same_bits(x[k], families[f].ppf(u[k])) ? 0 : 1;
       CHECK(differ == 0);
       if (i == isa::sse2) {
         first_path.push_back(x);
       } else {
         differ = 0;
-        for (std::size_t k = 0; k < u.size(); ++k) differ += same_bits(x[k], first_path[f][k]) ? 0 : 1;
+        for (std::size_t k = 0; k < u.size(); ++k) differ += test::same_bits(x[k], first_path[f][k]) ? 0 : 1;
         CHECK(differ == 0);
       }
       // In place, as the engine calls it.

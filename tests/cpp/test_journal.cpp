@@ -75,7 +75,7 @@ TEST_CASE("bad journals are refused with the field, the value and the rule", "[j
       {"wrong type", [](ordered_json& d) { d["instance"]["nodes"] = "one"; },
        "instance.nodes: must be a number, got \"one\""},
       {"fractional count", [](ordered_json& d) { d["instance"]["nodes"] = 1.5; },
-       "instance.nodes: must be an integer, got 1.5"},
+       "instance.nodes: must be a whole number, got 1.5"},
       {"enum", [](ordered_json& d) { d["training"]["precision"] = "bf61"; },
        "training.precision: must be one of bf16, fp8, fp32, got \"bf61\" (did you mean bf16?)"},
       {"misspelt required key",

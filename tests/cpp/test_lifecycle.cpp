@@ -273,14 +273,9 @@ TEST_CASE("a cost beyond the largest double is refused, not reported as inf", "[
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
-namespace {
-const std::string edge_head =
-    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
-}  // namespace
-
 TEST_CASE("Weibull failures that leave no chance to finish are refused, not looped on", "[edge]") {
   // A 3 h segment against a 1 h mean time between failures, shape 3: e^{(D/scale)^k} attempts.
-  const auto s = scenario::from_text(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
+  const auto s = scenario::from_text(test::edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
       "failures": {"node_mtbf_h": 1, "distribution": "weibull", "weibull_shape": 3}})");
   run_options options;
   options.samples = 10;
@@ -288,7 +283,7 @@ TEST_CASE("Weibull failures that leave no chance to finish are refused, not loop
 }
 
 TEST_CASE("an unknown input the scenario never reads blocks nothing", "[edge]") {
-  const auto s = scenario::from_text(edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
+  const auto s = scenario::from_text(test::edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
       "failures": {"node_mtbf_h": 1000, "weibull_shape": {"unknown": "not fitted"}},
       "reference": {"step_time_s": {"unknown": "no trial"}}})");
   run_options options;

@@ -9,13 +9,17 @@
 #include "input_error_of.hpp"
 #include "trnmodel/sensitivity/parallelism_search.hpp"
 #include "trnmodel/throughput/profile_files.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 using namespace trnmodel::sensitivity;
 
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_parallelism_search {
+
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Llama-3-70B on 16 trn2.48xlarge (256 chips, 16 per node, the fast domain), analytic step time.
 scenario llama70b_analytic() {
@@ -92,10 +96,10 @@ TEST_CASE("search: the layouts of nested loops, each fitting one simulated as th
                                                {"parallelism.dp", c.dp},
                                                {"parallelism.micro_batch", c.micro_batch}}),
                                     streamed, true);
-    CHECK(same_bits(c.step_time_s, own.quantile(metric::step_time_s, 0.5)));
-    CHECK(same_bits(c.step_time_p90_s, own.quantile(metric::step_time_s, 0.9)));
-    CHECK(same_bits(c.wall_h, own.quantile(metric::wall_h, 0.5)));
-    CHECK(same_bits(c.run_cost_usd, own.quantile(metric::run_cost_usd, 0.5)));
+    CHECK(test::same_bits(c.step_time_s, own.quantile(metric::step_time_s, 0.5)));
+    CHECK(test::same_bits(c.step_time_p90_s, own.quantile(metric::step_time_s, 0.9)));
+    CHECK(test::same_bits(c.wall_h, own.quantile(metric::wall_h, 0.5)));
+    CHECK(test::same_bits(c.run_cost_usd, own.quantile(metric::run_cost_usd, 0.5)));
     break;
   }
   // Ranked: the fitting layouts by median cost, then the others in enumeration order.
@@ -149,3 +153,5 @@ TEST_CASE("search: what it refuses, by path") {
   search.micro_batches = {0};
   CHECK(test::input_error_of([&] { search_parallelism(s, runs(10), search); }) == "micro_batches: must be ≥ 1, got 0");
 }
+
+}  // namespace test_parallelism_search

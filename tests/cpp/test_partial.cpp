@@ -9,12 +9,12 @@
 
 #include "catch.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 input_set test_inputs() {
   return input_set({{"a", make_lognormal(0, 1)}, {"b", make_uniform(-1, 2)}, {"c", make_normal(3, 0.5)}});
@@ -57,20 +57,20 @@ void check_same(const run_result& a, const run_result& b) {
     INFO("output " << a.names()[k]);
     CHECK(a.stats(k).count == b.stats(k).count);
     CHECK(a.stats(k).nan_count == b.stats(k).nan_count);
-    CHECK(same_bits(a.stats(k).mean, b.stats(k).mean));
-    CHECK(same_bits(a.stats(k).m2, b.stats(k).m2));
-    CHECK(same_bits(a.stats(k).min, b.stats(k).min));
-    CHECK(same_bits(a.stats(k).max, b.stats(k).max));
+    CHECK(test::same_bits(a.stats(k).mean, b.stats(k).mean));
+    CHECK(test::same_bits(a.stats(k).m2, b.stats(k).m2));
+    CHECK(test::same_bits(a.stats(k).min, b.stats(k).min));
+    CHECK(test::same_bits(a.stats(k).max, b.stats(k).max));
     const std::vector<double> p{0, 0.001, 0.1, 0.5, 0.9, 0.999, 1};
     const auto qa = a.quantiles(k, p), qb = b.quantiles(k, p);
-    for (std::size_t j = 0; j < p.size(); ++j) CHECK(same_bits(qa[j], qb[j]));
+    for (std::size_t j = 0; j < p.size(); ++j) CHECK(test::same_bits(qa[j], qb[j]));
   }
   const auto sa = a.summary(), sb = b.summary();
   for (std::size_t k = 0; k < sa.size(); ++k)
     for (const auto field :
          {&summary_row::mean, &summary_row::sd, &summary_row::p10, &summary_row::p50, &summary_row::p80,
           &summary_row::p90, &summary_row::p99, &summary_row::min, &summary_row::max})
-      CHECK(same_bits(sa[k].*field, sb[k].*field));
+      CHECK(test::same_bits(sa[k].*field, sb[k].*field));
   CHECK(a.kept() == b.kept());
   if (a.kept()) CHECK((a.values() == b.values() || (a.values().isNaN() && b.values().isNaN())).all());
 }

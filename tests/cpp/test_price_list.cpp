@@ -11,6 +11,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_price_list {
+
 namespace {
 const std::string data_dir = std::string(TRNMODEL_SOURCE_DIR) + "/tests/data/prices/";
 
@@ -237,3 +241,5 @@ TEST_CASE("malformed lists in memory are refused by path", "[price_list]") {
   CHECK_THROWS_WITH(quote_price(fixture("offer-ec2.json"), on_demand("", "us-east-2")),
                     "instance_type: required (e.g. trn2.48xlarge), got an empty name");
 }
+
+}  // namespace test_price_list

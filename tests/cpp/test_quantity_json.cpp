@@ -6,6 +6,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_quantity_json {
+
 namespace {
 std::string error_of(const ordered_json& j, const std::string& path = "x") {
   try {
@@ -84,21 +88,18 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
-namespace {
-const std::string edge_head =
-    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
-}  // namespace
-
 TEST_CASE("quote dates must be real calendar days; JSON numbers beyond double range are refused", "[edge]") {
   CHECK_THAT(
       test::scenario_error(
-          edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, )"
+          test::edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, )"
                       R"("source": "quote", "date": "2026-02-30"}}})"),
       test::contains("prices.node_hour_usd.date: must be an ISO date YYYY-MM-DD, got \"2026-02-30\""));
   CHECK(test::scenario_error(
-            edge_head +
+            test::edge_head +
             R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, )"
             R"("source": "quote", "date": "2028-02-29"}}})") == "no error");
   CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1e400}})"),
              test::contains("job.effective_steps: JSON number overflow parsing '1e400' at line 1, column"));
 }
+
+}  // namespace test_quantity_json

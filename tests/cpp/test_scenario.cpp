@@ -7,6 +7,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_scenario {
+
 namespace {
 const std::string minimal = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
   "cluster": {"nodes": 2}, "throughput": {"step_time_s": 1.5}})";
@@ -187,22 +191,17 @@ TEST_CASE("an empty update path is named as such", "[scenario]") {
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
-namespace {
-const std::string edge_head =
-    R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 5400}, "cluster": {"nodes": 1},)";
-}  // namespace
-
 TEST_CASE("zero or tiny rates are refused at load time", "[edge]") {
   CHECK_THAT(
       test::scenario_error(
-          edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", )"
+          test::edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 1, "distribution": "weibull", )"
                       R"("weibull_shape": 0}})"),
       test::contains("failures.weibull_shape: must be ≥ 0.1, got 0"));
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 0}})"),
+  CHECK_THAT(test::scenario_error(test::edge_head + R"("throughput": {"step_time_s": 0}})"),
              test::contains("throughput.step_time_s: must be > 0, got 0"));
-  CHECK_THAT(test::scenario_error(edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 0}})"),
+  CHECK_THAT(test::scenario_error(test::edge_head + R"("throughput": {"step_time_s": 2}, "failures": {"node_mtbf_h": 0}})"),
              test::contains("failures.node_mtbf_h: must be > 0, got 0"));
-  CHECK_THAT(test::scenario_error(edge_head +
+  CHECK_THAT(test::scenario_error(test::edge_head +
                                   R"("throughput": {"step_time_s": {"dist": "empirical", "samples": [0, 1, 2]}}})"),
              test::contains("which can be 0"));
 }
@@ -218,7 +217,7 @@ TEST_CASE("deeply nested JSON is refused, not a stack overflow", "[edge][adversa
                                   std::string(63, ']') + "}"),
              test::contains("name: must be a string"));
   // A document built in memory (an embedder's, or a dict from Python) is checked without recursion.
-  ordered_json doc = ordered_json::parse(edge_head + R"("throughput": {"step_time_s": 2}})");
+  ordered_json doc = ordered_json::parse(test::edge_head + R"("throughput": {"step_time_s": 2}})");
   ordered_json* inner = &doc["description"];
   for (int i = 0; i < 100'000; ++i) {
     *inner = ordered_json::array({nullptr});
@@ -226,3 +225,5 @@ TEST_CASE("deeply nested JSON is refused, not a stack overflow", "[edge][adversa
   }
   CHECK_THROWS_WITH(scenario::from_json(doc), test::contains("scenario: JSON nested more than 64 levels deep"));
 }
+
+}  // namespace test_scenario

@@ -8,9 +8,14 @@
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
+#include "same_bits.hpp"
 
 using namespace trnmodel;
 using namespace trnmodel::sensitivity;
+
+// The file's own namespace: its helpers may share names with other test files'
+// (the tests are also compiled as unity translation units).
+namespace test_sensitivity {
 
 namespace {
 
@@ -44,7 +49,6 @@ sobol_options sobol_run(std::uint64_t base_samples, std::uint64_t seed, int thre
   return options;
 }
 
-bool bitwise_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 scenario make(const std::string& text) { return scenario::from_text(text); }
 
@@ -141,13 +145,13 @@ TEST_CASE("Sobol results are bitwise identical for any thread count", "[sensitiv
     scenario_options.run.threads = threads;
     const sobol_result sc = sobol(s, metric::run_cost_usd, scenario_options);
     for (std::size_t i = 0; i < f.factors.size(); ++i) {
-      CHECK(bitwise_equal(f.first_order[i], f1.first_order[i]));
-      CHECK(bitwise_equal(f.total_conf[i], f1.total_conf[i]));
+      CHECK(test::same_bits(f.first_order[i], f1.first_order[i]));
+      CHECK(test::same_bits(f.total_conf[i], f1.total_conf[i]));
     }
     for (std::size_t i = 0; i < sc.factors.size(); ++i) {
-      CHECK(bitwise_equal(sc.first_order[i], s1.first_order[i]));
-      CHECK(bitwise_equal(sc.total[i], s1.total[i]));
-      CHECK(bitwise_equal(sc.first_order_conf[i], s1.first_order_conf[i]));
+      CHECK(test::same_bits(sc.first_order[i], s1.first_order[i]));
+      CHECK(test::same_bits(sc.total[i], s1.total[i]));
+      CHECK(test::same_bits(sc.first_order_conf[i], s1.first_order_conf[i]));
     }
   }
 }
@@ -318,5 +322,7 @@ TEST_CASE("matrix A of a scenario's design is the ordinary run's even samples", 
       5, x, [&](Eigen::Index j) { return design_sample(static_cast<std::uint64_t>(j), row_a, chance); }, out);
   for (Eigen::Index j = 0; j < 32; ++j)
     for (Eigen::Index m = 0; m < static_cast<Eigen::Index>(metric::count); ++m)
-      if (!std::isnan(r.values()(2 * j, m))) CHECK(bitwise_equal(out(j, m), r.values()(2 * j, m)));
+      if (!std::isnan(r.values()(2 * j, m))) CHECK(test::same_bits(out(j, m), r.values()(2 * j, m)));
 }
+
+}  // namespace test_sensitivity

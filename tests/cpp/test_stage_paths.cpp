@@ -9,6 +9,7 @@
 #include "trnmodel/scenario/completeness.hpp"
 #include "trnmodel/sensitivity/output.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
+#include "phase_row.hpp"
 
 using namespace trnmodel;
 
@@ -21,26 +22,20 @@ const std::string two = R"({"schema": "trnmodel.scenario/1", "job": {"effective_
   "stages": [{"name": "short"}, {"name": "long", "job": {"effective_steps": 100}, "throughput": {"step_time_s": 20},
              "checkpoint": {"every_steps": 50, "save_s": null}}]})";
 
-const phase_completeness& phase(const std::vector<phase_completeness>& all, const std::string& name) {
-  for (const auto& p : all)
-    if (p.phase == name) return p;
-  FAIL("no phase " << name);
-  return all.front();
-}
 
 }  // namespace
 
 TEST_CASE("completeness names a stage's own and missing inputs by their path in the stage", "[stages]") {
   const scenario s = scenario::from_text(two);
   const auto all = completeness(s);
-  const auto& checkpoints = phase(all, "checkpoints");
+  const auto& checkpoints = test::phase(all, "checkpoints");
   CHECK(checkpoints.status == phase_status::not_described);
   CHECK(checkpoints.missing == std::vector<std::string>{"stages[1].checkpoint.save_s"});
   CHECK(checkpoints.inputs == std::vector<std::string>{"checkpoint.every_steps", "checkpoint.save_s",
                                                        "stages[1].checkpoint.every_steps",
                                                        "stages[1].checkpoint.save_s"});
   // No stage gives warmup_s and every stage lacks it: the top-level path.
-  CHECK(phase(all, "data load and warm-up").missing ==
+  CHECK(test::phase(all, "data load and warm-up").missing ==
         std::vector<std::string>{"startup.data_load_s", "failures.warmup_s"});
   CHECK(unmet_expectations(scenario::from_text(two)).empty());
 }

@@ -107,8 +107,10 @@ def test_results_cross_the_binding_as_classes():
         scn._core, "wall_h", probability=-1, samples=200, seed=0, threads=1, low=0.1, high=0.9, progress=None
     )
     assert isinstance(t, core.TornadoResult) and all(isinstance(b, core.TornadoBar) for b in t.bars)
+    model = core.LifecycleModel(scn._core)
+    assert isinstance(model.info, core.LifecycleInfo) and model.info.uncertain_inputs == info.uncertain_inputs
     with pytest.raises(TypeError):
-        core.simulate(scn._core, 10, 0, 1, True, False, None)  # keyword-only past the scenario
+        model.simulate(10, 0, 1, True, False, None)  # keyword-only
 
 
 def _imports(path: pathlib.Path) -> set:
@@ -144,9 +146,10 @@ def test_the_package_imports_without_cycles():
     for name in sorted(graph):
         if name not in state:
             visit(name, [])
-    # The leaves import nothing of the package but the compiled core.
+    # The leaves import nothing of the package but the compiled core and the field paths.
+    assert graph["fields"] == set()
     for leaf in ("_format", "_metrics", "_display", "_files", "_html"):
-        assert graph[leaf] <= {"_format", "_metrics", "_core"}, (leaf, graph[leaf])
+        assert graph[leaf] <= {"_format", "_metrics", "_core", "fields"}, (leaf, graph[leaf])
 
 
 MONTE_CARLO_CALLS = [
@@ -273,8 +276,7 @@ def test_mypy_checks_the_package():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_an_interrupted_signoff_stops_its_background_runs():
-    import _thread
+def test_an_interrupted_signoff_stops_its_background_runs(interrupt_main_soon):
     import threading
     import time
 
@@ -283,12 +285,10 @@ def test_an_interrupted_signoff_stops_its_background_runs():
     # loaded: an interrupt that lands while Python reads a module's file leaves that file for
     # the garbage collector, and its ResourceWarning would fail the test for the wrong reason.
     tm.report(a, b, samples=1_000, progress=False)
-    timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
+    interrupt_main_soon(0.5)  # installs Python's SIGINT handler, whatever the shell ignores
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        tm.report(a, b, samples=100_000)
-        time.sleep(60)  # the report finished first: wait for the interrupt
-    timer.join()
+        tm.report(a, b, samples=100_000, progress=False)
+        time.sleep(5)  # the report finished first: the interrupt lands within the sleep
     assert time.monotonic() - start < 30
     assert not [t for t in threading.enumerate() if t.name.startswith("trnmodel-signoff")]

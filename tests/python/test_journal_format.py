@@ -66,7 +66,7 @@ def test_bad_journals_are_rejected(validator, mutate):
             lambda j: j["training"].__setitem__("precision", "bf61"),
             "training.precision: must be one of bf16, fp8, fp32",
         ),
-        (lambda j: j["instance"].__setitem__("nodes", 1.5), "instance.nodes: must be an integer"),
+        (lambda j: j["instance"].__setitem__("nodes", 1.5), "instance.nodes: must be a whole number, got 1.5"),
         (lambda j: j["instance"].__setitem__("nodes", "one"), "instance.nodes: must be a number"),
         (
             lambda j: j["utilisation"].__setitem__("data_wait_fraction", 1.5),

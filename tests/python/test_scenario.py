@@ -70,6 +70,20 @@ def test_updated_and_getitem():
         scn["checkpoint.nope"]
 
 
+def test_getitem_of_a_misspelt_path_says_what_updated_says():
+    scn = tm.Scenario.from_dict(MINIMAL)
+    with pytest.raises(tm.ScenarioError) as by_update:
+        scn.updated({"cluster.nodez": 3})
+    with pytest.raises(tm.UnknownFieldError) as by_index:
+        scn["cluster.nodez"]
+    assert (
+        str(by_index.value)
+        == str(by_update.value)
+        == "cluster.nodez: no such scenario field (did you mean cluster.nodes?)"
+    )
+    assert isinstance(by_index.value, KeyError) and isinstance(by_index.value, tm.ScenarioError)
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

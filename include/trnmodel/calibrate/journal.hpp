@@ -29,7 +29,7 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/json.hpp"
-#include "trnmodel/detail/json_reader.hpp"
+#include "trnmodel/calibrate/json_reader.hpp"
 
 namespace trnmodel::detail {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
-#include "trnmodel/detail/json_reader.hpp"
+#include "trnmodel/calibrate/json_reader.hpp"
 
 namespace trnmodel::calibrate {
 

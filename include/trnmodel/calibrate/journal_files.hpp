@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
-#include "trnmodel/detail/json_reader.hpp"
+#include "trnmodel/calibrate/json_reader.hpp"
 #include "trnmodel/detail/series_file.hpp"
 #include "trnmodel/detail/sha256.hpp"
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -34,7 +35,8 @@ class lifecycle_model {
   /// gives itself is an input of its own, "<stage>/<path>", drawn on its own stream; a field it
   /// takes from the top level is the top level's input, drawn once per sample for every stage
   /// that takes it.
-  explicit lifecycle_model(const scenario& s) {
+  explicit lifecycle_model(const scenario& s)
+      : mode_(s.mode()), profile_name_(s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt) {
     const std::size_t stages = std::max<std::size_t>(1, s.stage_count());
     for (std::size_t k = 0; k < stages; ++k) {
       const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
@@ -242,6 +244,11 @@ class lifecycle_model {
     }
   }
 
+  /// The scenario's (top level's) throughput mode: measured, extrapolated, flops or analytic.
+  const std::string& mode() const { return mode_; }
+  /// The name of the hardware profile the scenario resolved, if any.
+  const std::optional<std::string>& profile_name() const { return profile_name_; }
+
   /// A copy in which drawn input j is held at `value` (a tornado bar); its stream is then
   /// unused, every other input and the chance draws keep theirs (common random numbers).
   lifecycle_model pinned(std::size_t j, double value) const {
@@ -304,7 +311,7 @@ class lifecycle_model {
   void add_extrapolation_error(std::size_t k, const scenario& s) {
     const double sigma = throughput_[k].extrapolation_log_spread();
     const std::string stream =
-        "extrapolation.error@" + (s.has_text("cluster.platform") ? s.text("cluster.platform") : "");
+        "extrapolation.error@" + (s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "");
     if (sigma > 0)
       add_input(k, "extrapolation.error", make_lognormal(0.0, sigma, "extrapolation.error"),
                 &lifecycle_inputs::extrapolation_error, stream_id(stream));
@@ -326,6 +333,8 @@ class lifecycle_model {
     std::string path;
     std::vector<std::size_t> stages;  // the stages that read it
   };
+  std::string mode_;
+  std::optional<std::string> profile_name_;
   std::vector<detail::lifecycle_config> configs_;
   std::vector<throughput_model> throughput_;
   std::vector<lifecycle_inputs> base_;  // per stage

@@ -24,7 +24,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/errors.hpp"
-#include "trnmodel/lifecycle/inputs.hpp"
+#include "trnmodel/scenario/inputs.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/random/philox.hpp"
@@ -141,7 +141,7 @@ inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_confi
   // Like the wall time, a figure beyond the largest double is refused rather than reported as
   // inf. (NaN means unknown, and stays.)
   if (std::isinf(out[metric::node_h]))
-    detail::fail("cluster.nodes",
+    detail::fail(path_of(field::cluster_nodes),
                  "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
                  "of cluster.nodes and the durations");
   if (std::isinf(out[metric::total_cost_usd]) || std::isinf(out[metric::useful_step_cost_usd]))

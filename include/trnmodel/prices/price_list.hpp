@@ -40,6 +40,7 @@
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/dist/quantity.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
+#include "trnmodel/scenario/fields.hpp"
 
 namespace trnmodel {
 
@@ -128,7 +129,7 @@ struct price_quote {
 
   /// The price as a scenario quantity: fixed, `source: quote`, the list's date and the region.
   quantity to_quantity() const {
-    quantity q = make_fixed(usd_per_node_hour, "prices.node_hour_usd");
+    quantity q = make_fixed(usd_per_node_hour, path_of(field::prices_node_hour_usd));
     q.prov() = provenance{"quote", note(), date, region};
     return q;
   }

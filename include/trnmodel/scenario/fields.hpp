@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
-#include "trnmodel/lifecycle/inputs.hpp"
+#include "trnmodel/scenario/inputs.hpp"
 
 namespace trnmodel {
 
@@ -428,9 +428,6 @@ inline field field_at(const std::string& path) {
   return f->id;
 }
 
-/// The bounds of an integer field: whole numbers up to 2^53, the largest range in which a
-/// double (JSON's number) holds every integer exactly.
-inline constexpr double max_whole_number = 9007199254740992.0;
 /// The smallest and largest value an integer field with this rule accepts.
 inline std::pair<double, double> integer_bounds(field_rule rule) {
   switch (rule) {

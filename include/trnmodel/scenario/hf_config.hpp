@@ -79,10 +79,9 @@ inline double hf_count(const ordered_json& config, const std::string& key, doubl
     if (fallback > 0) return fallback;
     detail::fail(key, "required in a Llama/Mistral/Qwen-style config.json (a whole number ≥ 1), absent");
   }
-  if (!it->is_number()) detail::fail(key, "must be a whole number ≥ 1, got " + detail::shorten(it->dump()));
+  if (!it->is_number()) detail::fail(key, "must be a whole number, got " + detail::shorten(it->dump()));
   const double value = it->get<double>();
-  if (!(value >= 1) || value != std::floor(value) || value > 9007199254740992.0 /* 2^53 */)
-    detail::fail(key, "must be a whole number ≥ 1, got " + detail::format_number(value));
+  detail::whole_number(key, value, 1);
   return value;
 }
 

@@ -112,7 +112,7 @@ struct checkpoint_interval_result {
 inline checkpoint_interval_result checkpoint_interval(const scenario& s, const run_options& options,
                                                       const checkpoint_interval_options& search = {}) {
   if (s.find(field::failures_node_mtbf_h) == nullptr)
-    trnmodel::detail::fail("failures.node_mtbf_h", "checkpoint_interval needs a failure model (it is absent)");
+    trnmodel::detail::fail(path_of(field::failures_node_mtbf_h), "checkpoint_interval needs a failure model (it is absent)");
   double summary_p = -1;  // the sweep streams its quantiles: only a summary column is exact
   if (!search.stat.is_mean()) {
     for (const double p : summary_probabilities())
@@ -174,7 +174,7 @@ inline checkpoint_interval_result checkpoint_interval(const scenario& s, const r
   grid.insert(r.daly_steps);
   r.candidates.assign(grid.begin(), grid.end());
 
-  sweep_axis axis{"checkpoint.every_steps", {}};
+  sweep_axis axis{path_of(field::checkpoint_every_steps), {}};
   for (const long long steps : r.candidates) axis.values.emplace_back(steps);
   run_options sweep_options = options;
   sweep_options.keep_samples = false;  // streamed, as Python's sweep: the quantiles are the histogram's

@@ -126,16 +126,16 @@ inline std::vector<long long> context_parallel_degrees(long long sequence_length
 inline std::vector<layout_dimension> default_layout_dimensions(const scenario& s, long long max_tp = 0,
                                                                long long max_cp = 0) {
   const platform_profile* p = s.profile();
-  if (p == nullptr) trnmodel::detail::fail("cluster.platform", "the search needs a hardware profile");
+  if (p == nullptr) trnmodel::detail::fail(path_of(field::cluster_platform), "the search needs a hardware profile");
   if (!s.has_integer(field::model_layers))
-    trnmodel::detail::fail("model.layers", "the search needs the number of layers");
-  layout_dimension tp{"tp", "parallelism.tp", {}};
+    trnmodel::detail::fail(path_of(field::model_layers), "the search needs the number of layers");
+  layout_dimension tp{"tp", path_of(field::parallelism_tp), {}};
   for (const long long d : trnmodel::detail::divisors(p->chips_per_domain()))
     if (max_tp <= 0 || d <= max_tp) tp.values.push_back(d);
-  layout_dimension cp{"cp", "parallelism.cp", {1}};
+  layout_dimension cp{"cp", path_of(field::parallelism_cp), {1}};
   if (s.has_integer(field::model_sequence_length))
     cp.values = context_parallel_degrees(s.integer(field::model_sequence_length), max_cp);
-  return {tp, cp, {"pp", "parallelism.pp", trnmodel::detail::divisors(s.integer(field::model_layers))}};
+  return {tp, cp, {"pp", path_of(field::parallelism_pp), trnmodel::detail::divisors(s.integer(field::model_layers))}};
 }
 
 /// Ranks the parallel layouts of the scenario's chips (docs/throughput.md). Every combination
@@ -151,13 +151,13 @@ inline parallelism_search_result search_parallelism(const scenario& s, const run
                                                     const parallelism_search_options& search = {}) {
   if (s.mode() == "measured")
     trnmodel::detail::fail(
-        "throughput.mode",
+        path_of(field::throughput_mode),
         "the search needs a step time derived from the platform (flops, analytic or extrapolated), got measured");
   parallelism_search_result result;
   result.rank_by = search.rank_by;
   layout_candidate{}.median(search.rank_by);  // checks rank_by before any work
   const platform_profile* p = s.profile();
-  if (p == nullptr) trnmodel::detail::fail("cluster.platform", "the search needs a hardware profile");
+  if (p == nullptr) trnmodel::detail::fail(path_of(field::cluster_platform), "the search needs a hardware profile");
   for (const long long mb : search.micro_batches)
     if (mb < 1) trnmodel::detail::fail("micro_batches", "must be ≥ 1, got " + std::to_string(mb));
   const auto dimensions =
@@ -207,8 +207,8 @@ inline parallelism_search_result search_parallelism(const scenario& s, const run
     layout_candidate& c = result.layouts[k];
     std::vector<std::pair<std::string, ordered_json>> layout;
     for (std::size_t d = 0; d < dimensions.size(); ++d) layout.emplace_back(dimensions[d].path, c.values[d]);
-    layout.emplace_back("parallelism.dp", c.dp);
-    layout.emplace_back("parallelism.micro_batch", c.micro_batch);
+    layout.emplace_back(path_of(field::parallelism_dp), c.dp);
+    layout.emplace_back(path_of(field::parallelism_micro_batch), c.micro_batch);
     std::optional<scenario> candidate;
     try {
       candidate.emplace(s.updated(layout));

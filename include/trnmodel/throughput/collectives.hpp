@@ -109,8 +109,7 @@ namespace detail {
 // through unchanged; a fractional count is an input error, not something to round.
 inline void check_ranks(const char* path, double ranks) {
   if (ranks >= 1 && ranks == std::floor(ranks) && std::isfinite(ranks)) return;  // no message to build
-  trnmodel::detail::check_finite(path, ranks);
-  trnmodel::detail::fail(path, "must be a whole number ≥ 1, got " + trnmodel::detail::format_number(ranks));
+  trnmodel::detail::whole_number(path, ranks, 1);
 }
 
 inline void check_bytes(double bytes) {

@@ -284,9 +284,9 @@ inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) 
   detail::check_nonnegative("ffn_size", a.ffn_size);
   detail::check_nonnegative("elementwise_traffic", a.elementwise_traffic);
   if (a.lora) detail::check_positive("lora_rank", a.lora_rank);
-  detail::whole_number("layers", a.layers, 1, 9007199254740992.0);
-  detail::whole_number("heads", a.heads, 1, 9007199254740992.0);
-  for (const auto& [name, value] : counts) detail::whole_number(name, value, 1, 9007199254740992.0);
+  detail::whole_number("layers", a.layers, 1);
+  detail::whole_number("heads", a.heads, 1);
+  for (const auto& [name, value] : counts) detail::whole_number(name, value, 1);
   detail::whole_number("zero_stage", a.zero_stage, 0, 3);
   if (std::fmod(a.global_batch, a.dp * a.micro_batch) != 0)
     detail::fail("global_batch",

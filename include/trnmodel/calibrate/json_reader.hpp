@@ -66,12 +66,7 @@ class json_reader {
   // Integers accept 600.0 but not 600.5 (the scenario loader's rule).
   std::int64_t integer(const std::string& key, std::int64_t minimum) {
     const ordered_json& v = required(key);
-    const double x = json_number(v, path(key));
-    if (x != std::floor(x) || std::fabs(x) > 9.007199254740992e15)
-      detail::fail(path(key), "must be an integer, got " + describe_json(v));
-    const auto n = static_cast<std::int64_t>(x);
-    if (n < minimum) detail::fail(path(key), "must be ≥ " + std::to_string(minimum) + ", got " + describe_json(v));
-    return n;
+    return detail::whole_number(path(key), json_number(v, path(key)), static_cast<double>(minimum));
   }
   std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t minimum) {
     if (!has(key)) return std::nullopt;

@@ -1,0 +1,34 @@
+"""tm.fields: one constant per row of the C++ field table, named after its C++ id, and the
+file is what scripts/gen_fields.py writes from the table."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import trnmodel as tm
+from trnmodel import _core
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_one_constant_per_field_in_format_order():
+    paths = [f.path for f in _core.scenario_fields()]
+    assert list(tm.fields.ALL) == paths
+    for path in paths:
+        assert getattr(tm.fields, path.replace(".", "_").upper()) == path
+    constants = [n for n in vars(tm.fields) if n.isupper() and n != "ALL"]
+    assert len(constants) == len(paths)  # nothing left over from a removed field
+
+
+def test_the_constants_name_what_the_scenario_reads():
+    scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json")
+    assert scn[tm.fields.CLUSTER_NODES] == scn["cluster.nodes"]
+    with pytest.raises(AttributeError):
+        tm.fields.CLUSTER_NODEZ  # noqa: B018 - a misspelt constant fails where it is written
+
+
+def test_the_file_is_generated_from_the_table():
+    r = subprocess.run([sys.executable, "scripts/gen_fields.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
