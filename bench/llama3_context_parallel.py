@@ -36,7 +36,7 @@ LAYOUTS = {
 CHIPS = 16384
 
 
-def step(layout: dict, compute_efficiency: float) -> dict:
+def step(layout: dict, compute_efficiency: float) -> "_core.AnalyticStep":
     args = {k: v for k, v in layout.items() if k != "reported"}
     return _core.analytic_step_time(
         **MODEL,
@@ -55,7 +55,7 @@ def implied_mfu(layout: dict, compute_efficiency: float) -> float:
     shape = {k: MODEL[k] for k in ("parameters", "layers", "hidden_size", "heads", "ffn_size")}
     flops = _core.flops_per_token(**shape, sequence_length=layout["sequence_length"])  # model FLOPs, as MFU counts
     tokens = layout["global_batch"] * layout["sequence_length"]
-    return tokens * flops / (CHIPS * PLATFORM["peak_tflops"] * 1e12 * step(layout, compute_efficiency)["step_time_s"])
+    return tokens * flops / (CHIPS * PLATFORM["peak_tflops"] * 1e12 * step(layout, compute_efficiency).step_time_s)
 
 
 def calibrated_efficiency(target: float, layout: dict) -> float:
@@ -73,9 +73,9 @@ def main() -> None:
         parts = step(layout, eff)
         print(
             f"{name}: implied MFU {implied_mfu(layout, eff):.1%} (reported {layout['reported']:.0%}); step "
-            f"{parts['step_time_s']:.2f} s = compute {parts['compute_s']:.2f} + tp {parts['tp_comm_s']:.2f} + "
-            f"cp {parts['cp_comm_s']:.2f} + bubble {parts['pp_bubble_s']:.2f} + pp {parts['pp_p2p_s']:.2f} + "
-            f"dp {parts['dp_comm_s']:.2f}"
+            f"{parts.step_time_s:.2f} s = compute {parts.compute_s:.2f} + tp {parts.tp_comm_s:.2f} + "
+            f"cp {parts.cp_comm_s:.2f} + bubble {parts.pp_bubble_s:.2f} + pp {parts.pp_p2p_s:.2f} + "
+            f"dp {parts.dp_comm_s:.2f}"
         )
     for eff in (0.5, 0.6):
         print(

@@ -237,8 +237,16 @@ def library_step_time(
         dp_overlap=DP_OVERLAP,
     )
     if elementwise_traffic is None:
-        return dict(_core.analytic_step_time(**args))
-    return dict(_core.analytic_step_time(**args, hbm_tb_s=HBM_TB_S, elementwise_traffic=elementwise_traffic))
+        return step_parts(_core.analytic_step_time(**args))
+    return step_parts(_core.analytic_step_time(**args, hbm_tb_s=HBM_TB_S, elementwise_traffic=elementwise_traffic))
+
+
+_PARTS = ("step_time_s", "compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s", "cp_comm_s", "memory_bytes")
+
+
+def step_parts(step: "_core.AnalyticStep") -> Dict[str, float]:
+    """The step's parts by name (the tables below index them so)."""
+    return {name: getattr(step, name) for name in _PARTS}
 
 
 def predict(params: Dict, row: Row) -> Dict[str, float]:

@@ -23,8 +23,8 @@ void check_quote(const price_list& list, const std::string& instance_type, const
   price_filter filter;
   filter.instance_type = instance_type;
   filter.region = region;
-  filter.purchase = purchase;
   try {
+    filter.purchase = parse_choice<purchase_mode>("purchase", purchase);
     const price_quote q = quote_price(list, filter);
     require(std::isfinite(q.usd_per_node_hour) && q.usd_per_node_hour > 0, "the price is not finite and > 0", text);
     require(detail::is_iso_date(q.date), "the quote's date is not YYYY-MM-DD", text);

@@ -18,7 +18,8 @@ TARGET = ROOT / "python" / "trnmodel" / "fields.py"
 HEAD = '''"""The scenario format's field paths as constants, for code that names fields: a misspelt
 constant is an AttributeError at once (and tab-completes in Jupyter), where a misspelt string
 would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS == "checkpoint.every_steps"``;
-``tm.fields.ALL`` lists every path in format order. Generated from the C++ field table by
+``tm.fields.ALL`` lists every path in format order; each choice field's spellings are
+``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``). Generated from the C++ field table by
 scripts/gen_fields.py; do not edit by hand."""
 
 from typing import Tuple
@@ -38,6 +39,10 @@ def render() -> str:
         for part in textwrap.wrap(f"{field.kind}: {doc}", width=110):
             lines.append(f"#: {part}\n")
         lines.append(f'{name} = "{field.path}"\n')
+        if field.kind == "choice":
+            lines.append(f"#: The spellings {field.path} allows.\n")
+            spellings = ", ".join(f'"{c}"' for c in field.choices)
+            lines.append(f"{name}_CHOICES: Tuple[str, ...] = ({spellings})\n")
     lines.append("\n#: Every field path, in the format's order.\n")
     lines.append("ALL: Tuple[str, ...] = (\n")
     lines.extend(f"    {name},\n" for name in names)

@@ -28,7 +28,7 @@ struct lifecycle_info {
 lifecycle_info info_of(const lifecycle_model& model) {
   return lifecycle_info{model.unknown_inputs(),           model.unknown_reasons(),
                         model.unknown_metrics(),          model.uncertain_inputs(),
-                        model.mode(),                     model.profile_name(),
+                        name_of_choice(model.mode()),     model.profile_name(),
                         model.extrapolation_log_spread(), model.stage_names()};
 }
 }  // namespace

@@ -22,7 +22,7 @@ void register_prices(py::module_& m) {
       .def("__len__", [](const price_list& list) { return list.rows.size(); });
   py::class_<price_quote>(m, "PriceQuote")
       .def_readonly("usd_per_node_hour", &price_quote::usd_per_node_hour)
-      .def_readonly("purchase", &price_quote::purchase)
+      .def_property_readonly("purchase", [](const price_quote& q) { return name_of_choice(q.purchase); })
       .def_readonly("instance_type", &price_quote::instance_type)
       .def_readonly("region", &price_quote::region)
       .def_readonly("location", &price_quote::location)
@@ -56,7 +56,7 @@ void register_prices(py::module_& m) {
         price_filter f;
         f.instance_type = instance_type;
         f.region = region;
-        f.purchase = purchase;
+        f.purchase = parse_choice<purchase_mode>("purchase", purchase);
         f.operating_system = operating_system;
         f.tenancy = tenancy;
         f.pre_installed_sw = pre_installed_sw;

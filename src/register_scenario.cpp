@@ -1,5 +1,8 @@
 // Scenarios: loading (text or dict), saving, dotted-path updates, and the field table (one
 // ScenarioField per path) that the Python layer turns into a JSON Schema and documentation.
+#include <optional>
+#include <string>
+
 #include <pybind11/stl.h>
 
 #include "json_convert.hpp"
@@ -25,9 +28,25 @@ profile_library library_of(const py::dict& profiles) {
   }
   return library;
 }
+// The layout figures of the profile a scenario resolved (the layout search and the report's
+// implied MFU need them).
+struct profile_shape {
+  long long chips_per_node, nodes_per_domain;
+};
+// A stage's field named by "stages[k].<path>" or "<stage>/<path>": the stage and the path in it.
+struct stage_field_at {
+  std::size_t stage;
+  std::string path;
+};
 }  // namespace
 
 void register_scenario(py::module_& m) {
+  py::class_<profile_shape>(m, "ProfileShape")
+      .def_readonly("chips_per_node", &profile_shape::chips_per_node)
+      .def_readonly("nodes_per_domain", &profile_shape::nodes_per_domain);
+  py::class_<stage_field_at>(m, "StageField")
+      .def_readonly("stage", &stage_field_at::stage)
+      .def_readonly("path", &stage_field_at::path);
   py::class_<scenario>(m, "Scenario")
       .def_static(
           "from_text",
@@ -41,12 +60,11 @@ void register_scenario(py::module_& m) {
             return scenario::from_json(to_json(obj, ""), library_of(profiles));
           },
           py::arg("obj"), py::arg("profiles") = py::dict())
-      .def_property_readonly("mode", &scenario::mode)
+      .def_property_readonly("mode", [](const scenario& s) { return name_of_choice(s.mode()); })
       .def_property_readonly("profile_shape",
-                             [](const scenario& s) -> py::object {
-                               if (const auto* p = s.profile())
-                                 return py::make_tuple(p->chips_per_node, p->nodes_per_domain);
-                               return py::none();
+                             [](const scenario& s) -> std::optional<profile_shape> {
+                               if (const auto* p = s.profile()) return profile_shape{p->chips_per_node, p->nodes_per_domain};
+                               return std::nullopt;
                              })
       .def_property_readonly("profile_name",
                              [](const scenario& s) -> py::object {
@@ -92,9 +110,9 @@ void register_scenario(py::module_& m) {
           py::arg("k"), py::arg("path"))
       .def(
           "stage_field",
-          [](const scenario& s, const std::string& path) -> py::object {
-            if (const auto at = s.stage_field(path)) return py::make_tuple(at->first, at->second);
-            return py::none();
+          [](const scenario& s, const std::string& path) -> std::optional<stage_field_at> {
+            if (const auto at = s.stage_field(path)) return stage_field_at{at->first, at->second};
+            return std::nullopt;
           },
           py::arg("path"));
 
@@ -121,6 +139,8 @@ void register_scenario(py::module_& m) {
       .def_readonly("why", &phase_completeness::why);
   m.def("completeness", &completeness, py::arg("scenario"));
   m.def("unmet_expectations", &unmet_expectations, py::arg("scenario"));
+  m.def("multi_node_without_failures", py::overload_cast<const scenario&>(&multi_node_without_failures),
+        py::arg("scenario"));
   m.def("implausible_values", &implausible_values, py::arg("scenario"));
   m.def("scenario_fields", [] { return scenario_fields(); });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });

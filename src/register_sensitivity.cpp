@@ -184,6 +184,22 @@ void register_sensitivity(py::module_& m) {
 
   // tm.checkpoint_interval: the closed forms, the candidates and the statistic at each, and the
   // sweep's results (in candidates' order) for the table Python shows.
+  py::class_<checkpoint_interval_result>(m, "CheckpointIntervalResult")
+      .def_readonly("step_s", &checkpoint_interval_result::step_s)
+      .def_readonly("checkpoint_s", &checkpoint_interval_result::checkpoint_s)
+      .def_readonly("mtbf_s", &checkpoint_interval_result::mtbf_s)
+      .def_readonly("young_s", &checkpoint_interval_result::young_s)
+      .def_readonly("daly_s", &checkpoint_interval_result::daly_s)
+      .def_readonly("young_steps", &checkpoint_interval_result::young_steps)
+      .def_readonly("daly_steps", &checkpoint_interval_result::daly_steps)
+      .def_readonly("best_steps", &checkpoint_interval_result::best_steps)
+      .def_readonly("candidates", &checkpoint_interval_result::candidates)
+      .def_readonly("values", &checkpoint_interval_result::values)
+      .def_property_readonly("sweep", [](const checkpoint_interval_result& r) {
+        std::vector<run_result> points;
+        for (const auto& point : r.sweep) points.push_back(point.result);
+        return points;
+      });
   m.def(
       "checkpoint_interval",
       [](const scenario& s, const std::vector<long long>& every_steps, const std::string& output, double probability,
@@ -192,23 +208,8 @@ void register_sensitivity(py::module_& m) {
         search.every_steps = every_steps;
         search.output = metric_named(output);
         search.stat = statistic_from(probability);
-        const auto r = with_python_hooks(make_run(samples, seed, threads), progress,
-                                         [&](const run_options& o) { return checkpoint_interval(s, o, search); });
-        std::vector<run_result> points;
-        for (const auto& point : r.sweep) points.push_back(point.result);
-        py::dict d;
-        d["step_s"] = r.step_s;
-        d["checkpoint_s"] = r.checkpoint_s;
-        d["mtbf_s"] = r.mtbf_s;
-        d["young_s"] = r.young_s;
-        d["daly_s"] = r.daly_s;
-        d["young_steps"] = r.young_steps;
-        d["daly_steps"] = r.daly_steps;
-        d["best_steps"] = r.best_steps;
-        d["candidates"] = r.candidates;
-        d["values"] = r.values;
-        d["sweep"] = points;
-        return d;
+        return with_python_hooks(make_run(samples, seed, threads), progress,
+                                 [&](const run_options& o) { return checkpoint_interval(s, o, search); });
       },
       py::arg("scenario"), py::arg("every_steps"), py::arg("output"), py::kw_only(), py::arg("probability"),
       py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
@@ -217,6 +218,19 @@ void register_sensitivity(py::module_& m) {
         "The context-parallel degrees the layout search tries for this sequence length.");
 
   // tm.search_parallelism: every layout tried, in enumeration order (Python ranks the table).
+  py::class_<layout_candidate>(m, "LayoutCandidate")
+      .def_readonly("values", &layout_candidate::values)
+      .def_readonly("dp", &layout_candidate::dp)
+      .def_readonly("micro_batch", &layout_candidate::micro_batch)
+      .def_readonly("fits", &layout_candidate::fits)
+      .def_readonly("reason", &layout_candidate::reason)
+      .def_readonly("step_time_s", &layout_candidate::step_time_s)
+      .def_readonly("step_time_p90_s", &layout_candidate::step_time_p90_s)
+      .def_readonly("wall_h", &layout_candidate::wall_h)
+      .def_readonly("run_cost_usd", &layout_candidate::run_cost_usd);
+  py::class_<parallelism_search_result>(m, "ParallelismSearchResult")
+      .def_readonly("dimension_names", &parallelism_search_result::dimension_names)
+      .def_readonly("layouts", &parallelism_search_result::layouts);
   m.def(
       "search_parallelism",
       [](const scenario& s, const std::vector<long long>& micro_batches, long long max_tp, long long max_cp,
@@ -227,25 +241,8 @@ void register_sensitivity(py::module_& m) {
         search.max_tp = max_tp;
         search.max_cp = max_cp;
         search.rank_by = metric_named(rank_by, "rank_by");
-        const auto r = with_python_hooks(make_run(samples, seed, threads), progress,
-                                         [&](const run_options& o) { return search_parallelism(s, o, search); });
-        py::list rows;
-        for (const auto& c : r.layouts) {
-          py::dict row;
-          for (std::size_t d = 0; d < r.dimension_names.size(); ++d) row[py::str(r.dimension_names[d])] = c.values[d];
-          row["dp"] = c.dp;
-          row["micro_batch"] = c.micro_batch;
-          row["fits"] = c.fits;
-          row["reason"] = c.reason;
-          if (c.fits) {
-            row["step_time_s"] = c.step_time_s;
-            row["step_time_p90_s"] = c.step_time_p90_s;
-            row["wall_h"] = c.wall_h;
-            row["run_cost_usd"] = c.run_cost_usd;
-          }
-          rows.append(row);
-        }
-        return rows;
+        return with_python_hooks(make_run(samples, seed, threads), progress,
+                                 [&](const run_options& o) { return search_parallelism(s, o, search); });
       },
       py::arg("scenario"), py::kw_only(), py::arg("micro_batches"), py::arg("max_tp"), py::arg("max_cp"),
       py::arg("rank_by"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));

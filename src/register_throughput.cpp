@@ -18,8 +18,13 @@ transformer_shape shape_of(double parameters, double layers, double hidden_size,
   return {parameters, layers, hidden_size, heads, sequence_length, ffn_size};
 }
 training_kind kind_of(bool lora, double lora_rank, const std::string& recompute) {
-  return {lora, lora_rank, parse_recompute("recompute", recompute)};
+  return {lora, lora_rank, parse_choice<recompute_kind>("recompute", recompute)};
 }
+
+// One step of the analytic model in parts (seconds) and the memory per chip (bytes).
+struct analytic_step {
+  double step_time_s, compute_s, tp_comm_s, pp_bubble_s, pp_p2p_s, dp_comm_s, cp_comm_s, memory_bytes;
+};
 }  // namespace
 
 void register_throughput(py::module_& m) {
@@ -59,6 +64,15 @@ void register_throughput(py::module_& m) {
       py::arg("ffn_size") = 0.0, py::arg("lora") = false, py::arg("lora_rank") = 0.0, py::arg("recompute") = "none",
       py::arg("hardware") = false);
 
+  py::class_<analytic_step>(m, "AnalyticStep")
+      .def_readonly("step_time_s", &analytic_step::step_time_s)
+      .def_readonly("compute_s", &analytic_step::compute_s)
+      .def_readonly("tp_comm_s", &analytic_step::tp_comm_s)
+      .def_readonly("pp_bubble_s", &analytic_step::pp_bubble_s)
+      .def_readonly("pp_p2p_s", &analytic_step::pp_p2p_s)
+      .def_readonly("dp_comm_s", &analytic_step::dp_comm_s)
+      .def_readonly("cp_comm_s", &analytic_step::cp_comm_s)
+      .def_readonly("memory_bytes", &analytic_step::memory_bytes);
   // Keyword-only: 28 numbers by position are a mistake waiting to happen. The checks are
   // check_step_time_arguments's (step_time.hpp); the binding only forwards.
   m.def(
@@ -102,16 +116,8 @@ void register_throughput(py::module_& m) {
         a.elementwise_traffic = elementwise_traffic;
         const step_time_inputs in = check_step_time_arguments(a);
         const step_parts parts = in.step_time();
-        py::dict d;
-        d["step_time_s"] = parts.total();
-        d["compute_s"] = parts.compute_s;
-        d["tp_comm_s"] = parts.tp_s;
-        d["pp_bubble_s"] = parts.bubble_s;
-        d["pp_p2p_s"] = parts.pp_p2p_s;
-        d["dp_comm_s"] = parts.dp_s;
-        d["cp_comm_s"] = parts.cp_s;
-        d["memory_bytes"] = in.memory().total();
-        return d;
+        return analytic_step{parts.total(), parts.compute_s, parts.tp_s,    parts.bubble_s,
+                             parts.pp_p2p_s, parts.dp_s,     parts.cp_s,    in.memory().total()};
       },
       py::kw_only(), py::arg("parameters"), py::arg("layers"), py::arg("hidden_size"), py::arg("heads"),
       py::arg("sequence_length"), py::arg("ffn_size"), py::arg("lora"), py::arg("lora_rank"), py::arg("recompute"),

@@ -16,11 +16,12 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from . import _core, theory
 from ._errors import in_file
 from ._files import read_utf8
+from .fields import JOB_KIND_CHOICES
 
 PathLike = Union[str, "os.PathLike[str]"]
 ConfigArg = Union[PathLike, Mapping[str, Any]]
 
-KINDS = ("lora", "full", "continued")
+KINDS = JOB_KIND_CHOICES
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 # Per-node MTBF (hours), the same lognormal as the example scenarios: see the note below.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -11,6 +11,9 @@ from ._display import Display
 from ._distributions import Distribution, as_distribution
 from ._metrics import SUMMARY_COLUMNS
 from ._progress import ProgressArg, progress_bar
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Rows per call of a Python function: large enough to amortise the call, small enough that
 #: a run of 10^5 samples still spreads over both cores. Part of the result's definition
@@ -37,7 +40,7 @@ def _function_inputs(f: Any, inputs: Any) -> Tuple[List[str], List["_core.Quanti
     return [str(k) for k in inputs], [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
 
 
-def summary_frame(table: "_core.SummaryTable", index_name: str) -> Any:
+def summary_frame(table: "_core.SummaryTable", index_name: str) -> "pd.DataFrame":
     """A summary table from the core as a DataFrame, one row per output; a ``nan_count``
     column when some values were NaN (the statistics leave them out)."""
     import pandas as pd
@@ -91,7 +94,7 @@ class MonteCarloResult(Display):
     def _summary_frame(self) -> Any:
         return summary_frame(self._core.summary(), "output")
 
-    def summary(self) -> Any:
+    def summary(self) -> "pd.DataFrame":
         """A pandas DataFrame, one row per output: mean sd p10 p50 p80 p90 p99 min max."""
         if self._summary is None:
             self._summary = self._summary_frame()

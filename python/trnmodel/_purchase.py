@@ -6,7 +6,7 @@ random numbers), and the shortest block whose chance of holding the whole job re
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 
 from . import _core
 from ._display import Display
@@ -26,6 +26,9 @@ from .fields import (
     SPOT_NOTICE_S,
     SPOT_REACQUIRE_S,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The fields of each purchase mode (refused with another mode).
 BLOCK_FIELDS = [PRICES_BLOCK_HOURS, PRICES_BLOCK_USD, PRICES_BLOCK_LEAD_S, PRICES_BLOCK_END_MARGIN_H]
@@ -110,7 +113,7 @@ class PurchaseOptions(Display):
 
         return purchase(self, ax)
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> "pd.DataFrame":
         return self.table.copy()
 
     def __repr__(self) -> str:

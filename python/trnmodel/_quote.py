@@ -16,10 +16,11 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 from . import _core
 from ._distributions import Distribution
+from .fields import PRICES_PURCHASE_CHOICES
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-PURCHASE_MODES = tuple(_core.PURCHASE_MODES)
+PURCHASE_MODES = PRICES_PURCHASE_CHOICES
 
 
 @dataclasses.dataclass(frozen=True)

@@ -219,8 +219,8 @@ def _implied_mfu(result: SimulationResult) -> str:
     step = float(result.summary().loc["step_time_s", "p50"])
     if peak is None or not np.isfinite(step) or step <= 0:
         return "n/a: no peak for this platform and precision"
-    chips = scn[CLUSTER_NODES] * shape[0]
-    return f"{per_token * batch * seq / (chips * peak * 1e12 * step):.1%} (P50 step, {scn['throughput.precision']})"
+    chips = scn[CLUSTER_NODES] * shape.chips_per_node
+    return f"{per_token * batch * seq / (chips * peak * 1e12 * step):.1%} (P50 step, {scn[THROUGHPUT_PRECISION]})"
 
 
 def _shipped_peak_tflops(profile: str, precision: str) -> Optional[float]:

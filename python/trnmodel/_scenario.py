@@ -9,13 +9,16 @@ import os
 import pathlib
 import types
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _core
 from ._distributions import Distribution, as_distribution
 from ._errors import CompletenessWarning, PlausibilityWarning, UnknownFieldError, in_file
 from ._files import is_journal_text, read_utf8
 from .fields import CLUSTER_NODES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PathLike = Union[str, os.PathLike]
 ProfilesArg = Optional[Mapping[str, Union[PathLike, Mapping[str, Any]]]]
@@ -185,7 +188,7 @@ class Scenario:
         moved = []
         for key in map(str, changes):
             at = copy._core.stage_field(key)  # a stage's field runs in that stage's mode
-            field, mode = (key, copy._core.mode) if at is None else (at[1], copy._core.stage(at[0]).mode)
+            field, mode = (key, copy._core.mode) if at is None else (at.path, copy._core.stage(at.stage).mode)
             if mode == "measured" and (field == CLUSTER_NODES or field.startswith("parallelism.")):
                 if copy[key] != self[key]:
                     moved.append(key)
@@ -212,7 +215,7 @@ class Scenario:
         :class:`tm.UnknownFieldError` (a ScenarioError and a KeyError) with a did-you-mean."""
         at = self._core.stage_field(path) if "/" in path or path.startswith("stages[") else None
         if at is not None:
-            k, field_path = at
+            k, field_path = at.stage, at.path
             if field_path == "name":
                 return self._core.stage_name(k)
             return Scenario(self._core.stage(k))[field_path]
@@ -284,7 +287,7 @@ class Scenario:
                     out.append(path)
         return out
 
-    def completeness(self) -> Any:
+    def completeness(self) -> "pd.DataFrame":
         """Every lifecycle phase and whether the scenario describes it (a pandas DataFrame,
         one row per phase in lifecycle order): ``status`` is "described" (every input given,
         an explicit 0 included), "unknown" (an input is ``{"unknown": ...}``) or "not
@@ -341,7 +344,7 @@ class Scenario:
             self._expectations = list(_core.unmet_expectations(self._core)) + list(_core.job_card_checks(self._core))
         return list(self._expectations)
 
-    def card(self) -> Any:
+    def card(self) -> "pd.DataFrame":
         """The job card (the ``card`` block: what a team states before asking for capacity), one
         row per field in format order: ``status`` "filled" or "missing", the ``value`` and what
         the field is for (``doc``). Every field is optional; the display and the sign-off report
@@ -363,7 +366,7 @@ class Scenario:
             )
         return pd.DataFrame(rows).set_index("field")
 
-    def restart_time(self, samples: int = 10_000, seed: int = 0, threads: int = 0) -> Any:
+    def restart_time(self, samples: int = 10_000, seed: int = 0, threads: int = 0) -> "pd.Series":
         """The modelled time from a failure to resumed training, in hours, as a pandas Series of
         ``samples`` draws: restart, the recovery's compile (a cache hit loads the graphs, a miss
         recompiles), the checkpoint load and the warm-up, started again when a failure

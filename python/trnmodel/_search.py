@@ -3,7 +3,7 @@ platform, enumerate valid parallel layouts of its chips and rank them."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import _core
 from ._montecarlo import _check_threads, _check_whole
@@ -53,7 +53,7 @@ def search_parallelism(
     # The enumeration, the checks and the runs are C++ (sensitivity/parallelism_search.hpp):
     # rows in enumeration order, the fitting ones with their medians.
     with progress_bar(progress, "search") as callback:
-        rows = _core.search_parallelism(
+        result = _core.search_parallelism(
             scenario._core,
             micro_batches=[int(mb) for mb in micro_batches],
             max_tp=int(max_tp or 0),
@@ -64,13 +64,16 @@ def search_parallelism(
             threads=_check_threads(threads),
             progress=callback,
         )
-    for row in rows:
-        if row["fits"]:  # the warnings tm.simulate gives about each layout it ran
+    rows: List[Dict[str, Any]] = []
+    for c in result.layouts:
+        row: Dict[str, Any] = dict(zip(result.dimension_names, c.values))
+        row.update(dp=c.dp, micro_batch=c.micro_batch, fits=c.fits, reason=c.reason)
+        if c.fits:  # the warnings tm.simulate gives about each layout it ran
+            row.update(step_time_s=c.step_time_s, step_time_p90_s=c.step_time_p90_s, wall_h=c.wall_h)
+            row.update(run_cost_usd=c.run_cost_usd)
             candidate = scenario.updated({f"parallelism.{k}": v for k, v in row.items() if k in _LAYOUT_COLUMNS})
-            _warn_expectations_at(candidate, row["wall_h"])
-        else:
-            for column in ("step_time_s", "step_time_p90_s", "wall_h", "run_cost_usd"):
-                row.pop(column, None)
+            _warn_expectations_at(candidate, c.wall_h)
+        rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame

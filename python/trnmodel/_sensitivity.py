@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario, _plain
 from ._simulate import SimulationResult, _warn_expectations, _warn_expectations_at, simulate
 from .fields import CHECKPOINT_EVERY_STEPS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Base samples per block of a scenario's Saltelli design (each block evaluates
 #: (d + 2) × this many samples). Part of the result's definition, so fixed.
@@ -343,7 +346,7 @@ class Comparison(Display):
         """P(A < B): the fraction of samples in which A's output is below B's."""
         return self._core.moments("a_less_b").mean
 
-    def summary(self) -> Any:
+    def summary(self) -> "pd.DataFrame":
         """mean sd p10 p50 p80 p90 p99 min max of a, b and the difference (rows); computed once."""
         if self._summary is None:
             frame = summary_frame(self._core.summary(), self.output)
@@ -664,12 +667,12 @@ def checkpoint_interval(
             progress=callback,
         )
     _warn_expectations_at(scenario, math.nan)  # the pilot's (it needs a failure model: no P50 check)
-    points = [{CHECKPOINT_EVERY_STEPS: int(c)} for c in r["candidates"]]
-    table = _sweep_table(points, [scenario.updated(p) for p in points], r["sweep"], [output], seed)
-    step_s, save_s, mtbf_s = r["step_s"], r["checkpoint_s"], r["mtbf_s"]
-    young_s, daly_s, young_steps, daly_steps = r["young_s"], r["daly_s"], r["young_steps"], r["daly_steps"]
-    best = r["best_steps"]
-    values = dict(zip(r["candidates"], r["values"]))
+    points = [{CHECKPOINT_EVERY_STEPS: int(c)} for c in r.candidates]
+    table = _sweep_table(points, [scenario.updated(p) for p in points], r.sweep, [output], seed)
+    step_s, save_s, mtbf_s = r.step_s, r.checkpoint_s, r.mtbf_s
+    young_s, daly_s, young_steps, daly_steps = r.young_s, r.daly_s, r.young_steps, r.daly_steps
+    best = r.best_steps
+    values = dict(zip(r.candidates, r.values))
     frame = pd.DataFrame(
         {
             "every_steps": [best, young_steps, daly_steps],

@@ -28,7 +28,7 @@ from ._errors import PlausibilityWarning
 from ._files import is_journal_file
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
-from .fields import PRICES_NODE_HOUR_USD
+from .fields import JOB_KIND_CHOICES, PRICES_NODE_HOUR_USD, PRICES_PURCHASE_CHOICES
 
 
 def _write(path: Optional[str], text: str, what: str) -> None:
@@ -434,7 +434,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", required=True, help="the model's config.json (Llama/Mistral/Qwen-style)")
     p.add_argument("--platform", required=True, help="a hardware profile, e.g. trn2.48xlarge (tm.profiles())")
     p.add_argument("--nodes", type=int, default=1, help="number of nodes (default 1)")
-    p.add_argument("--kind", choices=["lora", "full", "continued"], default="lora", help="default lora")
+    p.add_argument("--kind", choices=list(JOB_KIND_CHOICES), default="lora", help="default lora")
     amount = p.add_mutually_exclusive_group(required=True)
     amount.add_argument("--tokens", help="training tokens, e.g. 786M, 40B, 1.5T")
     amount.add_argument("--steps", help="optimizer steps, e.g. 3000 or 10k")
@@ -461,7 +461,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--region", help="region code or location name (default: the region of the scenario's current quote)"
     )
-    p.add_argument("--purchase", choices=list(_core.PURCHASE_MODES), default="on_demand", help="default on_demand")
+    p.add_argument("--purchase", choices=list(PRICES_PURCHASE_CHOICES), default="on_demand", help="default on_demand")
     p.add_argument("--os", default="Linux", help="operatingSystem (default Linux)")
     p.add_argument("--tenancy", default="Shared", help="tenancy (default Shared)")
     p.add_argument(

@@ -1,7 +1,8 @@
 """The scenario format's field paths as constants, for code that names fields: a misspelt
 constant is an AttributeError at once (and tab-completes in Jupyter), where a misspelt string
 would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS == "checkpoint.every_steps"``;
-``tm.fields.ALL`` lists every path in format order. Generated from the C++ field table by
+``tm.fields.ALL`` lists every path in format order; each choice field's spellings are
+``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``). Generated from the C++ field table by
 scripts/gen_fields.py; do not edit by hand."""
 
 from typing import Tuple
@@ -12,6 +13,8 @@ NAME = "name"
 DESCRIPTION = "description"
 #: choice: lora, full or continued training
 JOB_KIND = "job.kind"
+#: The spellings job.kind allows.
+JOB_KIND_CHOICES: Tuple[str, ...] = ("lora", "full", "continued")
 #: quantity: optimizer steps to the quality bar; drawn values round up, at least 1 (required unless job.tokens)
 JOB_EFFECTIVE_STEPS = "job.effective_steps"
 #: quantity: training tokens to the quality bar: steps = tokens / (global batch x sequence length)
@@ -20,16 +23,22 @@ JOB_TOKENS = "job.tokens"
 JOB_LORA_RANK = "job.lora_rank"
 #: choice: activation recomputation: none, selective or full
 JOB_RECOMPUTE = "job.recompute"
+#: The spellings job.recompute allows.
+JOB_RECOMPUTE_CHOICES: Tuple[str, ...] = ("none", "selective", "full")
 #: integer: number of nodes (instances)
 CLUSTER_NODES = "cluster.nodes"
 #: text: hardware profile name, e.g. trn2.48xlarge
 CLUSTER_PLATFORM = "cluster.platform"
 #: choice: where the step time comes from: measured, extrapolated, flops or analytic
 THROUGHPUT_MODE = "throughput.mode"
+#: The spellings throughput.mode allows.
+THROUGHPUT_MODE_CHOICES: Tuple[str, ...] = ("measured", "extrapolated", "flops", "analytic")
 #: quantity: steady-state seconds per effective step (required in measured mode)
 THROUGHPUT_STEP_TIME_S = "throughput.step_time_s"
 #: choice: compute precision whose peak the model uses
 THROUGHPUT_PRECISION = "throughput.precision"
+#: The spellings throughput.precision allows.
+THROUGHPUT_PRECISION_CHOICES: Tuple[str, ...] = ("bf16", "fp8", "fp32")
 #: quantity: flops mode: executed TFLOPS per chip, recomputation included
 THROUGHPUT_ACHIEVED_TFLOPS_PER_CHIP = "throughput.achieved_tflops_per_chip"
 #: quantity: flops mode: model FLOPs / (chips x peak)
@@ -147,6 +156,8 @@ EVAL_FINAL_S = "eval.final_s"
 FAILURES_NODE_MTBF_H = "failures.node_mtbf_h"
 #: choice: times between failures
 FAILURES_DISTRIBUTION = "failures.distribution"
+#: The spellings failures.distribution allows.
+FAILURES_DISTRIBUTION_CHOICES: Tuple[str, ...] = ("exponential", "weibull")
 #: quantity: Weibull shape of the times between failures
 FAILURES_WEIBULL_SHAPE = "failures.weibull_shape"
 #: quantity: seconds of detection, re-provisioning and restart
@@ -169,6 +180,8 @@ PRICES_TRANSFER_GB_USD = "prices.transfer_gb_usd"
 PRICES_LOGS_GB_USD = "prices.logs_gb_usd"
 #: choice: how the nodes are bought: on_demand, capacity_block or spot
 PRICES_PURCHASE = "prices.purchase"
+#: The spellings prices.purchase allows.
+PRICES_PURCHASE_CHOICES: Tuple[str, ...] = ("on_demand", "capacity_block", "spot")
 #: integer: capacity_block: the block's length in whole hours (1 to 14 days, then 7-day steps up to 182 days)
 PRICES_BLOCK_HOURS = "prices.block_hours"
 #: quantity: capacity_block: the upfront fee for the whole block, all nodes, USD

@@ -93,7 +93,7 @@ scenario scenario::updated(const std::string& path, double value) const {
 
 std::string scenario::to_json(int indent) const { return impl_->to_json().dump(indent); }
 std::string scenario::name() const { return impl_->name(); }
-std::string scenario::mode() const { return impl_->mode(); }
+std::string scenario::mode() const { return name_of_choice(impl_->mode()); }
 std::string scenario::profile_name() const { return impl_->profile() ? impl_->profile()->name : std::string(); }
 
 std::vector<std::string> scenario::unknown_inputs() const {

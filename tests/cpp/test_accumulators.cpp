@@ -12,6 +12,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_accumulators {
+
 TEST_CASE("merged moments equal moments of the whole", "[accumulators]") {
   std::vector<double> x;
   for (int i = 0; i < 10'001; ++i)
@@ -233,3 +237,5 @@ TEST_CASE("the log-free bucket index is the logarithm's, edges included", "[mont
   CHECK(differ == 0);
   CHECK(compared > 3'000'000);
 }
+
+}  // namespace test_accumulators

@@ -20,9 +20,14 @@
 #include "trnmodel/calibrate/statistics.hpp"
 
 using namespace trnmodel;
-using namespace trnmodel::calibrate;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+
+// The file's own namespace: its helpers and using-directive stay out of the other test files
+// (the tests are also compiled as unity translation units).
+namespace test_calibrate_statistics {
+
+using namespace trnmodel::calibrate;
 
 namespace {
 
@@ -504,3 +509,7 @@ TEST_CASE("calibration statistics reject bad input with clear messages", "[calib
   CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.9, 0.0), contains("prior_shape: must be > 0, got 0"));
   CHECK_INPUT_ERROR(failure_rate_posterior(1, 10, 0.9, 0.5, -1), contains("prior_rate_node_h: must be ≥ 0, got -1"));
 }
+
+}  // namespace test_calibrate_statistics
+
+#undef CHECK_INPUT_ERROR  // each test file defines its own

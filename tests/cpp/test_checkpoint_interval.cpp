@@ -11,11 +11,12 @@
 #include "same_bits.hpp"
 
 using namespace trnmodel;
-using namespace trnmodel::sensitivity;
 
 // The file's own namespace: its helpers may share names with other test files'
 // (the tests are also compiled as unity translation units).
 namespace test_checkpoint_interval {
+
+using namespace trnmodel::sensitivity;
 
 namespace {
 

@@ -9,9 +9,14 @@
 #include "trnmodel/throughput/collectives.hpp"
 
 using namespace trnmodel;
-using namespace trnmodel::collectives;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+
+// The file's own namespace: its helpers and using-directive stay out of the other test files
+// (the tests are also compiled as unity translation units).
+namespace test_collectives {
+
+using namespace trnmodel::collectives;
 
 // Both the type and the message: every rejection must name the argument.
 #define CHECK_INPUT_ERROR(expr, text)              \
@@ -272,3 +277,7 @@ TEST_CASE("check_link checks a link once and names its fields", "[collectives]")
   CHECK_INPUT_ERROR(check_link("x.", 0.0, INFINITY), "x.bandwidth_bytes_per_s: must be a finite number, got inf");
   CHECK_INPUT_ERROR(check_link("x.", link_level{0.0, 1e9, NAN}), "x.efficiency: must be a finite number, got nan");
 }
+
+}  // namespace test_collectives
+
+#undef CHECK_INPUT_ERROR  // each test file defines its own

@@ -11,6 +11,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_completeness {
+
 namespace {
 std::vector<std::string> not_described(const std::vector<phase_completeness>& all) {
   std::vector<std::string> names;
@@ -73,6 +77,16 @@ TEST_CASE("the platform expectations name what is missing", "[completeness]") {
   CHECK(unmet_expectations(failing) ==
         std::vector<std::string>{"failures are modelled but checkpoint.every_steps is not given: without checkpoints a "
                                  "failure loses every step done so far"});
+  // The rule as a question, for the caller's day-long check: multi-node without failures.
+  CHECK(multi_node_without_failures(s));
+  CHECK(!multi_node_without_failures(failing));
+  const auto single = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}})");
+  CHECK(!multi_node_without_failures(single));
+  const auto staged = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5},
+    "stages": [{"name": "a"}, {"name": "b", "job": {"effective_steps": 5}, "cluster": {"nodes": 2}}]})");
+  CHECK(multi_node_without_failures(staged));  // stage b runs on 2 nodes
 }
 
 TEST_CASE("the bundled examples describe every phase", "[completeness]") {
@@ -89,3 +103,5 @@ TEST_CASE("the bundled examples describe every phase", "[completeness]") {
     CHECK(not_described(completeness(scenario::from_json(doc))).empty());
   }
 }
+
+}  // namespace test_completeness

@@ -14,6 +14,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_concurrency {
+
 namespace {
 
 // Gamma and beta inputs build their quantile tables lazily on first use: shared by every copy
@@ -101,3 +105,5 @@ TEST_CASE("a cancelled run leaves nothing half-done and runs beside it are unaff
   CHECK(same(*beside, before));
   CHECK(same(simulate(s, options_for(2, true)), before));
 }
+
+}  // namespace test_concurrency

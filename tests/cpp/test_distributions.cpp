@@ -16,6 +16,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_distributions {
+
 namespace {
 
 std::vector<double> draw(const quantity& q, std::size_t n, std::uint64_t seed = 1) {
@@ -377,3 +381,5 @@ TEST_CASE("the tables' Hermite interpolant is Boost's cardinal_cubic_hermite bit
   CHECK(std::isnan(ours(ours.xf * (1 + 1e-15))));
   CHECK(std::isnan(ours(x0 * (1 - 1e-15))));
 }
+
+}  // namespace test_distributions

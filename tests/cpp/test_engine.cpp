@@ -9,6 +9,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_engine {
+
 namespace {
 
 // Ishigami's function, a = 7, b = 0.1, on three U(-pi, pi) inputs: mean a/2, variance
@@ -140,3 +144,5 @@ TEST_CASE("infinite outputs keep their place in the order", "[edge]") {
   CHECK(h.quantile(1.0) == std::numeric_limits<double>::infinity());
   CHECK_THAT(h.quantile(0.5), Catch::Matchers::WithinRel(2.0, 1e-3));
 }
+
+}  // namespace test_engine

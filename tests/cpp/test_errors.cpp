@@ -14,6 +14,10 @@ using namespace trnmodel;
 
 using test::input_error_of;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_errors {
+
 TEST_CASE("a family built directly is checked with its parameter and rule") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   CHECK(input_error_of([] { quantity(dist::pert(5, 1, 3)); }) ==
@@ -101,3 +105,5 @@ TEST_CASE("a measured job's platform that names no profile is noted with the kno
       "cluster": {"nodes": 1, "platform": "my-cluster"}, "throughput": {"step_time_s": 1.5}})"))
             .empty());
 }
+
+}  // namespace test_errors

@@ -10,6 +10,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_extrapolation_error {
+
 namespace {
 
 profile_library trn2_profile() {
@@ -130,3 +134,5 @@ TEST_CASE("other modes draw no extrapolation error", "[extrapolation]") {
   CHECK(model.extrapolation_log_spread() == 0);
   CHECK(input_index(model, "extrapolation.error") == model.input_count());
 }
+
+}  // namespace test_extrapolation_error

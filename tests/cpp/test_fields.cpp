@@ -10,6 +10,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_fields {
+
 namespace {
 const std::string minimal = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
   "cluster": {"nodes": 2}, "throughput": {"step_time_s": 1.5}})";
@@ -112,3 +116,5 @@ TEST_CASE("the JSON Schema has every field, with its default and rule", "[fields
   // One branch per distribution family (two for lognormal's two forms), a number and unknown.
   CHECK(schema["$defs"]["quantity"]["oneOf"].size() == detail::families().size() + 3);
 }
+
+}  // namespace test_fields

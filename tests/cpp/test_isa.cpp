@@ -15,6 +15,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_isa {
+
 namespace {
 
 
@@ -97,3 +101,5 @@ TEST_CASE("quantile columns are the scalar ppf bit for bit on every path", "[dis
     }
   }
 }
+
+}  // namespace test_isa

@@ -4,6 +4,10 @@
 #include "trnmodel/calibrate/journal.hpp"
 #include "trnmodel/detail/calendar.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal {
+
 TEST_CASE("RFC 3339 timestamps are instants; dates are real calendar days", "[journal][time]") {
   // Epoch seconds from Python's datetime(…, tzinfo=timezone.utc).timestamp().
   CHECK(*detail::parse_timestamp("2026-11-17T08:12:04Z") == 1794903124.0);
@@ -109,3 +113,5 @@ TEST_CASE("strict JSON: syntax with line and column, duplicate keys", "[journal]
     CHECK_THAT(e.what(), test::contains("phases.queue_s: duplicate key"));
   }
 }
+
+}  // namespace test_journal

@@ -3,6 +3,10 @@
 #include "trnmodel/calibrate/backtest.hpp"
 #include "trnmodel/random/philox.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_backtest {
+
 TEST_CASE("backtest: the trial scenario and percentiles", "[journal][backtest]") {
   const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
   const journal j = example(2);
@@ -58,3 +62,5 @@ TEST_CASE("PIT uniformity test", "[journal][backtest]") {
   CHECK(test_pit_uniformity(skewed).p_value < 1e-6);
   CHECK_THROWS_WITH(test_pit_uniformity({0.5, 1.5}), test::contains("pit[1]: must be in [0, 1], got 1.5"));
 }
+
+}  // namespace test_journal_backtest

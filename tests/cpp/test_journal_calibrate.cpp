@@ -5,6 +5,10 @@
 #include "journal_examples.hpp"
 #include "trnmodel/calibrate/calibrate.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_calibrate {
+
 TEST_CASE("calibration of the example scenario from the three journals", "[journal][calibrate]") {
   const std::vector<journal> journals{example(1), example(2), example(3)};
   const auto base = scenario::from_file((examples / "llama3-8b-lora-trn2.json").string());
@@ -112,3 +116,5 @@ TEST_CASE("pooling rules: one configuration, each run once", "[journal][calibrat
       test::contains("training.tp: llama3-8b-lora-trn2-trial-003 has 8, llama3-8b-lora-trn2-trial-001 has 4"));
   CHECK_THROWS_WITH(calibrate::calibrate({}, base), test::contains("journals: must hold at least one journal"));
 }
+
+}  // namespace test_journal_calibrate

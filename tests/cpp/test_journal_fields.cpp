@@ -9,6 +9,10 @@
 #include "trnmodel/calibrate/journal_fields.hpp"
 #include "trnmodel/calibrate/journal_schema.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_fields {
+
 namespace {
 
 // The JSON pointer of a field's parent in an example document: "checkpoints[]" is the
@@ -137,3 +141,5 @@ TEST_CASE("the generated schema lists the table's keys, and only those", "[journ
   CHECK(schema["properties"]["step_times"]["oneOf"].size() == 2);
   CHECK(schema["properties"]["training"]["allOf"][0]["then"]["required"][0] == "lora_rank");
 }
+
+}  // namespace test_journal_fields

@@ -8,6 +8,10 @@
 #include "trnmodel/calibrate/journal.hpp"
 #include "trnmodel/detail/sha256.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_files {
+
 TEST_CASE("SHA-256 known answers (FIPS 180-4 examples)", "[journal][sha256]") {
   CHECK(detail::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(detail::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -137,3 +141,5 @@ TEST_CASE("a megabyte checksum in a journal is checked without recursion", "[edg
   CHECK_THROWS_WITH(calibrate::journal::from_text(with_checksum("sha256:"), directory),
                     test::contains("must be algorithm:digest"));
 }
+
+}  // namespace test_journal_files

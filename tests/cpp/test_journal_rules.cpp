@@ -2,6 +2,10 @@
 #include "journal_examples.hpp"
 #include "trnmodel/calibrate/journal.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_rules {
+
 TEST_CASE("interruption rules", "[journal][errors]") {
   const ordered_json good = example_json(2);
   ordered_json doc = good;
@@ -51,3 +55,5 @@ TEST_CASE("usable but odd journals load with warnings", "[journal][warnings]") {
   doc["step_times"]["values"].erase(doc["step_times"]["values"].begin());
   CHECK(any_contains(journal_warnings(doc), "step_times: 599 values, expected"));
 }
+
+}  // namespace test_journal_rules

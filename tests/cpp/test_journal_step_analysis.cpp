@@ -3,6 +3,10 @@
 #include "journal_examples.hpp"
 #include "trnmodel/calibrate/step_analysis.hpp"
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_journal_step_analysis {
+
 TEST_CASE("the step analysis of the examples reproduces docs/journal.md", "[journal][steady]") {
   // docs/journal.md: warm-ups of 35, 30 and 25 steps (≈ 60 s each), 20 steps (37 s) after
   // trial 002's restart; t̄_eff 3.761 ± 0.017, 3.879 ± 0.019, 3.812 ± 0.018 s; t = 3.701,
@@ -43,3 +47,5 @@ TEST_CASE("segments follow the interruptions when the series has no step numbers
   CHECK(a.segments[1].warmup_values == b.segments[1].warmup_values);
   CHECK_THAT(a.steady_mean_s, WithinRel(b.steady_mean_s, 1e-12));
 }
+
+}  // namespace test_journal_step_analysis

@@ -17,6 +17,10 @@ using dist::detail::lane_exp;
 using dist::detail::lane_log;
 using dist::detail::normal_ppf;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_normal_quantile {
+
 namespace {
 // Boost's quantile in long double precision: the reference.
 long double reference_ppf(double p) {
@@ -102,3 +106,5 @@ TEST_CASE("normal and lognormal quantiles follow AS 241 and the lane exp", "[dis
                Catch::Matchers::WithinRel(std::exp(0.3 + 0.8 * static_cast<double>(reference_ppf(u))), 1e-14));
   }
 }
+
+}  // namespace test_normal_quantile

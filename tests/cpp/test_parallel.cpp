@@ -12,6 +12,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_parallel {
+
 TEST_CASE("the wave loop runs every block once and folds each wave in order on the calling thread", "[parallel]") {
   for (const int threads : {1, 2, 3}) {
     const detail::block_grid grid{10'001, 100};  // 101 blocks, the last of one sample
@@ -105,3 +109,5 @@ TEST_CASE("per-thread state is combined once the loop is over", "[parallel]") {
   CHECK(total == 999 * 1000 / 2);
   CHECK(default_threads() >= 1);  // 1 without TBB
 }
+
+}  // namespace test_parallel

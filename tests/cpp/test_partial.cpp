@@ -13,6 +13,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_partial {
+
 namespace {
 
 
@@ -140,3 +144,5 @@ TEST_CASE("folding refuses partials out of order, of another run or corrupt", "[
   CHECK_THROWS_WITH(run_partial::from_bytes("nonsense"), test::contains("partial: truncated"));
   CHECK(fold({a, b}).stats(0).count + fold({a, b}).stats(0).nan_count == options.samples);
 }
+
+}  // namespace test_partial

@@ -7,6 +7,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_plausibility {
+
 namespace {
 scenario with(const std::string& extra, profile_library profiles = {}) {
   return scenario::from_text(R"({"schema": "trnmodel.scenario/1", "throughput": {"step_time_s": 2}, )" + extra + "}",
@@ -64,3 +68,5 @@ TEST_CASE("an unknown list price is compared with nothing", "[plausibility]") {
                               library))
           .empty());
 }
+
+}  // namespace test_plausibility

@@ -59,7 +59,7 @@ TEST_CASE("offer file: the on-demand row of each instance type in each region", 
   CHECK(trn2.effective_date == "2026-11-01T00:00:00Z");
   CHECK(trn2.offer_term_code == "JRTCKXETXF");
   CHECK(trn2.rate_code == "TRN2USE2ONDEMAND.JRTCKXETXF.6YS6EN2CT7");
-  CHECK(trn2.purchase == "on_demand");
+  CHECK(trn2.purchase == purchase_mode::on_demand);
   CHECK(trn2.operating_system == "Linux");
   CHECK(trn2.tenancy == "Shared");
   CHECK(quote_price(list, on_demand("trn2.48xlarge", "us-west-2")).usd_per_node_hour == 37.52);
@@ -140,7 +140,7 @@ TEST_CASE("a capacity-block row is never taken for on demand", "[price_list]") {
         "CapacityBlock (an EC2 Capacity Block row, not an on-demand price)");
   // Bought as a capacity block, the row is found, and its 0 USD per hour refused.
   price_filter block = on_demand("p5.48xlarge", "us-east-1");
-  block.purchase = "capacity_block";
+  block.purchase = purchase_mode::capacity_block;
   CHECK(error_of("offer-ec2.json", block) ==
         "offer-ec2.json: terms.OnDemand.P5USE1CAPBLOCK00.P5USE1CAPBLOCK00.JRTCKXETXF.priceDimensions."
         "P5USE1CAPBLOCK00.JRTCKXETXF.6YS6EN2CT7.pricePerUnit.USD: is 0 USD per hour, which is not the price of "
@@ -167,7 +167,7 @@ TEST_CASE("no matching product: the filters and the nearest rows", "[price_list]
         "tenancy Shared, preInstalledSw NA, capacitystatus Used, marketoption OnDemand; trn2.48xlarge is listed in "
         "us-east-2 / US East (Ohio); us-west-2 / US West (Oregon); us-east-1 / US East (N. Virginia)");
   price_filter spot = on_demand("p5.48xlarge", "us-east-1");
-  spot.purchase = "spot";
+  spot.purchase = purchase_mode::spot;
   CHECK(error_of("offer-ec2.json", spot) ==
         "offer-ec2.json: no product matches instanceType p5.48xlarge, region us-east-1, operatingSystem Linux, "
         "tenancy Shared, preInstalledSw NA, capacitystatus Used, marketoption Spot; one filter away: SKU "
@@ -234,9 +234,8 @@ TEST_CASE("malformed lists in memory are refused by path", "[price_list]") {
   CHECK(error(R"({"PriceList": ["{\"product\": "]})").rfind("list.json: PriceList[0]: JSON parse error", 0) == 0);
   CHECK(error(R"({"PriceList": [{"terms": {}}]})") ==
         "list.json: PriceList[0].product: required in an AWS price list, absent");
-  price_filter bad = on_demand("trn2.48xlarge", "us-east-2");
-  bad.purchase = "spott";
-  CHECK_THROWS_WITH(quote_price(fixture("offer-ec2.json"), bad),
+  // The purchase mode is an enum: its spelling is refused where it is read (the binding, a file).
+  CHECK_THROWS_WITH(parse_choice<purchase_mode>("purchase", "spott"),
                     "purchase: must be one of on_demand, capacity_block, spot, got \"spott\" (did you mean spot?)");
   CHECK_THROWS_WITH(quote_price(fixture("offer-ec2.json"), on_demand("", "us-east-2")),
                     "instance_type: required (e.g. trn2.48xlarge), got an empty name");

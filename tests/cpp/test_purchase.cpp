@@ -11,6 +11,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_purchase {
+
 namespace {
 
 scenario make(const std::string& text) { return scenario::from_text(text); }
@@ -266,3 +270,5 @@ TEST_CASE("completeness asks for the price of the purchase made", "[purchase][co
   CHECK(block.missing == std::vector<std::string>{"prices.node_hour_usd"});  // the overflow's price
   CHECK(block.inputs == std::vector<std::string>{"prices.node_hour_usd", "prices.block_usd"});
 }
+
+}  // namespace test_purchase

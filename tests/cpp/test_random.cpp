@@ -9,6 +9,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_random {
+
 TEST_CASE("Philox4x32-10 reproduces the Random123 known answers", "[random]") {
   // Random123 tests/kat_vectors, philox4x32 with 10 rounds.
   CHECK(philox4x32_10({0, 0, 0, 0}, {0, 0}) == philox_counter{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8});
@@ -69,3 +73,5 @@ TEST_CASE("stream ids are FNV-1a of the name", "[random]") {
   CHECK(stream_id("a") == 0xe40c292cu);
   static_assert(stream_id("chance") == stream_id("chance"));
 }
+
+}  // namespace test_random

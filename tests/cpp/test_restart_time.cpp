@@ -8,6 +8,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_restart_time {
+
 namespace {
 // One recovery of 600 s restart + 1200 s compile (or 60 s cache load) + 300 s load + 100 s warm-up.
 std::string job(const std::string& failures, const std::string& extra = "") {
@@ -100,3 +104,5 @@ TEST_CASE("the job card's restart promise is checked against the model's P90", "
   CHECK_THAT(job_card_checks(sheltered)[0], test::contains("is 0.611 h at P90"));  // no exposure: known
   CHECK(job_card_checks(scenario::from_text(job(""))).empty());  // no promise, nothing to check
 }
+
+}  // namespace test_restart_time

@@ -11,11 +11,12 @@
 #include "same_bits.hpp"
 
 using namespace trnmodel;
-using namespace trnmodel::sensitivity;
 
 // The file's own namespace: its helpers may share names with other test files'
 // (the tests are also compiled as unity translation units).
 namespace test_sensitivity {
+
+using namespace trnmodel::sensitivity;
 
 namespace {
 
@@ -67,13 +68,6 @@ run_options runs(std::uint64_t samples, std::uint64_t seed = 3) {
 }
 
 }  // namespace
-
-TEST_CASE("the design is A = sample 2j, B = sample 2j+1, AB_i = A with factor i from B", "[sensitivity][saltelli]") {
-  CHECK(design_sample(5, row_a, 0) == 10);
-  CHECK(design_sample(5, row_b, 1) == 11);
-  CHECK(design_sample(5, row_ab(1), 1) == 11);
-  CHECK(design_sample(5, row_ab(1), 0) == 10);
-}
 
 TEST_CASE("Sobol indices of Ishigami's function lie within their stated intervals", "[sensitivity][sobol]") {
   const auto exact = ishigami_exact();
@@ -302,27 +296,6 @@ TEST_CASE("rank correlations: Spearman and PRCC", "[sensitivity][rank]") {
   const run_result res = simulate(s, options);
   const Eigen::ArrayXXd inputs = drawn_inputs(lifecycle_model(s), 7, 1000);
   CHECK((inputs.col(0) == res.values().col(metric::step_time_s)).all());
-}
-
-TEST_CASE("matrix A of a scenario's design is the ordinary run's even samples", "[sensitivity][saltelli]") {
-  // The evaluate hook with each row's own draws and chance index is the ordinary run; the
-  // design only chooses which sample's uniforms each factor takes.
-  const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
-  const lifecycle_model model(s);
-  const run_result r = simulate(s, runs(64, 5));
-  Eigen::ArrayXXd x(32, static_cast<Eigen::Index>(model.input_count()));
-  for (Eigen::Index j = 0; j < 32; ++j)
-    for (std::size_t k = 0; k < model.input_count(); ++k)
-      x(j, static_cast<Eigen::Index>(k)) =
-          trnmodel::detail::uniform(5, design_sample(static_cast<std::uint64_t>(j), row_a, k), model.input_stream(k));
-  model.to_values(x);
-  Eigen::ArrayXXd out(32, static_cast<Eigen::Index>(metric::count));
-  const std::size_t chance = model.input_count();  // the last factor
-  model.evaluate(
-      5, x, [&](Eigen::Index j) { return design_sample(static_cast<std::uint64_t>(j), row_a, chance); }, out);
-  for (Eigen::Index j = 0; j < 32; ++j)
-    for (Eigen::Index m = 0; m < static_cast<Eigen::Index>(metric::count); ++m)
-      if (!std::isnan(r.values()(2 * j, m))) CHECK(test::same_bits(out(j, m), r.values()(2 * j, m)));
 }
 
 }  // namespace test_sensitivity

@@ -13,6 +13,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_stage_paths {
+
 namespace {
 
 const std::string two = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 400}, "cluster": {"nodes": 4},
@@ -115,3 +119,5 @@ TEST_CASE("the failure clock keeps its age across a stage boundary", "[stages][l
   CHECK(same >= 1998);
   CHECK(one.stats(metric::failures).mean > 1);
 }
+
+}  // namespace test_stage_paths

@@ -9,6 +9,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_stages {
+
 namespace {
 
 run_result run_text(const std::string& text, std::uint64_t samples, std::uint64_t seed = 1) {
@@ -117,3 +121,5 @@ TEST_CASE("every bad stage field is refused with its path", "[scenario][stages]"
   CHECK_THAT(with_stages(R"([{"name": "a"}, {"name": "b", "checkpoint": {"restore_fail_prob": 2}}])"),
              test::contains("stages[1].checkpoint.restore_fail_prob: must be in [0, 1], got 2"));
 }
+
+}  // namespace test_stages

@@ -9,9 +9,14 @@
 #include "trnmodel/lifecycle/theory.hpp"
 
 using namespace trnmodel;
-using namespace trnmodel::theory;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+
+// The file's own namespace: its helpers and using-directive stay out of the other test files
+// (the tests are also compiled as unity translation units).
+namespace test_theory {
+
+using namespace trnmodel::theory;
 
 namespace {
 
@@ -346,3 +351,5 @@ TEST_CASE("invalid arguments are rejected with the argument's name", "[theory]")
              test::contains("restart_h: must be a finite number, got nan"));
   CHECK_THROWS_AS(young_interval_s(0, 1), std::invalid_argument);  // embedders need not know our types
 }
+
+}  // namespace test_theory

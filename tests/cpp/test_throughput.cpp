@@ -9,6 +9,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_throughput {
+
 namespace {
 
 ordered_json read_profile(const std::string& name) {
@@ -227,7 +231,7 @@ TEST_CASE("check_step_time_arguments names each field it rejects", "[throughput]
     change(bad);
     CHECK_THROWS_WITH(check_step_time_arguments(bad), message);
   };
-  rejects([](auto& b) { b.recompute = "some"; }, "recompute: must be one of none, selective, full, got \"some\"");
+  rejects([](auto& b) { b.recompute = "some"; }, "recompute: must be one of none, selective, full, got \"some\" (did you mean none?)");
   rejects([](auto& b) { b.intra_efficiency = 77; }, "intra_efficiency: must be in (0, 1], got 77");
   rejects([](auto& b) { b.compute_efficiency = 0; }, "compute_efficiency: must be > 0, got 0");
   rejects([](auto& b) { b.compute_efficiency = 1.5; }, "compute_efficiency: must be in (0, 1], got 1.5");
@@ -266,3 +270,5 @@ TEST_CASE("flops mode without a profile counts the layout's chips", "[edge]") {
   const double flops = 6 * 8e9 + 12 * 32 * 4096.0 * 4096;
   CHECK_THAT(r.values()(0, metric::step_time_s), Catch::Matchers::WithinRel(64 * 4096 * flops / (16 * 200e12), 1e-12));
 }
+
+}  // namespace test_throughput

@@ -9,6 +9,10 @@
 
 using namespace trnmodel;
 
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_uniform_column {
+
 TEST_CASE("a column of uniforms is uniform() of each of its samples", "[random]") {
   for (const std::uint64_t stride : {1ull, 2ull, 7ull})
     for (const std::uint32_t draw : {0u, 1u, 6u}) {
@@ -35,3 +39,5 @@ TEST_CASE("a block's uniforms are the column of its samples", "[random]") {
   CHECK(x == y);
   CHECK(block.uniform(36, 3, 2) == detail::uniform(5, 8192 + 36, 3, 2));
 }
+
+}  // namespace test_uniform_column

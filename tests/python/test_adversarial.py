@@ -1,7 +1,7 @@
 """Adversarial inputs (docs/reliability.md): each gives a clear error or a correct answer within
 bounded time and memory. Cases already covered elsewhere: duplicate keys and non-UTF-8 files
 (test_scenario.py), kept samples that cannot fit (test_simulate.py), a job that could never
-finish (C++ test_lifecycle), supports outside a field's range (test_scenario.py and
+finish (C++ test_simulator), supports outside a field's range (test_scenario.py and
 test_properties.py)."""
 
 import json

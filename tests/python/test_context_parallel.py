@@ -44,26 +44,26 @@ PARTS = ("compute_s", "tp_comm_s", "cp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_c
 def test_cp_one_is_the_model_without_it():
     base = _core.analytic_step_time(**ARGS)
     same = _core.analytic_step_time(**ARGS, cp=1, kv_heads=0)
-    assert base == same and base["cp_comm_s"] == 0
+    assert [getattr(base, k) for k in PARTS] == [getattr(same, k) for k in PARTS] and base.cp_comm_s == 0
 
 
 def test_cp_splits_the_work_and_gathers_keys_and_values():
     one = _core.analytic_step_time(**ARGS)
     four = _core.analytic_step_time(**ARGS, cp=4, kv_heads=8)
-    assert four["step_time_s"] == pytest.approx(sum(four[k] for k in PARTS), rel=1e-12)
+    assert four.step_time_s == pytest.approx(sum(getattr(four, k) for k in PARTS), rel=1e-12)
     # Each rank computes a quarter of every sequence; the tp all-reduces carry a quarter of the bytes.
-    assert four["compute_s"] == pytest.approx(one["compute_s"] / 4, rel=1e-12)
-    assert four["pp_bubble_s"] == pytest.approx(one["pp_bubble_s"] / 4, rel=1e-12)
-    assert four["memory_bytes"] < one["memory_bytes"]
+    assert four.compute_s == pytest.approx(one.compute_s / 4, rel=1e-12)
+    assert four.pp_bubble_s == pytest.approx(one.pp_bubble_s / 4, rel=1e-12)
+    assert four.memory_bytes < one.memory_bytes
     # The keys and values: per layer and micro-batch an all-gather forward and a reduce-scatter
     # backward over the 4 cp ranks (spaced tp = 8 apart: across nodes), of 2 x bf16 x s x h_kv / tp.
     kv_bytes = 2 * 2 * 32768 * 8192 * 8 / 64 / 8
     gather = tm.collectives.ring_all_gather_s(4, kv_bytes, 15e-6, 50e9 * 0.7)
     micro_batches = 16 / 2
-    assert four["cp_comm_s"] == pytest.approx(micro_batches * 2 * (80 / 4) * gather, rel=1e-12)
+    assert four.cp_comm_s == pytest.approx(micro_batches * 2 * (80 / 4) * gather, rel=1e-12)
     # Without grouped-query attention the keys and values are 8 times wider.
     mha = _core.analytic_step_time(**ARGS, cp=4)
-    assert mha["cp_comm_s"] > 7 * four["cp_comm_s"]
+    assert mha.cp_comm_s > 7 * four.cp_comm_s
 
 
 def test_cp_in_a_scenario_and_its_checks():

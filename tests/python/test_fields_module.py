@@ -18,8 +18,17 @@ def test_one_constant_per_field_in_format_order():
     assert list(tm.fields.ALL) == paths
     for path in paths:
         assert getattr(tm.fields, path.replace(".", "_").upper()) == path
-    constants = [n for n in vars(tm.fields) if n.isupper() and n != "ALL"]
+    constants = [n for n in vars(tm.fields) if n.isupper() and n != "ALL" and not n.endswith("_CHOICES")]
     assert len(constants) == len(paths)  # nothing left over from a removed field
+
+
+def test_each_choice_field_lists_its_spellings():
+    choice_fields = [f for f in _core.scenario_fields() if f.kind == "choice"]
+    assert len(choice_fields) == 6
+    for f in choice_fields:
+        assert getattr(tm.fields, f.path.replace(".", "_").upper() + "_CHOICES") == tuple(f.choices)
+    assert tm.fields.THROUGHPUT_MODE_CHOICES == ("measured", "extrapolated", "flops", "analytic")
+    assert tm.fields.PRICES_PURCHASE_CHOICES == ("on_demand", "capacity_block", "spot")
 
 
 def test_the_constants_name_what_the_scenario_reads():

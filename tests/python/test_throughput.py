@@ -223,8 +223,8 @@ def test_analytic_step_time_is_keyword_only_and_names_bad_fields():
         dp_overlap=0.0,
     )
     parts = _core.analytic_step_time(**args)
-    assert parts["step_time_s"] == pytest.approx(
-        sum(parts[k] for k in ("compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s")), rel=1e-12
+    assert parts.step_time_s == pytest.approx(
+        sum(getattr(parts, k) for k in ("compute_s", "tp_comm_s", "pp_bubble_s", "pp_p2p_s", "dp_comm_s")), rel=1e-12
     )
     with pytest.raises(TypeError):
         _core.analytic_step_time(*args.values())

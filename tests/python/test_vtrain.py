@@ -75,7 +75,7 @@ def test_zero_elementwise_traffic_changes_nothing(rows):
     for r in rows:
         omitted = vt.library_step_time(r, **effs)  # neither hbm_tb_s nor elementwise_traffic passed
         assert vt.library_step_time(r, **effs, elementwise_traffic=0.0) == omitted, r.label
-        explicit_zero = dict(
+        explicit_zero = vt.step_parts(
             _core.analytic_step_time(
                 parameters=r.parameters_b * 1e9,
                 layers=r.layers,

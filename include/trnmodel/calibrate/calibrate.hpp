@@ -318,8 +318,8 @@ class calibrator {
       add_values(path_of(field::throughput_step_time_s), step, all(),
                  "steady-state mean step time × (1 − data wait), MSER-5 + batch means");
     }
-    if (base_.mode() != "measured" && result_.inputs.back().status == "measured")
-      extra_changes_.emplace_back(path_of(field::throughput_mode), "measured");
+    if (base_.mode() != throughput_mode::measured && result_.inputs.back().status == "measured")
+      extra_changes_.emplace_back(path_of(field::throughput_mode), name_of_choice(throughput_mode::measured));
     if (stall.size() >= 10) {
       // A beta by moments on [0, 0.99]: the scenario needs a stall below 1, and a stall of
       // 99 % is no training run anyway.

@@ -61,8 +61,8 @@ class lifecycle_model {
         }
         add_input(k, path, *q, f->slot, stream_id(path));
       }
-      if (stage.mode() != "measured") add_platform_inputs(k, stage);
-      if (stage.mode() == "extrapolated") add_extrapolation_error(k, stage);
+      if (stage.mode() != throughput_mode::measured) add_platform_inputs(k, stage);
+      if (stage.mode() == throughput_mode::extrapolated) add_extrapolation_error(k, stage);
     }
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
@@ -72,21 +72,22 @@ class lifecycle_model {
   /// Whether the scenario's mode, failure model, step source and purchase option read field `f`
   /// (an input it never reads is neither drawn nor able to block a metric).
   static bool relevant(const scenario& s, const field_spec& f) {
-    const std::string& mode = s.mode();
+    const throughput_mode mode = s.mode();
     switch (f.when) {
       case relevance::always: return true;
-      case relevance::measured: return mode == "measured";
-      case relevance::derived: return mode != "measured";
-      case relevance::modelled: return mode == "analytic" || mode == "extrapolated";
-      case relevance::flops: return mode == "flops";
-      case relevance::extrapolated: return mode == "extrapolated";
+      case relevance::measured: return mode == throughput_mode::measured;
+      case relevance::derived: return mode != throughput_mode::measured;
+      case relevance::modelled: return mode == throughput_mode::analytic || mode == throughput_mode::extrapolated;
+      case relevance::flops: return mode == throughput_mode::flops;
+      case relevance::extrapolated: return mode == throughput_mode::extrapolated;
       case relevance::weibull:
-        return s.find(field::failures_node_mtbf_h) && s.text(field::failures_distribution) == "weibull";
+        return s.find(field::failures_node_mtbf_h) &&
+               s.choice<failure_distribution>(field::failures_distribution) == failure_distribution::weibull;
       case relevance::tokens_given: return s.has(field::job_tokens);
       case relevance::steps_given: return !s.has(field::job_tokens);
-      case relevance::capacity_block: return s.text(field::prices_purchase) == "capacity_block";
-      case relevance::spot: return s.text(field::prices_purchase) == "spot";
-      case relevance::not_spot: return s.text(field::prices_purchase) != "spot";
+      case relevance::capacity_block: return s.purchase() == purchase_mode::capacity_block;
+      case relevance::spot: return s.purchase() == purchase_mode::spot;
+      case relevance::not_spot: return s.purchase() != purchase_mode::spot;
     }
     return true;
   }
@@ -245,7 +246,7 @@ class lifecycle_model {
   }
 
   /// The scenario's (top level's) throughput mode: measured, extrapolated, flops or analytic.
-  const std::string& mode() const { return mode_; }
+  throughput_mode mode() const { return mode_; }
   /// The name of the hardware profile the scenario resolved, if any.
   const std::optional<std::string>& profile_name() const { return profile_name_; }
 
@@ -333,7 +334,7 @@ class lifecycle_model {
     std::string path;
     std::vector<std::size_t> stages;  // the stages that read it
   };
-  std::string mode_;
+  throughput_mode mode_;
   std::optional<std::string> profile_name_;
   std::vector<detail::lifecycle_config> configs_;
   std::vector<throughput_model> throughput_;

@@ -46,9 +46,6 @@ inline const std::vector<const field_spec*>& lifecycle_input_fields() {
   return fields;
 }
 
-/// How the nodes are bought (prices.purchase; docs/lifecycle.md, "Purchase options").
-enum class purchase_mode { on_demand, capacity_block, spot };
-
 /// The settings of a scenario (or of one stage) that are not uncertain.
 struct lifecycle_config {
   long long nodes = 1;
@@ -68,15 +65,10 @@ struct lifecycle_config {
     c.queue_billed = s.flag(field::startup_queue_billed);
     c.final_save = s.flag(field::checkpoint_final);
     c.during_recovery = s.flag(field::failures_during_recovery);
-    c.weibull = s.text(field::failures_distribution) == "weibull";
+    c.weibull = s.choice<failure_distribution>(field::failures_distribution) == failure_distribution::weibull;
     c.precompiled = s.flag(field::compile_precompiled);
-    const std::string& purchase = s.text(field::prices_purchase);
-    if (purchase == "capacity_block") {
-      c.purchase = purchase_mode::capacity_block;
-      c.block_hours = s.integer(field::prices_block_hours);
-    } else if (purchase == "spot") {
-      c.purchase = purchase_mode::spot;
-    }
+    c.purchase = s.purchase();
+    if (c.purchase == purchase_mode::capacity_block) c.block_hours = s.integer(field::prices_block_hours);
     return c;
   }
 };

@@ -22,16 +22,12 @@ class throughput_model {
   /// nodes x chips per node, else tp x cp x pp x dp); in extrapolated mode the reference
   /// configuration and its fitted log-spread.
   explicit throughput_model(const scenario& s) {
-    const std::string& m = s.mode();
-    mode_ = m == "flops"          ? mode::flops
-            : m == "analytic"     ? mode::analytic
-            : m == "extrapolated" ? mode::extrapolated
-                                  : mode::measured;
+    mode_ = s.mode();
     steps_from_tokens_ = s.has(field::job_tokens);
-    if (mode_ == mode::measured && !steps_from_tokens_) return;
+    if (mode_ == throughput_mode::measured && !steps_from_tokens_) return;
     shape_ = s.shape();
     layout_ = s.layout();
-    if (mode_ == mode::measured) return;
+    if (mode_ == throughput_mode::measured) return;
     kind_ = s.kind();
     by_mfu_ = s.has(field::throughput_model_flops_utilization);
     // Without a profile the layout says how many chips there are.
@@ -40,7 +36,7 @@ class throughput_model {
                          : layout_.tp * layout_.cp * layout_.pp * layout_.dp;
     if (s.profile()) chips_per_domain_ = static_cast<double>(s.profile()->chips_per_domain());
     parameters_given_ = s.has(field::model_parameters);
-    if (mode_ == mode::extrapolated) {
+    if (mode_ == throughput_mode::extrapolated) {
       reference_layout_ = s.layout("reference");
       reference_shape_ = s.reference_shape();
       reference_parameters_given_ = s.has_integer(field::reference_parameters);
@@ -52,7 +48,7 @@ class throughput_model {
 
   /// Whether the step time comes from the platform (flops, analytic or extrapolated mode), not
   /// from throughput.step_time_s.
-  bool derives_step_time() const { return mode_ != mode::measured; }
+  bool derives_step_time() const { return mode_ != throughput_mode::measured; }
   /// Extrapolated mode: the fitted spread of ln(true / extrapolated step time) for this pair of
   /// configurations (throughput/extrapolation_error.hpp); 0 in the other modes.
   double extrapolation_log_spread() const { return log_spread_; }
@@ -62,10 +58,10 @@ class throughput_model {
   /// is left as it was in measured mode.
   bool derive(lifecycle_inputs& in, step_parts& parts) const {
     if (steps_from_tokens_) in.effective_steps = in.tokens / (layout_.global_batch * shape_.sequence_length);
-    if (mode_ == mode::measured) return false;
+    if (mode_ == throughput_mode::measured) return false;
     transformer_shape shape = shape_;
     if (parameters_given_) shape.parameters = in.parameters;
-    if (mode_ == mode::flops) {
+    if (mode_ == throughput_mode::flops) {
       parts = step_parts{};
       parts.compute_s = by_mfu_ ? step_time_from_mfu_s(shape, kind_, layout_, chips_, in.peak_tflops * 1e12, in.mfu)
                                 : step_time_from_achieved_s(shape, kind_, layout_, chips_, in.achieved_tflops);
@@ -74,7 +70,7 @@ class throughput_model {
     }
     const platform_numbers hw = platform(in);
     parts = analytic_step_time(shape, kind_, layout_, hw, in.compute_efficiency, in.dp_overlap, in.elementwise_traffic);
-    if (mode_ == mode::extrapolated) {
+    if (mode_ == throughput_mode::extrapolated) {
       // Measurement is the anchor: the model only scales it to the target configuration.
       transformer_shape reference = reference_shape_;
       if (!reference_parameters_given_) reference.parameters = shape.parameters;
@@ -95,7 +91,6 @@ class throughput_model {
   }
 
  private:
-  enum class mode { measured, flops, analytic, extrapolated };
 
   // The profile's figures were checked when it loaded (every draw lies in their support),
   // so check_link passes without building a string here, once per sample.
@@ -107,7 +102,7 @@ class throughput_model {
             chips_per_domain_};
   }
 
-  mode mode_ = mode::measured;
+  throughput_mode mode_ = throughput_mode::measured;
   bool steps_from_tokens_ = false, by_mfu_ = false, parameters_given_ = false, reference_parameters_given_ = false;
   double log_spread_ = 0;
   transformer_shape shape_{}, reference_shape_{};

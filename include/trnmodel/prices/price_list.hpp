@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/choices.hpp"
 #include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/detail/json.hpp"
@@ -44,11 +45,8 @@
 
 namespace trnmodel {
 
-/// How the capacity is bought, as `prices.purchase` names it.
-inline const std::vector<std::string>& purchase_modes() {
-  static const std::vector<std::string> modes{"on_demand", "capacity_block", "spot"};
-  return modes;
-}
+/// How the capacity is bought, as `prices.purchase` spells it (choices.hpp's purchase_mode).
+inline const std::vector<std::string>& purchase_modes() { return choice_names<purchase_mode>(); }
 
 /// What to quote. The defaults are the documented on-demand filters; `attributes` adds
 /// exact matches on any further product attribute (e.g. licenseModel) to tell rows apart. A plain value:
@@ -56,7 +54,7 @@ inline const std::vector<std::string>& purchase_modes() {
 struct price_filter {
   std::string instance_type;  ///< e.g. trn2.48xlarge
   std::string region;  ///< a region code (us-east-1) or its location name (US East (N. Virginia))
-  std::string purchase = "on_demand";  ///< one of purchase_modes()
+  purchase_mode purchase = purchase_mode::on_demand;  ///< how the capacity is bought
   std::string operating_system = "Linux";  ///< the operatingSystem attribute wanted
   std::string tenancy = "Shared";  ///< the tenancy attribute wanted
   std::string pre_installed_sw = "NA";  ///< the preInstalledSw attribute wanted (NA: no pre-installed software)
@@ -94,7 +92,7 @@ struct price_list {
 /// members; concurrent reads are safe.
 struct price_quote {
   double usd_per_node_hour = 0;  ///< USD per instance-hour: one node for one hour
-  std::string purchase;  ///< the filter's purchase mode (one of purchase_modes())
+  purchase_mode purchase = purchase_mode::on_demand;  ///< the filter's purchase mode
   std::string instance_type;  ///< the filter's instance type
   std::string region;  ///< the region code, or the location name when the list gives no code
   std::string location;  ///< AWS's name of the region
@@ -120,7 +118,7 @@ struct price_quote {
     std::string text = "AWS price list (" + format + " " + name;
     if (!offer_code.empty()) text += ", " + offer_code;
     if (!version.empty()) text += " version " + version;
-    text += "): " + instance_type + " " + purchase + " " + operating_system + " " + tenancy + " in " + location +
+    text += "): " + instance_type + " " + name_of_choice(purchase) + " " + operating_system + " " + tenancy + " in " + location +
             ", SKU " + sku + ", rate code " + rate_code;
     if (!effective_date.empty()) text += ", effective " + effective_date;
     if (!description.empty()) text += " (\"" + description + "\")";
@@ -209,9 +207,12 @@ inline std::string price_market(const price_list_row& row) {
   return "OnDemand";
 }
 
-inline std::string market_of_purchase(const std::string& purchase) {
-  if (purchase == "capacity_block") return "CapacityBlock";
-  if (purchase == "spot") return "Spot";
+inline std::string market_of_purchase(purchase_mode purchase) {
+  switch (purchase) {
+    case purchase_mode::capacity_block: return "CapacityBlock";
+    case purchase_mode::spot: return "Spot";
+    case purchase_mode::on_demand: break;
+  }
   return "OnDemand";
 }
 
@@ -456,7 +457,7 @@ inline const price_list_row& match_price_row(const price_list& list, const price
         why += "; " + filter.instance_type + " is listed in " + names;
       }
     }
-    if (filter.purchase == "spot")
+    if (filter.purchase == purchase_mode::spot)
       why +=
           "; AWS's price list has no spot prices (they move with supply and demand: read the current one with "
           "aws ec2 describe-spot-price-history)";
@@ -491,10 +492,6 @@ inline const price_list_row& match_price_row(const price_list& list, const price
 /// The price of `filter` in `list`: exactly one product must match, with one on-demand term
 /// of one price dimension per instance-hour ("Hrs") in USD.
 inline price_quote quote_price(const price_list& list, const price_filter& filter) {
-  const auto& modes = purchase_modes();
-  if (std::find(modes.begin(), modes.end(), filter.purchase) == modes.end())
-    detail::fail("purchase", "must be one of on_demand, capacity_block, spot, got \"" + filter.purchase + "\"" +
-                                 detail::did_you_mean(filter.purchase, modes));
   if (filter.instance_type.empty()) detail::fail("instance_type", "required (e.g. trn2.48xlarge), got an empty name");
   if (filter.region.empty()) detail::fail("region", "required (a region code such as us-east-1 or its location name)");
 

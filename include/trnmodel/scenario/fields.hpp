@@ -17,7 +17,8 @@
 //   count     counting: for a quantity that counts (steps, changes), how a drawn value becomes
 //             a whole number; a fixed value must already be one (none: not a count);
 //   slot      the lifecycle_inputs member a quantity is drawn into (`&in::save_s`), or nullptr;
-//   choices   for choice fields, the allowed values separated by '|';
+//   choices   for choice fields, the enum of choices.hpp whose spellings it allows (no_choice
+//             for the others);
 //   doc       one line, units included.
 #include <cstdint>
 #include <string>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/choices.hpp"
 #include "trnmodel/scenario/inputs.hpp"
 
 namespace trnmodel {
@@ -110,227 +112,246 @@ enum class counting { none, up, nearest };
 
 // clang-format off
 #define TRNMODEL_SCENARIO_FIELDS(X)                                                                                   \
-  X(name, "name", text, any, "", false, setting, always, none, nullptr, "", "short name of the scenario")             \
-  X(description, "description", text, any, "", false, setting, always, none, nullptr, "",                             \
+  X(name, "name", text, any, "", false, setting, always, none, nullptr, no_choice, "short name of the scenario")      \
+  X(description, "description", text, any, "", false, setting, always, none, nullptr, no_choice,                      \
     "what the scenario describes")                                                                                    \
-  X(job_kind, "job.kind", choice, any, "\"full\"", false, setting, always, none, nullptr, "lora|full|continued",      \
+  X(job_kind, "job.kind", choice, any, "\"full\"", false, setting, always, none, nullptr, job_kind,                   \
     "lora, full or continued training")                                                                               \
   X(job_effective_steps, "job.effective_steps", quantity, nonnegative, "", false, time, steps_given, up,              \
-    &in::effective_steps, "",                                                                                         \
+    &in::effective_steps, no_choice,                                                                                  \
     "optimizer steps to the quality bar; drawn values round up, at least 1 (required unless job.tokens)")             \
-  X(job_tokens, "job.tokens", quantity, nonnegative, "", false, time, tokens_given, none, &in::tokens, "",            \
+  X(job_tokens, "job.tokens", quantity, nonnegative, "", false, time, tokens_given, none, &in::tokens, no_choice,     \
     "training tokens to the quality bar: steps = tokens / (global batch x sequence length)")                          \
-  X(job_lora_rank, "job.lora_rank", integer, at_least_one, "16", false, setting, always, none, nullptr, "",           \
+  X(job_lora_rank, "job.lora_rank", integer, at_least_one, "16", false, setting, always, none, nullptr, no_choice,    \
     "LoRA adapter rank (job.kind lora)")                                                                              \
   X(job_recompute, "job.recompute", choice, any, "\"none\"", false, setting, always, none, nullptr,                   \
-    "none|selective|full", "activation recomputation: none, selective or full")                                       \
-  X(cluster_nodes, "cluster.nodes", integer, at_least_one, "", true, setting, always, none, nullptr, "",              \
+    recompute_kind, "activation recomputation: none, selective or full")                                              \
+  X(cluster_nodes, "cluster.nodes", integer, at_least_one, "", true, setting, always, none, nullptr, no_choice,       \
     "number of nodes (instances)")                                                                                    \
-  X(cluster_platform, "cluster.platform", text, any, "", false, setting, always, none, nullptr, "",                   \
+  X(cluster_platform, "cluster.platform", text, any, "", false, setting, always, none, nullptr, no_choice,            \
     "hardware profile name, e.g. trn2.48xlarge")                                                                      \
   X(throughput_mode, "throughput.mode", choice, any, "\"measured\"", false, setting, always, none, nullptr,           \
-    "measured|extrapolated|flops|analytic",                                                                           \
+    throughput_mode,                                                                                                  \
     "where the step time comes from: measured, extrapolated, flops or analytic")                                      \
   X(throughput_step_time_s, "throughput.step_time_s", quantity, positive, "", false, time, measured, none,            \
-    &in::step_time_s, "", "steady-state seconds per effective step (required in measured mode)")                      \
+    &in::step_time_s, no_choice, "steady-state seconds per effective step (required in measured mode)")               \
   X(throughput_precision, "throughput.precision", choice, any, "\"bf16\"", false, setting, always, none, nullptr,     \
-    "bf16|fp8|fp32", "compute precision whose peak the model uses")                                                   \
+    compute_precision, "compute precision whose peak the model uses")                                                 \
   X(throughput_achieved_tflops_per_chip, "throughput.achieved_tflops_per_chip", quantity, positive, "", false, time,  \
-    flops, none, &in::achieved_tflops, "", "flops mode: executed TFLOPS per chip, recomputation included")            \
+    flops, none, &in::achieved_tflops, no_choice, "flops mode: executed TFLOPS per chip, recomputation included")     \
   X(throughput_model_flops_utilization, "throughput.model_flops_utilization", quantity, unit_interval, "", false,     \
-    time, flops, none, &in::mfu, "", "flops mode: model FLOPs / (chips x peak)")                                      \
+    time, flops, none, &in::mfu, no_choice, "flops mode: model FLOPs / (chips x peak)")                               \
   X(throughput_compute_efficiency, "throughput.compute_efficiency", quantity, unit_interval, "", false, time,         \
-    modelled, none, &in::compute_efficiency, "",                                                                      \
+    modelled, none, &in::compute_efficiency, no_choice,                                                               \
     "analytic and extrapolated modes: achieved / peak FLOPS of the compute alone")                                    \
   X(throughput_elementwise_traffic, "throughput.elementwise_traffic", quantity, nonnegative, "0", false, time,        \
-    modelled, none, &in::elementwise_traffic, "",                                                                     \
+    modelled, none, &in::elementwise_traffic, no_choice,                                                              \
     "analytic and extrapolated modes: multiple of the activations moved through HBM per pass by memory-bound work "   \
     "(0: folded into compute_efficiency)")                                                                            \
   X(throughput_data_stall_fraction, "throughput.data_stall_fraction", quantity, fraction_below_one, "0", false, time, \
-    always, none, &in::data_stall_fraction, "", "fraction of step time spent waiting for data")                       \
-  X(model_parameters, "model.parameters", quantity, nonnegative, "", false, time, derived, none, &in::parameters, "", \
+    always, none, &in::data_stall_fraction, no_choice, "fraction of step time spent waiting for data")                \
+  X(model_parameters, "model.parameters", quantity, nonnegative, "", false, time, derived, none, &in::parameters,     \
+    no_choice,                                                                                                        \
     "parameter count N (default: from the architecture)")                                                             \
-  X(model_layers, "model.layers", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+  X(model_layers, "model.layers", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,        \
     "transformer layers L")                                                                                           \
-  X(model_hidden_size, "model.hidden_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",     \
+  X(model_hidden_size, "model.hidden_size", integer, at_least_one, "", false, setting, always, none, nullptr,         \
+    no_choice,                                                                                                        \
     "hidden size h")                                                                                                  \
-  X(model_heads, "model.heads", integer, at_least_one, "", false, setting, always, none, nullptr, "",                 \
+  X(model_heads, "model.heads", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,          \
     "attention heads a")                                                                                              \
-  X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",           \
+  X(model_ffn_size, "model.ffn_size", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,    \
     "MLP inner size (default 4h)")                                                                                    \
-  X(model_kv_heads, "model.kv_heads", integer, at_least_one, "", false, setting, always, none, nullptr, "",           \
+  X(model_kv_heads, "model.kv_heads", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,    \
     "key/value heads (grouped-query attention; default: model.heads)")                                                \
-  X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, none, nullptr, "",       \
+  X(model_vocab_size, "model.vocab_size", integer, at_least_one, "", false, setting, always, none, nullptr,           \
+    no_choice,                                                                                                        \
     "vocabulary size")                                                                                                \
   X(model_sequence_length, "model.sequence_length", integer, at_least_one, "", false, setting, always, none, nullptr, \
-    "", "tokens per sequence T")                                                                                      \
-  X(parallelism_tp, "parallelism.tp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+    no_choice, "tokens per sequence T")                                                                               \
+  X(parallelism_tp, "parallelism.tp", integer, at_least_one, "1", false, setting, always, none, nullptr, no_choice,   \
     "tensor-parallel degree")                                                                                         \
-  X(parallelism_pp, "parallelism.pp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+  X(parallelism_pp, "parallelism.pp", integer, at_least_one, "1", false, setting, always, none, nullptr, no_choice,   \
     "pipeline-parallel degree")                                                                                       \
-  X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+  X(parallelism_dp, "parallelism.dp", integer, at_least_one, "1", false, setting, always, none, nullptr, no_choice,   \
     "data-parallel degree")                                                                                           \
-  X(parallelism_cp, "parallelism.cp", integer, at_least_one, "1", false, setting, always, none, nullptr, "",          \
+  X(parallelism_cp, "parallelism.cp", integer, at_least_one, "1", false, setting, always, none, nullptr, no_choice,   \
     "context-parallel degree: each sequence split across cp chips")                                                   \
   X(parallelism_micro_batch, "parallelism.micro_batch", integer, at_least_one, "1", false, setting, always, none,     \
-    nullptr, "", "sequences per micro-batch")                                                                         \
+    nullptr, no_choice, "sequences per micro-batch")                                                                  \
   X(parallelism_global_batch, "parallelism.global_batch", integer, at_least_one, "", false, setting, always, none,    \
-    nullptr, "", "sequences per optimizer step")                                                                      \
+    nullptr, no_choice, "sequences per optimizer step")                                                               \
   X(parallelism_virtual_stages, "parallelism.virtual_stages", integer, at_least_one, "1", false, setting, always,     \
-    none, nullptr, "", "model chunks per pipeline rank (interleaved schedule)")                                       \
+    none, nullptr, no_choice, "model chunks per pipeline rank (interleaved schedule)")                                \
   X(parallelism_zero_stage, "parallelism.zero_stage", integer, zero_to_three, "0", false, setting, always, none,      \
-    nullptr, "", "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights")                                  \
+    nullptr, no_choice, "ZeRO/FSDP stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights")                           \
   X(parallelism_dp_overlap, "parallelism.dp_overlap", quantity, probability, "0", false, time, modelled, none,        \
-    &in::dp_overlap, "", "fraction of data-parallel communication hidden behind compute")                             \
+    &in::dp_overlap, no_choice, "fraction of data-parallel communication hidden behind compute")                      \
   X(reference_step_time_s, "reference.step_time_s", quantity, positive, "", false, time, extrapolated, none,          \
-    &in::reference_step_time_s, "", "extrapolated mode: step time measured at the reference configuration")           \
-  X(reference_nodes, "reference.nodes", integer, at_least_one, "", false, setting, always, none, nullptr, "",         \
+    &in::reference_step_time_s, no_choice, "extrapolated mode: step time measured at the reference configuration")    \
+  X(reference_nodes, "reference.nodes", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,  \
     "reference configuration: nodes")                                                                                 \
-  X(reference_tp, "reference.tp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+  X(reference_tp, "reference.tp", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,        \
     "reference configuration: tensor-parallel degree")                                                                \
-  X(reference_pp, "reference.pp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+  X(reference_pp, "reference.pp", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,        \
     "reference configuration: pipeline-parallel degree")                                                              \
-  X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+  X(reference_dp, "reference.dp", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,        \
     "reference configuration: data-parallel degree")                                                                  \
-  X(reference_cp, "reference.cp", integer, at_least_one, "", false, setting, always, none, nullptr, "",               \
+  X(reference_cp, "reference.cp", integer, at_least_one, "", false, setting, always, none, nullptr, no_choice,        \
     "reference configuration: context-parallel degree (absent: 1)")                                                   \
   X(reference_micro_batch, "reference.micro_batch", integer, at_least_one, "", false, setting, always, none, nullptr, \
-    "", "reference configuration: micro-batch")                                                                       \
+    no_choice, "reference configuration: micro-batch")                                                                \
   X(reference_global_batch, "reference.global_batch", integer, at_least_one, "", false, setting, always, none,        \
-    nullptr, "", "reference configuration: global batch")                                                             \
+    nullptr, no_choice, "reference configuration: global batch")                                                      \
   X(reference_sequence_length, "reference.sequence_length", integer, at_least_one, "", false, setting, always, none,  \
-    nullptr, "", "reference configuration: sequence length")                                                          \
+    nullptr, no_choice, "reference configuration: sequence length")                                                   \
   X(reference_parameters, "reference.parameters", integer, at_least_one, "", false, setting, always, none,            \
-    nullptr, "", "reference model, when another size: parameter count N")                                             \
+    nullptr, no_choice, "reference model, when another size: parameter count N")                                      \
   X(reference_layers, "reference.layers", integer, at_least_one, "", false, setting, always, none,                    \
-    nullptr, "", "reference model, when another size: transformer layers L")                                          \
+    nullptr, no_choice, "reference model, when another size: transformer layers L")                                   \
   X(reference_hidden_size, "reference.hidden_size", integer, at_least_one, "", false, setting, always, none,          \
-    nullptr, "", "reference model, when another size: hidden size h")                                                 \
+    nullptr, no_choice, "reference model, when another size: hidden size h")                                          \
   X(reference_heads, "reference.heads", integer, at_least_one, "", false, setting, always, none,                      \
-    nullptr, "", "reference model, when another size: attention heads a")                                             \
+    nullptr, no_choice, "reference model, when another size: attention heads a")                                      \
   X(startup_queue_wait_s, "startup.queue_wait_s", quantity, nonnegative, "0", false, time, always, none,              \
-    &in::queue_wait_s, "", "seconds waiting in a queue or for quota")                                                 \
-  X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, none, nullptr, "",   \
+    &in::queue_wait_s, no_choice, "seconds waiting in a queue or for quota")                                          \
+  X(startup_queue_billed, "startup.queue_billed", boolean, any, "false", false, setting, always, none, nullptr,       \
+    no_choice,                                                                                                        \
     "whether the queue wait is billed")                                                                               \
   X(startup_env_prep_s, "startup.env_prep_s", quantity, nonnegative, "0", false, time, always, none, &in::env_prep_s, \
-    "", "seconds of environment preparation")                                                                         \
+    no_choice, "seconds of environment preparation")                                                                  \
   X(startup_data_load_s, "startup.data_load_s", quantity, nonnegative, "0", false, time, always, none,                \
-    &in::data_load_s, "", "seconds of data loading and warm-up before the first step")                                \
+    &in::data_load_s, no_choice, "seconds of data loading and warm-up before the first step")                         \
   X(compile_initial_s, "compile.initial_s", quantity, nonnegative, "0", false, time, always, none, &in::initial_s,    \
-    "", "seconds of compilation before the first step")                                                               \
+    no_choice, "seconds of compilation before the first step")                                                        \
   X(compile_recompile_s, "compile.recompile_s", quantity, nonnegative, "0", false, time, always, none,                \
-    &in::recompile_s, "", "seconds of a full compile after a cache miss")                                             \
+    &in::recompile_s, no_choice, "seconds of a full compile after a cache miss")                                      \
   X(compile_cache_load_s, "compile.cache_load_s", quantity, nonnegative, "0", false, time, always, none,              \
-    &in::cache_load_s, "", "seconds to load cached graphs on a cache hit")                                            \
+    &in::cache_load_s, no_choice, "seconds to load cached graphs on a cache hit")                                     \
   X(compile_cache_hit_prob, "compile.cache_hit_prob", quantity, probability, "1", false, time, always, none,          \
-    &in::cache_hit_prob, "", "probability that a recovery finds its graphs cached")                                   \
+    &in::cache_hit_prob, no_choice, "probability that a recovery finds its graphs cached")                            \
   X(compile_planned_changes, "compile.planned_changes", quantity, nonnegative, "0", false, time, always, nearest,     \
-    &in::planned_changes, "", "graph changes during the job, each a full recompile (rounded)")                        \
-  X(compile_precompiled, "compile.precompiled", boolean, any, "false", false, setting, always, none, nullptr, "",     \
-    "stages: the stage's graphs were compiled ahead, so its transition loads them (compile.cache_load_s)")           \
+    &in::planned_changes, no_choice, "graph changes during the job, each a full recompile (rounded)")                 \
+  X(compile_precompiled, "compile.precompiled", boolean, any, "false", false, setting, always, none, nullptr,         \
+    no_choice,                                                                                                        \
+    "stages: the stage's graphs were compiled ahead, so its transition loads them (compile.cache_load_s)")            \
   X(checkpoint_every_steps, "checkpoint.every_steps", quantity, nonnegative, "0", false, time, always, nearest,       \
-    &in::every_steps, "", "steps per checkpoint segment (rounded); 0: one segment")                                   \
-  X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, none, &in::save_s, "",   \
+    &in::every_steps, no_choice, "steps per checkpoint segment (rounded); 0: one segment")                            \
+  X(checkpoint_save_s, "checkpoint.save_s", quantity, nonnegative, "0", false, time, always, none, &in::save_s,       \
+    no_choice,                                                                                                        \
     "blocking seconds per checkpoint save")                                                                           \
   X(checkpoint_verify_s, "checkpoint.verify_s", quantity, nonnegative, "0", false, time, always, none, &in::verify_s, \
-    "", "blocking seconds per checkpoint verification")                                                               \
-  X(checkpoint_load_s, "checkpoint.load_s", quantity, nonnegative, "0", false, time, always, none, &in::load_s, "",   \
+    no_choice, "blocking seconds per checkpoint verification")                                                        \
+  X(checkpoint_load_s, "checkpoint.load_s", quantity, nonnegative, "0", false, time, always, none, &in::load_s,       \
+    no_choice,                                                                                                        \
     "seconds to restore a checkpoint in a recovery")                                                                  \
-  X(checkpoint_final, "checkpoint.final", boolean, any, "true", false, setting, always, none, nullptr, "",            \
+  X(checkpoint_final, "checkpoint.final", boolean, any, "true", false, setting, always, none, nullptr, no_choice,     \
     "whether the last segment ends with a save")                                                                      \
   X(checkpoint_size_gb, "checkpoint.size_gb", quantity, nonnegative, "0", false, storage, always, none, &in::size_gb, \
-    "", "gigabytes per checkpoint")                                                                                   \
+    no_choice, "gigabytes per checkpoint")                                                                            \
   X(checkpoint_keep_last, "checkpoint.keep_last", integer, at_least_one, "1", false, setting, always, none, nullptr,  \
-    "", "checkpoints kept in storage")                                                                                \
+    no_choice, "checkpoints kept in storage")                                                                         \
   X(checkpoint_restore_fail_prob, "checkpoint.restore_fail_prob", quantity, probability, "0", false, time, always,    \
-    none, &in::restore_fail_prob, "",                                                                                 \
+    none, &in::restore_fail_prob, no_choice,                                                                          \
     "probability that a restored checkpoint fails its check (the job falls back to an older one)")                    \
   X(eval_every_steps, "eval.every_steps", quantity, nonnegative, "0", false, time, always, none,                      \
-    &in::eval_every_steps, "", "steps between periodic evaluations; 0: none")                                         \
-  X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_time_s, "",          \
+    &in::eval_every_steps, no_choice, "steps between periodic evaluations; 0: none")                                  \
+  X(eval_time_s, "eval.time_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_time_s, no_choice,   \
     "seconds per periodic evaluation")                                                                                \
-  X(eval_final_s, "eval.final_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_final_s, "",       \
+  X(eval_final_s, "eval.final_s", quantity, nonnegative, "0", false, time, always, none, &in::eval_final_s,           \
+    no_choice,                                                                                                        \
     "seconds of the final evaluation")                                                                                \
   X(failures_node_mtbf_h, "failures.node_mtbf_h", quantity, positive, "", false, time, always, none,                  \
-    &in::node_mtbf_h, "", "per-node mean time between failures, hours; absent: no failures")                          \
+    &in::node_mtbf_h, no_choice, "per-node mean time between failures, hours; absent: no failures")                   \
   X(failures_distribution, "failures.distribution", choice, any, "\"exponential\"", false, setting, always, none,     \
-    nullptr, "exponential|weibull", "times between failures")                                                         \
+    nullptr, failure_distribution, "times between failures")                                                          \
   X(failures_weibull_shape, "failures.weibull_shape", quantity, weibull_shape, "1", false, time, weibull, none,       \
-    &in::weibull_shape, "", "Weibull shape of the times between failures")                                            \
+    &in::weibull_shape, no_choice, "Weibull shape of the times between failures")                                     \
   X(failures_restart_s, "failures.restart_s", quantity, nonnegative, "0", false, time, always, none, &in::restart_s,  \
-    "", "seconds of detection, re-provisioning and restart")                                                          \
-  X(failures_warmup_s, "failures.warmup_s", quantity, nonnegative, "0", false, time, always, none, &in::warmup_s, "", \
+    no_choice, "seconds of detection, re-provisioning and restart")                                                   \
+  X(failures_warmup_s, "failures.warmup_s", quantity, nonnegative, "0", false, time, always, none, &in::warmup_s,     \
+    no_choice,                                                                                                        \
     "seconds of re-warm-up after a restart")                                                                          \
   X(failures_during_recovery, "failures.during_recovery", boolean, any, "true", false, setting, always, none,         \
-    nullptr, "", "whether failures can interrupt a recovery")                                                         \
+    nullptr, no_choice, "whether failures can interrupt a recovery")                                                  \
   X(quality_rerun_prob, "quality.rerun_prob", quantity, probability, "0", false, time, always, none, &in::rerun_prob, \
-    "", "probability that the final quality check fails")                                                             \
+    no_choice, "probability that the final quality check fails")                                                      \
   X(quality_rerun_fraction, "quality.rerun_fraction", quantity, nonnegative, "0", false, time, always, none,          \
-    &in::rerun_fraction, "", "fraction of the steps redone when it fails")                                            \
+    &in::rerun_fraction, no_choice, "fraction of the steps redone when it fails")                                     \
   X(prices_node_hour_usd, "prices.node_hour_usd", quantity, nonnegative, "", false, compute_price, not_spot, none,    \
-    &in::node_hour_usd, "", "USD per node-hour; absent: costs are unknown")                                           \
+    &in::node_hour_usd, no_choice, "USD per node-hour; absent: costs are unknown")                                    \
   X(prices_storage_gb_month_usd, "prices.storage_gb_month_usd", quantity, nonnegative, "0", false, storage, always,   \
-    none, &in::storage_gb_month_usd, "", "USD per GB-month of storage")                                               \
+    none, &in::storage_gb_month_usd, no_choice, "USD per GB-month of storage")                                        \
   X(prices_transfer_gb_usd, "prices.transfer_gb_usd", quantity, nonnegative, "0", false, transfer, always, none,      \
-    &in::transfer_gb_usd, "", "USD per GB transferred")                                                               \
+    &in::transfer_gb_usd, no_choice, "USD per GB transferred")                                                        \
   X(prices_logs_gb_usd, "prices.logs_gb_usd", quantity, nonnegative, "0", false, logs, always, none,                  \
-    &in::logs_gb_usd, "", "USD per GB of logs")                                                                       \
-  X(prices_purchase, "prices.purchase", choice, any, "\"on_demand\"", false, setting, always, none, nullptr,         \
-    "on_demand|capacity_block|spot", "how the nodes are bought: on_demand, capacity_block or spot")                  \
-  X(prices_block_hours, "prices.block_hours", integer, at_least_one, "", false, setting, always, none, nullptr, "",   \
-    "capacity_block: the block's length in whole hours (1 to 14 days, then 7-day steps up to 182 days)")             \
+    &in::logs_gb_usd, no_choice, "USD per GB of logs")                                                                \
+  X(prices_purchase, "prices.purchase", choice, any, "\"on_demand\"", false, setting, always, none, nullptr,          \
+    purchase_mode, "how the nodes are bought: on_demand, capacity_block or spot")                                     \
+  X(prices_block_hours, "prices.block_hours", integer, at_least_one, "", false, setting, always, none, nullptr,       \
+    no_choice,                                                                                                        \
+    "capacity_block: the block's length in whole hours (1 to 14 days, then 7-day steps up to 182 days)")              \
   X(prices_block_usd, "prices.block_usd", quantity, nonnegative, "", false, compute_price, capacity_block, none,      \
-    &in::block_usd, "", "capacity_block: the upfront fee for the whole block, all nodes, USD")                        \
+    &in::block_usd, no_choice, "capacity_block: the upfront fee for the whole block, all nodes, USD")                 \
   X(prices_block_lead_s, "prices.block_lead_s", quantity, nonnegative, "0", false, time, capacity_block, none,        \
-    &in::block_lead_s, "", "capacity_block: seconds from booking to the block's start (the job's queue, not billed)") \
-  X(prices_block_end_margin_h, "prices.block_end_margin_h", quantity, nonnegative, "0.5", false, time,               \
-    capacity_block, none, &in::block_end_margin_h, "",                                                                \
+    &in::block_lead_s,                                                                                                \
+    no_choice, "capacity_block: seconds from booking to the block's start (the job's queue, not billed)")             \
+  X(prices_block_end_margin_h, "prices.block_end_margin_h", quantity, nonnegative, "0.5", false, time,                \
+    capacity_block, none, &in::block_end_margin_h, no_choice,                                                         \
     "capacity_block: hours before the block's end at which the instances stop")                                       \
   X(prices_spot_node_hour_usd, "prices.spot_node_hour_usd", quantity, nonnegative, "", false, compute_price, spot,    \
-    none, &in::spot_node_hour_usd, "", "spot: USD per node-hour; absent: costs are unknown")                         \
+    none, &in::spot_node_hour_usd, no_choice, "spot: USD per node-hour; absent: costs are unknown")                   \
   X(data_dataset_gb, "data.dataset_gb", quantity, nonnegative, "0", false, storage, always, none, &in::dataset_gb,    \
-    "", "gigabytes of training data stored")                                                                          \
+    no_choice, "gigabytes of training data stored")                                                                   \
   X(data_transfer_gb, "data.transfer_gb", quantity, nonnegative, "0", false, transfer, always, none,                  \
-    &in::transfer_gb, "", "gigabytes transferred")                                                                    \
+    &in::transfer_gb, no_choice, "gigabytes transferred")                                                             \
   X(data_logs_gb_per_hour, "data.logs_gb_per_hour", quantity, nonnegative, "0", false, logs, always, none,            \
-    &in::logs_gb_per_hour, "", "gigabytes of logs per wall-clock hour")                                               \
+    &in::logs_gb_per_hour, no_choice, "gigabytes of logs per wall-clock hour")                                        \
   X(engineering_adaptation_h, "engineering.adaptation_h", quantity, nonnegative, "0", false, engineering, always,     \
-    none, &in::adaptation_h, "", "engineering hours to port the job (a separate risk line)")                          \
+    none, &in::adaptation_h, no_choice, "engineering hours to port the job (a separate risk line)")                   \
   X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
-    none, &in::rate_usd_per_h, "", "USD per engineering hour")                                                        \
-  X(spot_interruptions_per_node_h, "spot.interruptions_per_node_h", quantity, nonnegative, "", false, time, spot,    \
-    none, &in::interruptions_per_node_h, "", "spot: interruptions per node-hour of exposed time (required for spot)") \
-  X(spot_notice_s, "spot.notice_s", quantity, nonnegative, "120", false, time, spot, none, &in::notice_s, "",         \
+    none, &in::rate_usd_per_h, no_choice, "USD per engineering hour")                                                 \
+  X(spot_interruptions_per_node_h, "spot.interruptions_per_node_h", quantity, nonnegative, "", false, time, spot,     \
+    none, &in::interruptions_per_node_h,                                                                              \
+    no_choice, "spot: interruptions per node-hour of exposed time (required for spot)")                               \
+  X(spot_notice_s, "spot.notice_s", quantity, nonnegative, "120", false, time, spot, none, &in::notice_s, no_choice,  \
     "spot: seconds of warning before an interruption")                                                                \
-  X(spot_reacquire_s, "spot.reacquire_s", quantity, nonnegative, "0", false, time, spot, none, &in::reacquire_s, "",  \
+  X(spot_reacquire_s, "spot.reacquire_s", quantity, nonnegative, "0", false, time, spot, none, &in::reacquire_s,      \
+    no_choice,                                                                                                        \
     "spot: seconds waiting for capacity after an interruption (not billed)")                                          \
-  X(transition_s, "transition_s", quantity, nonnegative, "", false, time, always, none, &in::transition_s, "",        \
+  X(transition_s, "transition_s", quantity, nonnegative, "", false, time, always, none, &in::transition_s, no_choice, \
     "stages: seconds to relaunch with a stage's configuration (default: its failures.restart_s)")                     \
-  X(card_code_version, "card.code_version", text, any, "", false, setting, always, none, nullptr, "",                 \
+  X(card_code_version, "card.code_version", text, any, "", false, setting, always, none, nullptr, no_choice,          \
     "the code version the job runs (a commit, a tag or a container image)")                                           \
-  X(card_dataset, "card.dataset", text, any, "", false, setting, always, none, nullptr, "",                           \
+  X(card_dataset, "card.dataset", text, any, "", false, setting, always, none, nullptr, no_choice,                    \
     "the data set and its version")                                                                                   \
-  X(card_sequence_lengths, "card.sequence_lengths", text, any, "", false, setting, always, none, nullptr, "",         \
+  X(card_sequence_lengths, "card.sequence_lengths", text, any, "", false, setting, always, none, nullptr, no_choice,  \
     "the sequence lengths, per stage if they change")                                                                 \
   X(card_micro_batch_and_accumulation, "card.micro_batch_and_accumulation", text, any, "", false,                     \
-    setting, always, none, nullptr, "", "micro-batch size and gradient-accumulation steps")                           \
-  X(card_restore_conditions, "card.restore_conditions", text, any, "", false, setting, always, none, nullptr, "",     \
+    setting, always, none, nullptr, no_choice, "micro-batch size and gradient-accumulation steps")                    \
+  X(card_restore_conditions, "card.restore_conditions", text, any, "", false, setting, always, none, nullptr,         \
+    no_choice,                                                                                                        \
     "when a run is restored from a checkpoint, and from which one")                                                   \
   X(card_max_error_to_restart_h, "card.max_error_to_restart_h", number, positive, "", false,                          \
-    setting, always, none, nullptr, "", "the longest acceptable time, in hours, from a failure to resumed training")  \
+    setting, always, none, nullptr,                                                                                   \
+    no_choice, "the longest acceptable time, in hours, from a failure to resumed training")                           \
   X(card_baseline_match_criteria, "card.baseline_match_criteria", text, any, "", false,                               \
-    setting, always, none, nullptr, "", "what counts as matching the baseline (metrics and tolerances)")              \
-  X(card_expected_loss_range, "card.expected_loss_range", text, any, "", false, setting, always, none, nullptr, "",   \
+    setting, always, none, nullptr, no_choice, "what counts as matching the baseline (metrics and tolerances)")       \
+  X(card_expected_loss_range, "card.expected_loss_range", text, any, "", false, setting, always, none, nullptr,       \
+    no_choice,                                                                                                        \
     "the loss range expected at the end (and at milestones)")                                                         \
-  X(card_control_answers, "card.control_answers", text, any, "", false, setting, always, none, nullptr, "",           \
+  X(card_control_answers, "card.control_answers", text, any, "", false, setting, always, none, nullptr, no_choice,    \
     "the control questions and the answers the result must give")                                                     \
-  X(card_checkpoint_format, "card.checkpoint_format", text, any, "", false, setting, always, none, nullptr, "",       \
+  X(card_checkpoint_format, "card.checkpoint_format", text, any, "", false, setting, always, none, nullptr,           \
+    no_choice,                                                                                                        \
     "the checkpoint format (sharded or not, framework, optimizer state included)")                                    \
-  X(card_owners_quality, "card.owners.quality", text, any, "", false, setting, always, none, nullptr, "",             \
+  X(card_owners_quality, "card.owners.quality", text, any, "", false, setting, always, none, nullptr, no_choice,      \
     "who accepts the result's quality")                                                                               \
-  X(card_owners_trajectory, "card.owners.trajectory", text, any, "", false, setting, always, none, nullptr, "",       \
+  X(card_owners_trajectory, "card.owners.trajectory", text, any, "", false, setting, always, none, nullptr,           \
+    no_choice,                                                                                                        \
     "who accepts the loss trajectory")                                                                                \
-  X(card_owners_operations, "card.owners.operations", text, any, "", false, setting, always, none, nullptr, "",       \
+  X(card_owners_operations, "card.owners.operations", text, any, "", false, setting, always, none, nullptr,           \
+    no_choice,                                                                                                        \
     "who runs and restores the job")
 // clang-format on
 
@@ -367,22 +388,6 @@ struct field_spec {
   std::size_t index() const { return static_cast<std::size_t>(id); }
 };
 
-namespace detail {
-inline std::vector<std::string> split_choices(const char* text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (const char* c = text; *c != '\0'; ++c) {
-    if (*c == '|') {
-      out.push_back(item);
-      item.clear();
-    } else {
-      item += *c;
-    }
-  }
-  if (!item.empty()) out.push_back(item);
-  return out;
-}
-}  // namespace detail
 
 /// The table, in the order of the rows above (which is the order of the JSON Schema, of the
 /// docs and of the drawn inputs); `scenario_fields()[static_cast<size_t>(id)]` is field `id`.
@@ -397,7 +402,7 @@ inline const std::vector<field_spec>& scenario_fields() {
              default_value,                                                                                       \
              required,                                                                                            \
              doc,                                                                                                 \
-             detail::split_choices(choices),                                                                      \
+             choice_names<choices>(),                                                                      \
              input_group::group,                                                                                  \
              relevance::when,                                                                                     \
              counting::count,                                                                                     \

@@ -287,8 +287,15 @@ class scenario {
       for (const auto& [name, doc] : *profiles_) names.push_back(name);
     return names;
   }
+  /// The value of choice field `f` (validated when loaded), as its enum E (choices.hpp).
+  template <class E>
+  E choice(field f) const {
+    return parse_choice<E>(path_of(f), text(f));
+  }
   /// throughput.mode, where the step time comes from: measured, extrapolated, flops or analytic.
-  const std::string& mode() const { return text(field::throughput_mode); }
+  throughput_mode mode() const { return choice<throughput_mode>(field::throughput_mode); }
+  /// prices.purchase, how the nodes are bought: on demand, a capacity block or spot.
+  purchase_mode purchase() const { return choice<purchase_mode>(field::prices_purchase); }
 
   /// The model's shape (parameters at their median when uncertain; from the architecture when
   /// not given: 12·L·h² + 2·V·h, or 4·L·h² + 3·L·h·ffn + 2·V·h with a gated MLP of size ffn).
@@ -329,12 +336,9 @@ class scenario {
   /// What kind of training the job is: job.kind (LoRA or not), job.lora_rank and job.recompute.
   training_kind kind() const {
     training_kind k;
-    k.lora = text(field::job_kind) == "lora";
+    k.lora = choice<job_kind>(field::job_kind) == job_kind::lora;
     k.lora_rank = static_cast<double>(integer(field::job_lora_rank));
-    const std::string& r = text(field::job_recompute);
-    k.recompute = r == "full"        ? recompute_kind::full
-                  : r == "selective" ? recompute_kind::selective
-                                     : recompute_kind::none;
+    k.recompute = choice<recompute_kind>(field::job_recompute);
     return k;
   }
   /// The parallel layout of the job ("parallelism") or of the reference measurement
@@ -656,15 +660,16 @@ class scenario {
                    "required (optimizer steps to the quality bar), or give job.tokens");
     if (has(field::job_effective_steps) && has(field::job_tokens))
       detail::fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
-    const std::string& m = mode();
-    if (m == "measured") {
+    const throughput_mode m = mode();
+    const std::string& m_name = name_of_choice(m);
+    if (m == throughput_mode::measured) {
       if (!has(field::throughput_step_time_s))
         need(field::throughput_step_time_s, "when throughput.mode is measured (seconds per effective step)");
     } else if (has(field::throughput_step_time_s)) {
       detail::fail(path_of(field::throughput_step_time_s),
-                   "is not used when throughput.mode is " + m + "; remove it or use mode measured");
+                   "is not used when throughput.mode is " + m_name + "; remove it or use mode measured");
     }
-    const bool derived = m != "measured";
+    const bool derived = m != throughput_mode::measured;
     if (derived || has(field::job_tokens)) {
       if (!has_integer(field::model_sequence_length))
         need(field::model_sequence_length, "to derive steps or step time");
@@ -673,10 +678,10 @@ class scenario {
     }
     if (!derived) return;
     if (!has(field::model_parameters) && !(has_integer(field::model_layers) && has_integer(field::model_hidden_size)))
-      need(field::model_parameters, "(or model.layers and model.hidden_size) when throughput.mode is " + m);
-    if (m != "flops" || has(field::throughput_model_flops_utilization)) {
+      need(field::model_parameters, "(or model.layers and model.hidden_size) when throughput.mode is " + m_name);
+    if (m != throughput_mode::flops || has(field::throughput_model_flops_utilization)) {
       if (!has_text(field::cluster_platform))
-        need(field::cluster_platform, "(a hardware profile) when throughput.mode is " + m);
+        need(field::cluster_platform, "(a hardware profile) when throughput.mode is " + m_name);
       if (!profile_) {
         std::string known;
         for (const auto& [name, doc] : *profiles_) known += (known.empty() ? "" : ", ") + name;
@@ -697,20 +702,20 @@ class scenario {
         detail::fail(path_of(field::throughput_precision),
                      "profile " + profile_->name + " gives no " + text(field::throughput_precision) + " peak");
     }
-    if (m == "flops") {
+    if (m == throughput_mode::flops) {
       const bool achieved = has(field::throughput_achieved_tflops_per_chip),
                  mfu = has(field::throughput_model_flops_utilization);
       if (achieved == mfu)
         detail::fail("throughput",
                      "flops mode needs exactly one of achieved_tflops_per_chip and model_flops_utilization");
     } else if (!has(field::throughput_compute_efficiency)) {
-      need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m);
+      need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m_name);
     }
-    if (m == "analytic" || m == "extrapolated") {
+    if (m == throughput_mode::analytic || m == throughput_mode::extrapolated) {
       for (const field path : {field::model_layers, field::model_hidden_size, field::model_heads})
-        if (!has_integer(path)) need(path, "when throughput.mode is " + m);
+        if (!has_integer(path)) need(path, "when throughput.mode is " + m_name);
     }
-    if (m == "extrapolated") {
+    if (m == throughput_mode::extrapolated) {
       for (const field path : {field::reference_step_time_s})
         if (!has(path)) need(path, "(the measured step time) when throughput.mode is extrapolated");
       for (const field path :
@@ -731,7 +736,7 @@ class scenario {
     if (profile_ && has_integer(field::model_layers) && has_integer(field::model_hidden_size) &&
         has_integer(field::model_heads))
       check_memory_fit();
-    if (m == "extrapolated")
+    if (m == throughput_mode::extrapolated)
       check_layout("reference", integer(field::reference_nodes), integer(field::reference_tp),
                    integer(field::reference_pp), integer(field::reference_dp), integer(field::reference_micro_batch),
                    integer(field::reference_global_batch),
@@ -741,17 +746,17 @@ class scenario {
   // Purchase options (docs/lifecycle.md, "Purchase options"): each mode's fields only with that
   // mode, what each mode needs, and a block length that AWS offers.
   void check_purchase() const {
-    const std::string& purchase = text(field::prices_purchase);
-    const bool block = purchase == "capacity_block", spot = purchase == "spot";
+    const std::string& purchase_name = text(field::prices_purchase);
+    const bool block = purchase() == purchase_mode::capacity_block, spot = purchase() == purchase_mode::spot;
     for (const field f : {field::prices_block_hours, field::prices_block_usd, field::prices_block_lead_s,
                           field::prices_block_end_margin_h})
       if (!block && has(f))
-        detail::fail(path_of(f), "is used only when prices.purchase is capacity_block (it is " + purchase +
+        detail::fail(path_of(f), "is used only when prices.purchase is capacity_block (it is " + purchase_name +
                                      "); remove it or set prices.purchase");
     for (const field f : {field::prices_spot_node_hour_usd, field::spot_interruptions_per_node_h, field::spot_notice_s,
                           field::spot_reacquire_s})
       if (!spot && has(f))
-        detail::fail(path_of(f), "is used only when prices.purchase is spot (it is " + purchase +
+        detail::fail(path_of(f), "is used only when prices.purchase is spot (it is " + purchase_name +
                                      "); remove it or set prices.purchase");
     if (spot && !has(field::spot_interruptions_per_node_h))
       need(field::spot_interruptions_per_node_h, "when prices.purchase is spot (interruptions per node-hour)");

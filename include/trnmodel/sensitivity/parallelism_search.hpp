@@ -149,7 +149,7 @@ inline std::vector<layout_dimension> default_layout_dimensions(const scenario& s
 /// count over every layout's samples. Thread-safe as simulate.
 inline parallelism_search_result search_parallelism(const scenario& s, const run_options& options,
                                                     const parallelism_search_options& search = {}) {
-  if (s.mode() == "measured")
+  if (s.mode() == throughput_mode::measured)
     trnmodel::detail::fail(
         path_of(field::throughput_mode),
         "the search needs a step time derived from the platform (flops, analytic or extrapolated), got measured");

@@ -23,20 +23,12 @@
 #include <string>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/choices.hpp"
 
 namespace trnmodel {
 
-/// Activation recomputation (job.recompute): none, selective (the attention core's forward,
-/// Korthikanti et al. 2022) or full (one more forward pass per step).
-enum class recompute_kind { none, selective, full };
-
-/// "none", "selective" or "full" (the spelling of job.recompute); `path` names the field in errors.
-inline recompute_kind parse_recompute(const std::string& path, const std::string& text) {
-  if (text == "full") return recompute_kind::full;
-  if (text == "selective") return recompute_kind::selective;
-  if (text != "none") detail::fail(path, "must be one of none, selective, full, got \"" + text + "\"");
-  return recompute_kind::none;
-}
+// Activation recomputation (job.recompute, recompute_kind in choices.hpp): none, selective (the
+// attention core's forward, Korthikanti et al. 2022) or full (one more forward pass per step).
 
 /// A decoder-only transformer's shape (parameters, layers, hidden size, heads, ...). A plain value:
 /// copyable, owns its members; concurrent reads are safe.

@@ -244,7 +244,7 @@ struct step_time_inputs {
 /// 77"; counts such as tp or global_batch must be whole, the batch a multiple of dp x
 /// micro_batch) and converts to SI units.
 inline step_time_inputs check_step_time_arguments(const step_time_arguments& a) {
-  const training_kind kind{a.lora, a.lora_rank, parse_recompute("recompute", a.recompute)};
+  const training_kind kind{a.lora, a.lora_rank, parse_choice<recompute_kind>("recompute", a.recompute)};
   // The layout's counts: each > 0, then (below) whole, since a fractional degree or batch would
   // give the step time of no layout.
   const std::pair<const char*, double> counts[] = {{"tp", a.tp},

@@ -1,3 +1,6 @@
+// The per-sample simulator (lifecycle/simulator.hpp) against closed forms and invariants: Daly's
+// expected wall time, lost work per failure, phase times summing to the wall time, the exact
+// failure-free lifecycle, Weibull renewals, and the refusals of jobs that could never finish.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -5,6 +8,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "lifecycle_runs.hpp"
 #include "phase_gap.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
@@ -12,41 +16,15 @@
 
 using namespace trnmodel;
 
-namespace {
+// The file's own namespace: its helpers stay out of the other test files (the tests are
+// also compiled as unity translation units).
+namespace test_simulator {
 
-scenario make(const std::string& text) { return scenario::from_text(text); }
-
-run_result run_scenario(const scenario& s, std::uint64_t samples, std::uint64_t seed = 1, int threads = 0) {
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  options.threads = threads;
-  return simulate(s, options, true);
-}
-
-double col_mean(const run_result& r, metric::id m) { return r.stats(m).mean; }
-double col_se(const run_result& r, metric::id m) { return r.stats(m).sd() / std::sqrt(double(r.samples())); }
-
-// Daly's setting: one node, constant inputs, exponential failures; segments of one step of
-// tau seconds plus a save of delta seconds; recovery R = restart.
-scenario daly_scenario(double mtbf_h, double delta_s, double restart_s, double solve_h, double tau_s,
-                       bool interruptible) {
-  const double steps = solve_h * 3600 / tau_s;
-  return make(R"({"schema": "trnmodel.scenario/1",
-    "job": {"effective_steps": )" +
-              detail::format_number(steps) + R"(},
-    "cluster": {"nodes": 1},
-    "throughput": {"step_time_s": )" +
-              detail::format_number(tau_s) + R"(},
-    "checkpoint": {"every_steps": 1, "save_s": )" +
-              detail::format_number(delta_s) + R"(},
-    "failures": {"node_mtbf_h": )" +
-              detail::format_number(mtbf_h) + R"(, "restart_s": )" + detail::format_number(restart_s) +
-              R"(, "during_recovery": )" + (interruptible ? "true" : "false") + R"(},
-    "prices": {"node_hour_usd": 1}})");
-}
-
-}  // namespace
+using test::col_mean;
+using test::col_se;
+using test::daly_scenario;
+using test::make;
+using test::run_scenario;
 
 TEST_CASE("Daly's Fig. 3 case: mean wall time matches the closed form", "[lifecycle][daly]") {
   // M = 24 h, delta = 5 min, R = 10 min (interruptible), T_s = 500 h, tau = 120 min -> 547.90 h.
@@ -216,43 +194,6 @@ TEST_CASE("Weibull renewal: mean time between failures is 1/lambda for any shape
   }
 }
 
-TEST_CASE("lifecycle results are bitwise identical for any thread count", "[lifecycle]") {
-  const auto s = daly_scenario(5, 120, 900, 100, 3600, true);
-  std::vector<run_result> results;
-  for (const int threads : {1, 2, 3, 8}) results.push_back(run_scenario(s, 20'001, 4, threads));
-  const auto& first = results[0].values();
-  for (const auto& r : results) CHECK(((r.values() == first) || (r.values().isNaN() && first.isNaN())).all());
-}
-
-TEST_CASE("unknown inputs block exactly the metrics that need them", "[lifecycle][unknown]") {
-  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 100}, "cluster": {"nodes": 1},
-    "throughput": {"step_time_s": 10}, "data": {"dataset_gb": {"unknown": "data not collected yet"}}})");
-  run_options options;
-  options.samples = 100;
-  try {
-    simulate(s, options);
-    FAIL("no error");
-  } catch (const unknown_input_error& e) {
-    CHECK(e.paths() == std::vector<std::string>{"prices.node_hour_usd", "data.dataset_gb"});
-    CHECK_THAT(std::string(e.what()), test::contains("prices.node_hour_usd (absent)"));
-    CHECK_THAT(std::string(e.what()), test::contains("data.dataset_gb (data not collected yet)"));
-  }
-  const auto r = simulate(s, options, true);
-  const lifecycle_model model(s);
-  const auto blocked = model.unknown_metrics();
-  // (compute_s ... dp_comm_s are NaN in measured mode: not modelled, tested elsewhere.)
-  for (std::size_t m = 0; m < metric::compute_s; ++m) {
-    if (m == metric::block_fit) continue;  // NaN without a capacity block: not applicable (test_purchase.cpp)
-    const bool is_blocked = std::find(blocked.begin(), blocked.end(), metric_names()[m]) != blocked.end();
-    INFO(metric_names()[m]);
-    CHECK(std::isnan(r.values()(0, static_cast<Eigen::Index>(m))) == is_blocked);
-  }
-  CHECK(std::find(blocked.begin(), blocked.end(), "wall_h") == blocked.end());
-  CHECK(std::find(blocked.begin(), blocked.end(), "cost_transfer_usd") == blocked.end());
-  CHECK(std::find(blocked.begin(), blocked.end(), "cost_storage_usd") != blocked.end());
-  CHECK(std::find(blocked.begin(), blocked.end(), "run_cost_usd") != blocked.end());
-}
-
 TEST_CASE("a job that could never finish is refused with the reason", "[lifecycle]") {
   const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 1000},
     "throughput": {"step_time_s": 60}, "failures": {"node_mtbf_h": 100}, "prices": {"node_hour_usd": 1}})");
@@ -280,16 +221,6 @@ TEST_CASE("Weibull failures that leave no chance to finish are refused, not loop
   run_options options;
   options.samples = 10;
   CHECK_THROWS_WITH(simulate(s, options), test::contains("would never finish"));
-}
-
-TEST_CASE("an unknown input the scenario never reads blocks nothing", "[edge]") {
-  const auto s = scenario::from_text(test::edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": 1},
-      "failures": {"node_mtbf_h": 1000, "weibull_shape": {"unknown": "not fitted"}},
-      "reference": {"step_time_s": {"unknown": "no trial"}}})");
-  run_options options;
-  options.samples = 100;
-  const auto r = simulate(s, options);  // no UnknownInputError: exponential failures, measured mode
-  CHECK(std::isfinite(r.stats(metric::wall_h).mean));
 }
 
 TEST_CASE("10^18 steps: the exact answer without failures, a refusal saying why with them", "[edge][adversarial]") {
@@ -335,3 +266,5 @@ TEST_CASE("a job that never finishes says what makes the segment long", "[lifecy
   CHECK_THROWS_WITH(simulate(s, options),
                     test::contains("a step time of 3800 s is long: if it is in milliseconds, it is 3.8 s"));
 }
+
+}  // namespace test_simulator

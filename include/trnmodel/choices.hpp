@@ -1,0 +1,87 @@
+#pragma once
+// The choices of the scenario format, each declared once below: its C++ enum, and its spellings
+// in the enum's order. The field table (scenario/fields.hpp) names a choice field's enum, so the
+// loader, the JSON Schema's "enum", the did-you-mean and the Python lists all read the same
+// spellings; code compares enums, and a spelling is read or written only at the format's edge
+// (parse_choice, name_of).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "trnmodel/check.hpp"
+#include "trnmodel/detail/did_you_mean.hpp"
+
+// X(enum, spellings...): the first spelling is the enumerator 0.
+// clang-format off
+#define TRNMODEL_CHOICES(X)                                                                   \
+  X(job_kind, lora, full, continued)                     /* job.kind */                      \
+  X(recompute_kind, none, selective, full)               /* job.recompute */                 \
+  X(throughput_mode, measured, extrapolated, flops, analytic) /* throughput.mode */          \
+  X(compute_precision, bf16, fp8, fp32)                  /* throughput.precision */          \
+  X(failure_distribution, exponential, weibull)          /* failures.distribution */         \
+  X(purchase_mode, on_demand, capacity_block, spot)      /* prices.purchase */
+// clang-format on
+
+namespace trnmodel {
+
+/// The enum of each choice (the spellings of the format, docs/scenario.md).
+#define TRNMODEL_CHOICE_ENUM(type, ...) enum class type { __VA_ARGS__ };
+TRNMODEL_CHOICES(TRNMODEL_CHOICE_ENUM)
+#undef TRNMODEL_CHOICE_ENUM
+
+/// The type of a field that is no choice (its list of spellings is empty).
+enum class no_choice {};
+
+namespace detail {
+// "a, b, c" (a stringized enumerator list) -> {"a", "b", "c"}.
+inline std::vector<std::string> split_enumerators(const char* text) {
+  std::vector<std::string> names(1);
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == ',') {
+      names.emplace_back();
+    } else if (*c != ' ') {
+      names.back() += *c;
+    }
+  }
+  return names;
+}
+}  // namespace detail
+
+/// The spellings of choice E, in the order of its enumerators.
+template <class E>
+const std::vector<std::string>& choice_names();
+
+/// No spellings for a field that is no choice.
+template <>
+inline const std::vector<std::string>& choice_names<no_choice>() {
+  static const std::vector<std::string> none;
+  return none;
+}
+
+#define TRNMODEL_CHOICE_NAMES(type, ...)                                                        \
+  template <>                                                                                   \
+  inline const std::vector<std::string>& choice_names<type>() {                                 \
+    static const std::vector<std::string> names = detail::split_enumerators(#__VA_ARGS__);      \
+    return names;                                                                               \
+  }
+TRNMODEL_CHOICES(TRNMODEL_CHOICE_NAMES)
+#undef TRNMODEL_CHOICE_NAMES
+
+/// The spelling of a choice's value, as the format writes it.
+template <class E>
+const std::string& name_of_choice(E value) {
+  return choice_names<E>()[static_cast<std::size_t>(value)];
+}
+
+/// The value spelt `text`, or input_error naming `path`, the allowed spellings and the closest.
+template <class E>
+E parse_choice(const std::string& path, const std::string& text) {
+  const auto& names = choice_names<E>();
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == text) return static_cast<E>(k);
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  detail::fail(path, "must be one of " + list + ", got \"" + text + "\"" + detail::did_you_mean(text, names));
+}
+
+}  // namespace trnmodel
