@@ -257,8 +257,9 @@ def test_dotted_path_updates_apply_or_give_a_scenario_error(path, value):
     else:
         assert path in _FIELDS
         got = new.to_dict()
-        section, _, key = path.partition(".")
-        written = got.get(section, {}).get(key) if key else got.get(section)
+        written = got
+        for key in path.split("."):  # sections nest: card.owners.operations
+            written = written.get(key) if isinstance(written, dict) else None
         expected = value.to_dict() if isinstance(value, tm.Distribution) else value
         if expected is None:
             assert written is None  # back to the default

@@ -20,6 +20,7 @@
 #include "trnmodel/lifecycle/throughput_model.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/scenario/relevance.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
 namespace trnmodel {
@@ -71,26 +72,7 @@ class lifecycle_model {
 
   /// Whether the scenario's mode, failure model, step source and purchase option read field `f`
   /// (an input it never reads is neither drawn nor able to block a metric).
-  static bool relevant(const scenario& s, const field_spec& f) {
-    const throughput_mode mode = s.mode();
-    switch (f.when) {
-      case relevance::always: return true;
-      case relevance::measured: return mode == throughput_mode::measured;
-      case relevance::derived: return mode != throughput_mode::measured;
-      case relevance::modelled: return mode == throughput_mode::analytic || mode == throughput_mode::extrapolated;
-      case relevance::flops: return mode == throughput_mode::flops;
-      case relevance::extrapolated: return mode == throughput_mode::extrapolated;
-      case relevance::weibull:
-        return s.find(field::failures_node_mtbf_h) &&
-               s.choice<failure_distribution>(field::failures_distribution) == failure_distribution::weibull;
-      case relevance::tokens_given: return s.has(field::job_tokens);
-      case relevance::steps_given: return !s.has(field::job_tokens);
-      case relevance::capacity_block: return s.purchase() == purchase_mode::capacity_block;
-      case relevance::spot: return s.purchase() == purchase_mode::spot;
-      case relevance::not_spot: return s.purchase() != purchase_mode::spot;
-    }
-    return true;
-  }
+  static bool relevant(const scenario& s, const field_spec& f) { return reads_field(s, f); }
   /// The same, for the field at dotted `path` (input_error when no field has that path).
   static bool relevant(const scenario& s, const std::string& path) { return relevant(s, spec(field_at(path))); }
 

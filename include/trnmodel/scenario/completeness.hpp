@@ -15,6 +15,7 @@
 
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/scenario/fields.hpp"
+#include "trnmodel/scenario/relevance.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
 namespace trnmodel {
@@ -48,9 +49,10 @@ struct phase_completeness {
 namespace detail {
 
 // When a phase needs an input beyond its own: only once failures are modelled (recovery
-// compiles and warm-ups), once evaluations are periodic, or with a purchase option
-// (docs/lifecycle.md, "Purchase options": spot, a capacity block, anything but spot).
-enum class needed_when { always, failures_modelled, periodic_eval, spot, capacity_block, not_spot };
+// compiles and warm-ups), or once evaluations are periodic. An input that the scenario never
+// reads (the field table's `when`: a spot price on demand, a block's lead time without a
+// block; relevance.hpp) is needed by no phase.
+enum class needed_when { always, failures_modelled, periodic_eval };
 
 struct phase_rule {
   const char* phase;
@@ -66,8 +68,8 @@ inline const std::vector<phase_rule>& phase_rules() {
       {"queue",
        "queue_h",
        {{field::startup_queue_wait_s, w::always},
-        {field::prices_block_lead_s, w::capacity_block},
-        {field::spot_reacquire_s, w::spot}},
+        {field::prices_block_lead_s, w::always},
+        {field::spot_reacquire_s, w::always}},
        "counted as 0",
        "capacity is seldom free the moment a job is ready: the wait adds to the wall time (and to the bill when it "
        "is billed)"},
@@ -134,9 +136,9 @@ inline const std::vector<phase_rule>& phase_rules() {
        "moving a job to a new platform is paid once, in engineering hours (a separate risk line)"},
       {"compute price",
        "cost_compute_usd",
-       {{field::prices_node_hour_usd, w::not_spot},
-        {field::prices_spot_node_hour_usd, w::spot},
-        {field::prices_block_usd, w::capacity_block}},
+       {{field::prices_node_hour_usd, w::always},
+        {field::prices_spot_node_hour_usd, w::always},
+        {field::prices_block_usd, w::always}},
        "costs unknown",
        "without a node-hour price no cost can be computed"},
   };
@@ -166,7 +168,6 @@ inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenari
   const bool failures = s.has(field::failures_node_mtbf_h);
   const quantity* every = s.find(field::eval_every_steps);
   const bool periodic_eval = every != nullptr && !(every->is_fixed() && every->ppf(0.5) == 0);
-  const purchase_mode purchase = s.purchase();
   std::vector<rule_input> out;
   const auto add = [&](field f) {
     for (const auto& in : out)
@@ -177,9 +178,7 @@ inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenari
   for (const auto& [f, when] : rule.inputs) {
     if (when == needed_when::failures_modelled && !failures) continue;
     if (when == needed_when::periodic_eval && !periodic_eval) continue;
-    if (when == needed_when::spot && purchase != purchase_mode::spot) continue;
-    if (when == needed_when::capacity_block && purchase != purchase_mode::capacity_block) continue;
-    if (when == needed_when::not_spot && purchase == purchase_mode::spot) continue;
+    if (!reads_field(s, spec(f))) continue;
     add(loads_graphs && f == field::compile_initial_s ? field::compile_cache_load_s : f);
   }
   return out;
