@@ -747,7 +747,8 @@ class scenario {
   // mode, what each mode needs, and a block length that AWS offers.
   void check_purchase() const {
     const std::string& purchase_name = text(field::prices_purchase);
-    const bool block = purchase() == purchase_mode::capacity_block, spot = purchase() == purchase_mode::spot;
+    const purchase_mode bought = purchase();
+    const bool block = bought == purchase_mode::capacity_block, spot = bought == purchase_mode::spot;
     for (const field f : {field::prices_block_hours, field::prices_block_usd, field::prices_block_lead_s,
                           field::prices_block_end_margin_h})
       if (!block && has(f))
