@@ -15,22 +15,64 @@ import textwrap
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TARGET = ROOT / "python" / "trnmodel" / "fields.py"
 
-HEAD = '''"""The scenario format's field paths as constants, for code that names fields: a misspelt
-constant is an AttributeError at once (and tab-completes in Jupyter), where a misspelt string
-would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS == "checkpoint.every_steps"``;
-``tm.fields.ALL`` lists every path in format order; each choice field's spellings are
-``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``). Generated from the C++ field table by
+HEAD = '''"""The scenario format's field paths and the formats' choices as constants, for code that
+names them: a misspelt constant is an AttributeError at once (and tab-completes in Jupyter),
+where a misspelt string would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS ==
+"checkpoint.every_steps"``; ``tm.fields.ALL`` lists every path in format order; each choice field's
+spellings are ``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``), and each choice is an
+enum of str whose members equal the spellings (``tm.fields.PurchaseMode.SPOT == "spot"``), so
+code compares members, never spellings. Generated from the C++ field table and choices.hpp by
 scripts/gen_fields.py; do not edit by hand."""
 
+import enum
 from typing import Tuple
 
+
+class Choice(str, enum.Enum):
+    """A spelling of a choice: a str equal to the spelling, printed and formatted as it."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 '''
 
 
+def _load_core():
+    """The compiled module alone: the package's __init__ imports fields.py, which may be the
+    stale file this script is about to rewrite."""
+    import importlib.machinery
+    import importlib.util
+
+    spec = importlib.util.find_spec("trnmodel")
+    assert spec is not None and spec.submodule_search_locations, "install the package first (make install)"
+    folder = pathlib.Path(next(iter(spec.submodule_search_locations)))
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    binary = next(p for p in folder.iterdir() if p.name.startswith("_core") and p.name.endswith(suffixes))
+    core_spec = importlib.util.spec_from_file_location("trnmodel._core", binary)
+    assert core_spec is not None and core_spec.loader is not None
+    module = importlib.util.module_from_spec(core_spec)
+    core_spec.loader.exec_module(module)
+    return module
+
+
 def render() -> str:
-    from trnmodel import _core
+    _core = _load_core()
 
     lines = [HEAD]
+    users: dict = {}
+    for field in _core.scenario_fields():
+        if field.kind == "choice":
+            users.setdefault(field.choice_type, []).append(field.path)
+    for type_name, spellings in _core.choices():
+        class_name = "".join(part.capitalize() for part in type_name.split("_"))
+        used = ", ".join(users.get(type_name, []))
+        what = f"The spellings of {used}" if used else "A choice of the journal format (docs/journal.md)"
+        lines.append(f"\n\nclass {class_name}(Choice):\n")
+        lines.append(f'    """{what} (C++: trnmodel::{type_name})."""\n\n')
+        lines.extend(f'    {spelling.upper()} = "{spelling}"\n' for spelling in spellings)
+    lines.append("\n\n")
     names = []
     for field in _core.scenario_fields():
         name = field.path.replace(".", "_").upper()

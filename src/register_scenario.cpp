@@ -127,7 +127,8 @@ void register_scenario(py::module_& m) {
                              })
       .def_readonly("required", &field_spec::required)
       .def_readonly("doc", &field_spec::doc)
-      .def_readonly("choices", &field_spec::choices);
+      .def_readonly("choices", &field_spec::choices)
+      .def_readonly("choice_type", &field_spec::choice_type);
   py::class_<phase_completeness>(m, "PhaseCompleteness")
       .def_readonly("phase", &phase_completeness::phase)
       .def_readonly("metric", &phase_completeness::metric)
@@ -143,6 +144,12 @@ void register_scenario(py::module_& m) {
         py::arg("scenario"));
   m.def("implausible_values", &implausible_values, py::arg("scenario"));
   m.def("scenario_fields", [] { return scenario_fields(); });
+  // Every choice of the formats: its enum's name in C++ -> its spellings (tm.fields' enums).
+  m.def("choices", [] {
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    for (const auto& c : all_choices()) lists.emplace_back(c.type, c.spellings);
+    return lists;
+  });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
   // The one did-you-mean rule (include/trnmodel/detail/did_you_mean.hpp), for Python's messages too.
   m.def(

@@ -1,9 +1,10 @@
 #pragma once
-// The choices of the scenario format, each declared once below: its C++ enum, and its spellings
-// in the enum's order. The field table (scenario/fields.hpp) names a choice field's enum, so the
-// loader, the JSON Schema's "enum", the did-you-mean and the Python lists all read the same
-// spellings; code compares enums, and a spelling is read or written only at the format's edge
-// (parse_choice, name_of).
+// The choices of the scenario and journal formats, each declared once below: its C++ enum, and
+// its spellings in the enum's order. The field tables (scenario/fields.hpp,
+// calibrate/journal_fields.hpp) name a choice field's enum, so the loaders, the JSON Schemas'
+// "enum", the did-you-mean and the Python enums (tm.fields) all read the same spellings; code
+// compares enums, and a spelling is read or written only at a format's edge (parse_choice,
+// name_of_choice).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -13,13 +14,22 @@
 
 // X(enum, spellings...): the first spelling is the enumerator 0.
 // clang-format off
-#define TRNMODEL_CHOICES(X)                                                                   \
-  X(job_kind, lora, full, continued)                     /* job.kind */                      \
-  X(recompute_kind, none, selective, full)               /* job.recompute */                 \
-  X(throughput_mode, measured, extrapolated, flops, analytic) /* throughput.mode */          \
-  X(compute_precision, bf16, fp8, fp32)                  /* throughput.precision */          \
-  X(failure_distribution, exponential, weibull)          /* failures.distribution */         \
-  X(purchase_mode, on_demand, capacity_block, spot)      /* prices.purchase */
+#define TRNMODEL_CHOICES(X)                                                                     \
+  /* the scenario format (docs/scenario.md) */                                                  \
+  X(job_kind, lora, full, continued)                          /* job.kind */                    \
+  X(recompute_kind, none, selective, full)                    /* job.recompute */               \
+  X(throughput_mode, measured, extrapolated, flops, analytic) /* throughput.mode */             \
+  X(compute_precision, bf16, fp8, fp32)                       /* throughput.precision */        \
+  X(failure_distribution, exponential, weibull)               /* failures.distribution */       \
+  X(purchase_mode, on_demand, capacity_block, spot)           /* prices.purchase */             \
+  /* the journal format's own (docs/journal.md) */                                              \
+  X(purchase_option, on_demand, spot, reserved, capacity_block, savings_plan, other)            \
+  X(time_unit, s, ms)                                         /* step_times.unit */             \
+  X(interruption_cause, node_health_check, accelerator_error, hardware_error, network_error,    \
+    storage_error, hang_timeout, out_of_memory, software_error, preemption, maintenance, user,  \
+    other)                                                                                      \
+  X(quality_direction, lower, higher)                         /* quality.better */              \
+  X(quality_scope, trial, job)                                /* quality.scope */
 // clang-format on
 
 namespace trnmodel {
@@ -66,6 +76,20 @@ inline const std::vector<std::string>& choice_names<no_choice>() {
   }
 TRNMODEL_CHOICES(TRNMODEL_CHOICE_NAMES)
 #undef TRNMODEL_CHOICE_NAMES
+
+/// One choice as a whole: its enum's name in C++ and its spellings (for the binding and the docs).
+struct choice_list {
+  std::string type;  ///< the enum's name, e.g. "purchase_mode"
+  std::vector<std::string> spellings;  ///< its spellings, in the enumerators' order
+};
+
+/// Every choice of the formats, in declaration order.
+inline const std::vector<choice_list>& all_choices() {
+#define TRNMODEL_CHOICE_LIST(type, ...) choice_list{#type, choice_names<type>()},
+  static const std::vector<choice_list> lists{TRNMODEL_CHOICES(TRNMODEL_CHOICE_LIST)};
+#undef TRNMODEL_CHOICE_LIST
+  return lists;
+}
 
 /// The spelling of a choice's value, as the format writes it.
 template <class E>

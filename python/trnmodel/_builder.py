@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from . import _core, theory
 from ._errors import in_file
 from ._files import read_utf8
-from .fields import JOB_KIND_CHOICES
+from .fields import JOB_KIND_CHOICES, JobKind
 
 PathLike = Union[str, "os.PathLike[str]"]
 ConfigArg = Union[PathLike, Mapping[str, Any]]
@@ -183,7 +183,7 @@ def new(
     chips_per_node = int(profile["chips_per_node"])
     chips_per_domain = chips_per_node * int(profile.get("nodes_per_domain", 1))
     chips = nodes * chips_per_node
-    lora = kind == "lora"
+    lora = kind == JobKind.LORA
 
     max_positions = int(model.max_position_embeddings)
     if sequence_length is None:
@@ -544,7 +544,7 @@ def _lifecycle(
         "rerun_fraction": _pert(0.2, 0.5, 1.0, "Share of the steps redone after a failed gate: 20% / 50% / 100%."),
     }
     tokenized_gb = 4 * n_tokens / 1e9
-    kept = weights_gb if lora or doc["job"]["kind"] == "continued" else 0.0
+    kept = weights_gb if lora or doc["job"]["kind"] == JobKind.CONTINUED else 0.0
     doc["data"] = {
         "dataset_gb": _fixed(
             _round(kept + 2 * tokenized_gb),

@@ -23,7 +23,7 @@ from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: t
 )
 from ._format import html_table as table
 from ._metrics import KEY_METRICS, PHASES
-from .fields import THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S
+from .fields import THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S, ThroughputMode
 
 
 def extrapolation_text(log_spread: float) -> str:
@@ -37,9 +37,9 @@ def extrapolation_text(log_spread: float) -> str:
 def _step_time_fact(scenario: Any) -> str:
     """Where the step time comes from: given in the scenario (with its source) or derived."""
     mode = scenario[THROUGHPUT_MODE]
-    if mode == "extrapolated":
+    if mode == ThroughputMode.EXTRAPOLATED:
         return esc(extrapolation_text(scenario.extrapolation_log_spread()))
-    if mode != "measured":
+    if mode != ThroughputMode.MEASURED:
         return f"step time derived ({esc(mode)} mode)"
     step = scenario[THROUGHPUT_STEP_TIME_S]
     spec = step.to_dict() if step is not None else {}

@@ -25,6 +25,7 @@ from .fields import (
     SPOT_INTERRUPTIONS_PER_NODE_H,
     SPOT_NOTICE_S,
     SPOT_REACQUIRE_S,
+    PurchaseMode,
 )
 
 if TYPE_CHECKING:
@@ -52,11 +53,13 @@ COLUMNS = [
 ]
 
 
-def _variant(scenario: Scenario, purchase: str, changes: Mapping[str, Any]) -> Scenario:
+def _variant(scenario: Scenario, purchase: PurchaseMode, changes: Mapping[str, Any]) -> Scenario:
     """The scenario bought another way: the other modes' fields removed, `changes` set."""
-    other = (SPOT_FIELDS if purchase != "spot" else []) + (BLOCK_FIELDS if purchase != "capacity_block" else [])
+    other = (SPOT_FIELDS if purchase != PurchaseMode.SPOT else []) + (
+        BLOCK_FIELDS if purchase != PurchaseMode.CAPACITY_BLOCK else []
+    )
     cleared: Dict[str, Any] = {p: None for p in other if scenario._core.has(p)}
-    return scenario.updated({**cleared, PRICES_PURCHASE: purchase, **changes})
+    return scenario.updated({**cleared, PRICES_PURCHASE: purchase.value, **changes})
 
 
 def _mean(scenario: Scenario, path: str) -> Optional[float]:
@@ -79,7 +82,7 @@ class PurchaseOptions(Display):
         self.samples = samples
         self.seed = seed
         self.name = name
-        blocks = table[(table["purchase"] == "capacity_block") & (table["p_fit"] >= fit_prob)]
+        blocks = table[(table["purchase"] == PurchaseMode.CAPACITY_BLOCK) & (table["p_fit"] >= fit_prob)]
         self.choice = None if blocks.empty else blocks.sort_values("block_hours").iloc[0]
 
     def headline(self) -> str:
@@ -91,9 +94,9 @@ class PurchaseOptions(Display):
                 return "cost unknown (" + row["note"] + ")"
             return f"run cost P50 {row['cost_p50']:,.0f} / P90 {row['cost_p90']:,.0f} USD"
 
-        rows = {r["purchase"]: r for _, r in self.table.iterrows() if r["purchase"] != "capacity_block"}
+        rows = {r["purchase"]: r for _, r in self.table.iterrows() if r["purchase"] != PurchaseMode.CAPACITY_BLOCK}
         if self.choice is None:
-            best = self.table[self.table["purchase"] == "capacity_block"]["p_fit"].max()
+            best = self.table[self.table["purchase"] == PurchaseMode.CAPACITY_BLOCK]["p_fit"].max()
             text = f"No block length given has P(fit) ≥ {self.fit_prob:g} (the best: {best:.3f})"
         else:
             hours = int(self.choice["block_hours"])
@@ -102,8 +105,8 @@ class PurchaseOptions(Display):
                 f"{'' if hours == 24 else 's'}), "
                 f"P(fit) {self.choice['p_fit']:.3f}, {cost(self.choice)}"
             )
-        text += f"; on demand: {cost(rows['on_demand'])}"
-        spot = rows["spot"]
+        text += f"; on demand: {cost(rows[PurchaseMode.ON_DEMAND])}"
+        spot = rows[PurchaseMode.SPOT]
         text += "; spot: " + (spot["note"] if spot["note"].startswith("not described") else cost(spot))
         return text + "."
 
@@ -169,13 +172,13 @@ def purchase_options(
     purchase = scenario[PRICES_PURCHASE]
     nodes = scenario[CLUSTER_NODES]
     if block_hours is None:
-        block_hours = [scenario[PRICES_BLOCK_HOURS]] if purchase == "capacity_block" else [168, 336]
+        block_hours = [scenario[PRICES_BLOCK_HOURS]] if purchase == PurchaseMode.CAPACITY_BLOCK else [168, 336]
     hours_list = [int(h) for h in block_hours]
     if not hours_list:
         raise _core.ScenarioError("block_hours: must be a non-empty list of block lengths in hours")
     rate = block_node_hour_usd
     rate_note = "fee = hours × nodes × the given rate"
-    if rate is None and purchase == "capacity_block":
+    if rate is None and purchase == PurchaseMode.CAPACITY_BLOCK:
         rate = _mean(scenario, PRICES_BLOCK_USD) / (scenario[PRICES_BLOCK_HOURS] * nodes)
         rate_note = f"fee scaled from the scenario's block ({rate:,.4g} USD per node-hour)"
     if block_lead_s is None:
@@ -186,19 +189,19 @@ def purchase_options(
 
     rows: List[dict] = []
 
-    def add(kind: str, hours: Optional[int], variant: Optional[Scenario], note: str) -> None:
+    def add(kind: PurchaseMode, hours: Optional[int], variant: Optional[Scenario], note: str) -> None:
         row: Dict[str, Any] = {c: math.nan for c in COLUMNS}
-        row.update(purchase=kind, block_hours=hours if hours is not None else math.nan, note=note)
+        row.update(purchase=kind.value, block_hours=hours if hours is not None else math.nan, note=note)
         if variant is not None:
             res = simulate(variant, **options)  # type: ignore[arg-type]
             s = res.summary()
-            if kind == "capacity_block":
+            if kind == PurchaseMode.CAPACITY_BLOCK:
                 p = float(s.loc["block_fit", "mean"])
                 row.update(p_fit=p, p_fit_se=math.sqrt(max(p * (1 - p), 0.0) / samples))
                 row.update(
                     block_idle_h=float(s.loc["block_idle_h", "mean"]), overflow_h=float(s.loc["overflow_h", "mean"])
                 )
-            if kind == "spot":
+            if kind == PurchaseMode.SPOT:
                 row["interruptions"] = float(s.loc["interruptions", "mean"])
             row.update(
                 wall_h_p50=float(s.loc["wall_h", "p50"]),
@@ -211,7 +214,7 @@ def purchase_options(
                 row["note"] = (note + "; " if note else "") + "cost unknown: " + ", ".join(res.unknown_inputs)
         rows.append(row)
 
-    add("on_demand", None, _variant(scenario, "on_demand", {}), "")
+    add(PurchaseMode.ON_DEMAND, None, _variant(scenario, PurchaseMode.ON_DEMAND, {}), "")
     for hours in sorted(set(hours_list)):
         if hours not in OFFERED_BLOCK_HOURS:
             raise _core.ScenarioError(
@@ -219,7 +222,7 @@ def purchase_options(
                 "then 7-day steps up to 182 days)"
             )
         changes: Dict[str, Any] = {PRICES_BLOCK_HOURS: hours}
-        if purchase != "capacity_block":
+        if purchase != PurchaseMode.CAPACITY_BLOCK:
             changes[PRICES_BLOCK_LEAD_S] = block_lead_s
         if rate is None:
             changes[PRICES_BLOCK_USD] = {"unknown": "no block price: give block_node_hour_usd"}
@@ -227,12 +230,22 @@ def purchase_options(
         else:
             changes[PRICES_BLOCK_USD] = rate * hours * nodes
             note = rate_note
-        add("capacity_block", hours, _variant(scenario, "capacity_block", changes), note)
-    if purchase == "spot":
-        add("spot", None, scenario, "")
+        add(PurchaseMode.CAPACITY_BLOCK, hours, _variant(scenario, PurchaseMode.CAPACITY_BLOCK, changes), note)
+    if purchase == PurchaseMode.SPOT:
+        add(PurchaseMode.SPOT, None, scenario, "")
     elif spot:
-        add("spot", None, _variant(scenario, "spot", dict(spot)), "spot inputs given to purchase_options")
+        add(
+            PurchaseMode.SPOT,
+            None,
+            _variant(scenario, PurchaseMode.SPOT, dict(spot)),
+            "spot inputs given to purchase_options",
+        )
     else:
-        add("spot", None, None, "not described: give spot= (prices.spot_node_hour_usd, spot.interruptions_per_node_h)")
+        add(
+            PurchaseMode.SPOT,
+            None,
+            None,
+            "not described: give spot= (prices.spot_node_hour_usd, spot.interruptions_per_node_h)",
+        )
     table = pd.DataFrame(rows, columns=COLUMNS)
     return PurchaseOptions(table, float(fit_prob), samples, seed, scenario.name)

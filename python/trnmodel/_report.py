@@ -50,6 +50,8 @@ from .fields import (
     PRICES_NODE_HOUR_USD,
     PRICES_PURCHASE,
     THROUGHPUT_PRECISION,
+    JobKind,
+    PurchaseMode,
 )
 
 
@@ -211,7 +213,7 @@ def _implied_mfu(result: SimulationResult) -> str:
         heads=heads,
         sequence_length=seq,
         ffn_size=scn[MODEL_FFN_SIZE] or 0.0,
-        lora=scn[JOB_KIND] == "lora",
+        lora=scn[JOB_KIND] == JobKind.LORA,
         lora_rank=scn[JOB_LORA_RANK],
     )
     profile = scn._core.profile_name
@@ -399,7 +401,7 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     """How the nodes are bought (docs/lifecycle.md, "Purchase options"): for a capacity block,
     P(fit) with its standard error, the idle (paid, unused) and overflow hours; for spot, the
     interruptions. Shown only when a scenario is not bought on demand."""
-    bought = {name: r for name, r in results.items() if r.scenario[PRICES_PURCHASE] != "on_demand"}
+    bought = {name: r for name, r in results.items() if r.scenario[PRICES_PURCHASE] != PurchaseMode.ON_DEMAND}
     if not bought:
         return
     doc.heading("Purchase options")
@@ -408,7 +410,7 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         s = result.summary()
         scn = result.scenario
         prefix = f"{name}: " if len(results) > 1 else ""
-        if scn[PRICES_PURCHASE] == "capacity_block":
+        if scn[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK:
             hours = scn[PRICES_BLOCK_HOURS]
             p = float(s.loc["block_fit", "mean"])
             se = float(np.sqrt(max(p * (1 - p), 0.0) / result.samples))
@@ -439,7 +441,7 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
 
     for name, result in results.items():
         scn = result.scenario
-        if scn[PRICES_PURCHASE] != "capacity_block":
+        if scn[PRICES_PURCHASE] != PurchaseMode.CAPACITY_BLOCK:
             continue
         options = purchase_options(
             scn, block_hours=SIGNOFF_BLOCK_HOURS, samples=min(samples, 20_000), seed=seed, progress=False
@@ -451,7 +453,7 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
         )
         rows = []
         for _, r in options.table.iterrows():
-            if r["purchase"] == "capacity_block":
+            if r["purchase"] == PurchaseMode.CAPACITY_BLOCK:
                 label = f"block, {int(r['block_hours']) // 24} d"
                 fit = f"{r['p_fit']:.3f}"
             else:

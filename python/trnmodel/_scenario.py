@@ -15,7 +15,7 @@ from . import _core
 from ._distributions import Distribution, as_distribution
 from ._errors import CompletenessWarning, PlausibilityWarning, UnknownFieldError, in_file
 from ._files import is_journal_text, read_utf8
-from .fields import CLUSTER_NODES
+from .fields import CLUSTER_NODES, ThroughputMode
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -189,7 +189,7 @@ class Scenario:
         for key in map(str, changes):
             at = copy._core.stage_field(key)  # a stage's field runs in that stage's mode
             field, mode = (key, copy._core.mode) if at is None else (at.path, copy._core.stage(at.stage).mode)
-            if mode == "measured" and (field == CLUSTER_NODES or field.startswith("parallelism.")):
+            if mode == ThroughputMode.MEASURED and (field == CLUSTER_NODES or field.startswith("parallelism.")):
                 if copy[key] != self[key]:
                     moved.append(key)
         if moved:

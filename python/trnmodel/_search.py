@@ -10,6 +10,7 @@ from ._montecarlo import _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
 from ._simulate import _warn_expectations_at
+from .fields import ThroughputMode
 
 #: The columns of a row that are parallelism.* fields.
 _LAYOUT_COLUMNS = ("tp", "pp", "cp", "dp", "micro_batch")
@@ -41,7 +42,7 @@ def search_parallelism(
     """
     import pandas as pd
 
-    if scenario._core.mode == "measured":
+    if scenario._core.mode == ThroughputMode.MEASURED:
         raise _core.ScenarioError(
             "throughput.mode: the search needs a step time derived from the platform "
             "(flops, analytic or extrapolated), got measured"

@@ -12,7 +12,7 @@ from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMN
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
-from .fields import FAILURES_NODE_MTBF_H, PRICES_PURCHASE
+from .fields import FAILURES_NODE_MTBF_H, PRICES_PURCHASE, PurchaseMode, ThroughputMode
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,12 +41,13 @@ class SimulationResult(MonteCarloResult):
         self.uncertain_inputs: List[str] = list(info.uncertain_inputs)
         #: Where the step time came from: "measured", or derived ("flops", "analytic",
         #: "extrapolated") with the hardware profile used.
+        self._step_time_measured = info.mode == ThroughputMode.MEASURED
         self.step_time_source = (
             info.mode
-            if info.mode == "measured"
+            if self._step_time_measured
             else f"derived ({info.mode} mode" + (f", profile {info.profile})" if info.profile else ")")
         )
-        if info.mode == "extrapolated":
+        if info.mode == ThroughputMode.EXTRAPOLATED:
             self.step_time_source += "; " + extrapolation_text(info.extrapolation_log_spread)
         #: The stages of a multi-stage job, in order (empty without ``stages``).
         self.stage_names: List[str] = list(info.stage_names)
@@ -75,13 +76,13 @@ class SimulationResult(MonteCarloResult):
         frame.index.name = "metric"
         notes = {"step_time_s": self.step_time_source}
         for part in STEP_PARTS:
-            notes[part] = "not modelled: step time measured" if self.step_time_source == "measured" else ""
+            notes[part] = "not modelled: step time measured" if self._step_time_measured else ""
         # A phase the scenario does not describe is not silently zero: its metric says so.
         for p in _core.completeness(self.scenario._core):
             if p.status == "not described" and p.absent_means == "counted as 0":
                 notes[p.metric] = f"not described ({', '.join(p.missing)}): counted as 0"
         purchase = self.scenario[PRICES_PURCHASE]
-        if purchase != "capacity_block":
+        if purchase != PurchaseMode.CAPACITY_BLOCK:
             notes["block_fit"] = f"not a capacity block (prices.purchase {purchase})"
         notes.update({m: "unknown: " + ", ".join(self.unknown_inputs) for m in self.unknown_metrics})
         frame["note"] = [notes.get(m, "") for m in frame.index]

@@ -1,11 +1,122 @@
-"""The scenario format's field paths as constants, for code that names fields: a misspelt
-constant is an AttributeError at once (and tab-completes in Jupyter), where a misspelt string
-would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS == "checkpoint.every_steps"``;
-``tm.fields.ALL`` lists every path in format order; each choice field's spellings are
-``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``). Generated from the C++ field table by
+"""The scenario format's field paths and the formats' choices as constants, for code that
+names them: a misspelt constant is an AttributeError at once (and tab-completes in Jupyter),
+where a misspelt string would reach the loader. ``tm.fields.CHECKPOINT_EVERY_STEPS ==
+"checkpoint.every_steps"``; ``tm.fields.ALL`` lists every path in format order; each choice field's
+spellings are ``<NAME>_CHOICES`` (``tm.fields.PRICES_PURCHASE_CHOICES``), and each choice is an
+enum of str whose members equal the spellings (``tm.fields.PurchaseMode.SPOT == "spot"``), so
+code compares members, never spellings. Generated from the C++ field table and choices.hpp by
 scripts/gen_fields.py; do not edit by hand."""
 
+import enum
 from typing import Tuple
+
+
+class Choice(str, enum.Enum):
+    """A spelling of a choice: a str equal to the spelling, printed and formatted as it."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class JobKind(Choice):
+    """The spellings of job.kind (C++: trnmodel::job_kind)."""
+
+    LORA = "lora"
+    FULL = "full"
+    CONTINUED = "continued"
+
+
+class RecomputeKind(Choice):
+    """The spellings of job.recompute (C++: trnmodel::recompute_kind)."""
+
+    NONE = "none"
+    SELECTIVE = "selective"
+    FULL = "full"
+
+
+class ThroughputMode(Choice):
+    """The spellings of throughput.mode (C++: trnmodel::throughput_mode)."""
+
+    MEASURED = "measured"
+    EXTRAPOLATED = "extrapolated"
+    FLOPS = "flops"
+    ANALYTIC = "analytic"
+
+
+class ComputePrecision(Choice):
+    """The spellings of throughput.precision (C++: trnmodel::compute_precision)."""
+
+    BF16 = "bf16"
+    FP8 = "fp8"
+    FP32 = "fp32"
+
+
+class FailureDistribution(Choice):
+    """The spellings of failures.distribution (C++: trnmodel::failure_distribution)."""
+
+    EXPONENTIAL = "exponential"
+    WEIBULL = "weibull"
+
+
+class PurchaseMode(Choice):
+    """The spellings of prices.purchase (C++: trnmodel::purchase_mode)."""
+
+    ON_DEMAND = "on_demand"
+    CAPACITY_BLOCK = "capacity_block"
+    SPOT = "spot"
+
+
+class PurchaseOption(Choice):
+    """A choice of the journal format (docs/journal.md) (C++: trnmodel::purchase_option)."""
+
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    RESERVED = "reserved"
+    CAPACITY_BLOCK = "capacity_block"
+    SAVINGS_PLAN = "savings_plan"
+    OTHER = "other"
+
+
+class TimeUnit(Choice):
+    """A choice of the journal format (docs/journal.md) (C++: trnmodel::time_unit)."""
+
+    S = "s"
+    MS = "ms"
+
+
+class InterruptionCause(Choice):
+    """A choice of the journal format (docs/journal.md) (C++: trnmodel::interruption_cause)."""
+
+    NODE_HEALTH_CHECK = "node_health_check"
+    ACCELERATOR_ERROR = "accelerator_error"
+    HARDWARE_ERROR = "hardware_error"
+    NETWORK_ERROR = "network_error"
+    STORAGE_ERROR = "storage_error"
+    HANG_TIMEOUT = "hang_timeout"
+    OUT_OF_MEMORY = "out_of_memory"
+    SOFTWARE_ERROR = "software_error"
+    PREEMPTION = "preemption"
+    MAINTENANCE = "maintenance"
+    USER = "user"
+    OTHER = "other"
+
+
+class QualityDirection(Choice):
+    """A choice of the journal format (docs/journal.md) (C++: trnmodel::quality_direction)."""
+
+    LOWER = "lower"
+    HIGHER = "higher"
+
+
+class QualityScope(Choice):
+    """A choice of the journal format (docs/journal.md) (C++: trnmodel::quality_scope)."""
+
+    TRIAL = "trial"
+    JOB = "job"
+
 
 #: text: short name of the scenario
 NAME = "name"

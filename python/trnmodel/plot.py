@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _core
 from ._metrics import COST_PARTS, PHASES, unit_of
-from .fields import PRICES_BLOCK_HOURS
+from .fields import PRICES_BLOCK_HOURS, PurchaseMode
 
 #: Colours of the lifecycle phases (stable across plots, so a phase is recognised at a glance).
 PHASE_COLOURS = {
@@ -326,7 +326,7 @@ def purchase(options: Any, ax: Any = None) -> Any:
     """Purchase options (``tm.purchase_options``): P(fit) of each block length (left axis) and
     the run cost P50 with a bar to P90 (right axis), on demand and spot as horizontal lines."""
     table = options.table
-    blocks = table[table["purchase"] == "capacity_block"]
+    blocks = table[table["purchase"] == PurchaseMode.CAPACITY_BLOCK]
     ax = _axes(ax)
     hours = blocks["block_hours"].to_numpy(dtype=float)
     ax.plot(hours, blocks["p_fit"], marker="o", color="#1976d2", label="P(fit)")
@@ -339,7 +339,7 @@ def purchase(options: Any, ax: Any = None) -> Any:
     cost.errorbar(
         hours, p50, yerr=[np.zeros_like(p50), p90 - p50], fmt="s", color="#e65100", label="block cost P50–P90"
     )
-    for kind, style in (("on_demand", "--"), ("spot", "-.")):
+    for kind, style in ((PurchaseMode.ON_DEMAND, "--"), (PurchaseMode.SPOT, "-.")):
         row = table[table["purchase"] == kind].iloc[0]
         if np.isfinite(row["cost_p50"]):
             cost.axhline(row["cost_p50"], color="#6d4c41", linestyle=style, linewidth=1, label=f"{kind} cost P50")

@@ -142,4 +142,19 @@ TEST_CASE("the generated schema lists the table's keys, and only those", "[journ
   CHECK(schema["properties"]["training"]["allOf"][0]["then"]["required"][0] == "lora_rank");
 }
 
+TEST_CASE("each field's id names its own row, and its path is unique", "[journal][fields]") {
+  std::set<std::string> paths;
+  for (std::size_t k = 0; k < journal_fields().size(); ++k) {
+    const journal_field& f = journal_fields()[k];
+    INFO(f.path());
+    CHECK(static_cast<std::size_t>(f.id) == k);
+    CHECK(&journal_field_of(f.id) == &f);
+    CHECK(paths.insert(f.path()).second);
+  }
+  CHECK(journal_path(journal_key::training_global_batch) == "training.global_batch");
+  CHECK(journal_path(journal_key::checkpoint_step) == "checkpoints[].step");
+  CHECK(journal_field_of(journal_key::training_kind).choices == choice_names<job_kind>());
+  CHECK(journal_field_of(journal_key::interruption_cause).choices == choice_names<interruption_cause>());
+}
+
 }  // namespace test_journal_fields

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "lifecycle_runs.hpp"
 #include "phase_gap.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
@@ -17,17 +18,10 @@ namespace test_purchase {
 
 namespace {
 
-scenario make(const std::string& text) { return scenario::from_text(text); }
-
-run_result run_scenario(const scenario& s, std::uint64_t samples, std::uint64_t seed = 1) {
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  return simulate(s, options, true);
-}
-
-double mean(const run_result& r, metric::id m) { return r.stats(m).mean; }
-double se(const run_result& r, metric::id m) { return r.stats(m).sd() / std::sqrt(double(r.samples())); }
+using test::make;
+using test::run_scenario;
+double mean(const run_result& r, metric::id m) { return test::col_mean(r, m); }
+double se(const run_result& r, metric::id m) { return test::col_se(r, m); }
 
 // Two nodes, 1000 steps of `step` seconds, a checkpoint every 100 steps (36 s saves), 360 s of
 // environment preparation, on a block of `hours` booked 2 h ahead (a 30 min on-demand queue and a

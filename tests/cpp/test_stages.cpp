@@ -3,6 +3,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "lifecycle_runs.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
@@ -16,10 +17,7 @@ namespace test_stages {
 namespace {
 
 run_result run_text(const std::string& text, std::uint64_t samples, std::uint64_t seed = 1) {
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  return simulate(scenario::from_text(text), options, true);
+  return test::run_scenario(test::make(text), samples, seed);
 }
 
 std::size_t column(const run_result& r, const std::string& name) {

@@ -31,6 +31,22 @@ def test_each_choice_field_lists_its_spellings():
     assert tm.fields.PRICES_PURCHASE_CHOICES == ("on_demand", "capacity_block", "spot")
 
 
+def test_each_choice_is_an_enum_of_its_spellings():
+    for type_name, spellings in _core.choices():
+        enum = getattr(tm.fields, "".join(part.capitalize() for part in type_name.split("_")))
+        assert [m.value for m in enum] == list(spellings)
+        assert [m.name for m in enum] == [s.upper() for s in spellings]
+    for f in _core.scenario_fields():
+        if f.kind == "choice":
+            assert f.choice_type in dict(_core.choices())
+    spot = tm.fields.PurchaseMode.SPOT
+    # A member is the spelling: it equals, hashes, prints and formats as the plain string.
+    assert spot == "spot" and "spot" == spot and hash(spot) == hash("spot")
+    assert str(spot) == "spot" and f"{spot}" == "spot" and f"{spot:>6}" == "  spot"
+    assert tm.fields.PurchaseMode("capacity_block") is tm.fields.PurchaseMode.CAPACITY_BLOCK
+    assert tm.fields.JobKind.LORA in tm.fields.JOB_KIND_CHOICES
+
+
 def test_the_constants_name_what_the_scenario_reads():
     scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json")
     assert scn[tm.fields.CLUSTER_NODES] == scn["cluster.nodes"]

@@ -10,6 +10,8 @@ import re
 import tokenize
 from typing import List
 
+from code_files import code_files
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TABLE = ROOT / "include" / "trnmodel" / "scenario" / "fields.hpp"
 EXEMPT = {TABLE, ROOT / "python" / "trnmodel" / "fields.py"}
@@ -47,13 +49,9 @@ def python_strings(text: str) -> List[str]:
 def path_literals(root: pathlib.Path = ROOT) -> List[str]:
     paths = field_paths()
     found = []
-    for folder in ("include", "src", "python"):
-        for file in sorted((root / folder).rglob("*")):
-            if file in EXEMPT or file.suffix not in (".hpp", ".cpp", ".py"):
-                continue
-            text = file.read_text(encoding="utf-8")
-            strings = python_strings(text) if file.suffix == ".py" else cpp_strings(text)
-            found += [f"{file.relative_to(root)}: {s!r}" for s in strings if s in paths]
+    for file, text in code_files(root, EXEMPT):
+        strings = python_strings(text) if file.suffix == ".py" else cpp_strings(text)
+        found += [f"{file}: {s!r}" for s in strings if s in paths]
     return found
 
 

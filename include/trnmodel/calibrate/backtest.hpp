@@ -80,7 +80,7 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
   note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
        " steps, as in the trial");
   // The job's final evaluation is not part of a trial, whose own is a proxy with its own time.
-  if (!j.quality || j.quality->scope == "trial") {
+  if (!j.quality || j.quality->scope == quality_scope::trial) {
     changes.emplace_back(path_of(field::eval_final_s), j.phases.final_eval_s);
     note("eval.final_s = " + detail::format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
   }

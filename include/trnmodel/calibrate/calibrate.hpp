@@ -238,20 +238,22 @@ class calibrator {
         detail::fail("journals", "experiment_id " + j.experiment_id + " appears twice; each run must be pooled once");
     const journal& first = journals_.front();
     const auto describe = [](const journal& j) {
+      using key = journal_key;
       const auto& t = j.training;
+      const auto pair = [](key k, std::string value) { return std::make_pair(journal_path(k), std::move(value)); };
       return std::vector<std::pair<std::string, std::string>>{
-          {"instance.type", j.instance.type},
-          {"instance.nodes", std::to_string(j.instance.nodes)},
-          {"training.kind", t.kind},
-          {"training.lora_rank", t.lora_rank ? std::to_string(*t.lora_rank) : "-"},
-          {"training.global_batch", std::to_string(t.global_batch)},
-          {"training.micro_batch", std::to_string(t.micro_batch)},
-          {"training.sequence_length", std::to_string(t.sequence_length)},
-          {"training.tp", std::to_string(t.tp)},
-          {"training.pp", std::to_string(t.pp)},
-          {"training.dp", std::to_string(t.dp)},
-          {"training.precision", t.precision},
-          {"training.recompute", t.recompute}};
+          pair(key::instance_type, j.instance.type),
+          pair(key::instance_nodes, std::to_string(j.instance.nodes)),
+          pair(key::training_kind, name_of_choice(t.kind)),
+          pair(key::training_lora_rank, t.lora_rank ? std::to_string(*t.lora_rank) : "-"),
+          pair(key::training_global_batch, std::to_string(t.global_batch)),
+          pair(key::training_micro_batch, std::to_string(t.micro_batch)),
+          pair(key::training_sequence_length, std::to_string(t.sequence_length)),
+          pair(key::training_tp, std::to_string(t.tp)),
+          pair(key::training_pp, std::to_string(t.pp)),
+          pair(key::training_dp, std::to_string(t.dp)),
+          pair(key::training_precision, name_of_choice(t.precision)),
+          pair(key::training_recompute, name_of_choice(t.recompute))};
     };
     const auto reference = describe(first);
     for (const auto& j : journals_) {
@@ -346,7 +348,7 @@ class calibrator {
     for (std::size_t k = 0; k < journals_.size(); ++k) {
       const auto& j = journals_[k];
       queue.push_back(j.phases.queue_s);
-      pools.insert(j.instance.region + "/" + j.instance.purchase_option);
+      pools.insert(j.instance.region + "/" + (j.instance.purchase ? name_of_choice(*j.instance.purchase) : ""));
       queue_billed.insert(j.billed.queue_billed);
       setup.push_back(j.phases.setup_s);
       load.push_back(j.phases.data_load_s + result_.step_analyses[k].startup_warmup_s());
@@ -472,7 +474,7 @@ class calibrator {
         sources.push_back(k);
       }
       // A trial's final evaluation is usually a shorter proxy: only a job-scope one counts.
-      if (journals_[k].quality && journals_[k].quality->scope == "job") {
+      if (journals_[k].quality && journals_[k].quality->scope == quality_scope::job) {
         finals.push_back(journals_[k].phases.final_eval_s);
         final_sources.push_back(k);
       }
@@ -546,7 +548,7 @@ class calibrator {
     double passes = 0, fails = 0;
     std::vector<std::size_t> sources;
     for (std::size_t k = 0; k < journals_.size(); ++k)
-      if (journals_[k].quality && journals_[k].quality->scope == "job") {
+      if (journals_[k].quality && journals_[k].quality->scope == quality_scope::job) {
         (journals_[k].quality->passed ? passes : fails) += 1;
         sources.push_back(k);
       }

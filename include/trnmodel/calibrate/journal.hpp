@@ -12,8 +12,9 @@
 //   journal_schema.hpp  the JSON Schema generated from the field table
 //   journal_files.hpp   the step-time file: where it may lie, checksums, CSV/.npy columns
 //   journal_rules.hpp   the cross-field rules and warnings
-// The loader reads each field through detail::journal_reader, which takes the minimums, number
-// rules and choice lists from the field table.
+//   journal_reader.hpp  reading a field by its id, under the table's rules
+// The loader reads each field through detail::journal_reader, which takes the key, the
+// requiredness, the minimums, number rules and choices from the field table.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -23,45 +24,15 @@
 
 #include "trnmodel/calibrate/journal_fields.hpp"
 #include "trnmodel/calibrate/journal_files.hpp"
+#include "trnmodel/calibrate/journal_reader.hpp"
 #include "trnmodel/calibrate/journal_record.hpp"
 #include "trnmodel/calibrate/journal_rules.hpp"
 #include "trnmodel/calibrate/journal_schema.hpp"
 #include "trnmodel/check.hpp"
+#include "trnmodel/choices.hpp"
 #include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/calibrate/json_reader.hpp"
-
-namespace trnmodel::detail {
-
-// The strict reader with the journal's field table behind it: integer minimums, number rules
-// and choice lists come from journal_fields(), so the loader and the schema cannot disagree.
-// `object` is the field table's name of the object read ("instance", "checkpoints[]").
-class journal_reader : public json_reader {
- public:
-  journal_reader(const ordered_json& value, std::string path, std::string object)
-      : json_reader(value, std::move(path)), object_(std::move(object)) {}
-
-  std::int64_t integer(const std::string& key) { return json_reader::integer(key, field(key).minimum); }
-  std::optional<std::int64_t> optional_integer(const std::string& key) {
-    return json_reader::optional_integer(key, field(key).minimum);
-  }
-  double number(const std::string& key) { return json_reader::number(key, field(key).rule); }
-  std::optional<double> optional_number(const std::string& key) {
-    return json_reader::optional_number(key, field(key).rule);
-  }
-  std::string choice(const std::string& key) { return json_reader::choice(key, field(key).choices); }
-  std::string optional_choice(const std::string& key, const std::string& default_value) {
-    return json_reader::optional_choice(key, field(key).choices, default_value);
-  }
-
- private:
-  const calibrate::journal_field& field(const std::string& key) const {
-    return calibrate::journal_field_at(object_, key);
-  }
-  std::string object_;
-};
-
-}  // namespace trnmodel::detail
 
 namespace trnmodel::calibrate {
 
@@ -96,164 +67,157 @@ class journal : public journal_record {
 
  private:
   using reader = detail::journal_reader;
-
-  double timestamp(reader& r, const std::string& key) {
-    const std::string text = r.text(key);
-    const auto t = detail::parse_timestamp(text);
-    if (!t)
-      detail::fail(r.path(key),
-                   "must be an RFC 3339 timestamp with a time zone (2026-11-17T08:12:04Z), got \"" + text + "\"");
-    return *t;
-  }
-  std::optional<double> optional_timestamp(reader& r, const std::string& key) {
-    if (!r.has(key)) return std::nullopt;
-    return timestamp(r, key);
-  }
+  using key = journal_key;
 
   void load(const ordered_json& doc, const std::filesystem::path& directory) {
     reader top(doc, "", "");
-    const std::string schema = top.text("schema");
+    const std::string schema = top.text(key::schema);
     if (schema != journal_schema)
-      detail::fail("schema", std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
-    experiment_id = top.text("experiment_id");
+      detail::fail(journal_path(key::schema), std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
+    experiment_id = top.text(key::experiment_id);
     static const std::regex id_pattern(R"([A-Za-z0-9][A-Za-z0-9._:/-]{0,127})");
     if (!std::regex_match(experiment_id, id_pattern))
       detail::fail(
-          "experiment_id",
+          journal_path(key::experiment_id),
           "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" + experiment_id + "\"");
-    scenario_name = top.optional_text("scenario");
-    notes = top.optional_text("notes");
-    started_at_s = timestamp(top, "started_at");
-    ended_at_s = timestamp(top, "ended_at");
+    scenario_name = top.optional_text(key::scenario);
+    notes = top.optional_text(key::notes);
+    started_at_s = top.timestamp(key::started_at);
+    ended_at_s = top.timestamp(key::ended_at);
     load_instance(top);
     load_versions(top);
     load_training(top);
     load_phases(top);
     load_step_times(top, directory);
-    if (top.has("utilisation")) {
-      reader u(top.required("utilisation"), "utilisation", "utilisation");
-      utilisation = journal_utilisation{u.number("accelerator_busy_fraction"), u.number("data_wait_fraction"),
-                                        u.number("sync_wait_fraction")};
-      u.optional_text("measured_with");
+    if (top.has(key::utilisation)) {
+      reader u = top.section(key::utilisation);
+      utilisation = journal_utilisation{u.number(key::utilisation_accelerator_busy_fraction),
+                                        u.number(key::utilisation_data_wait_fraction),
+                                        u.number(key::utilisation_sync_wait_fraction)};
+      u.optional_text(key::utilisation_measured_with);
       u.finish();
     }
     load_checkpoints(top);
     load_evaluations(top);
     load_interruptions(top);
     load_billed(top);
-    if (top.has("quality")) load_quality(top);
+    if (top.has(key::quality)) load_quality(top);
     top.finish();
   }
 
   void load_instance(reader& top) {
-    reader r(top.required("instance"), "instance", "instance");
-    instance.type = r.text("type");
-    instance.nodes = r.integer("nodes");
-    instance.region = r.text("region");
-    instance.zone = r.optional_text("zone");
-    instance.chips_per_node = r.optional_integer("chips_per_node");
-    instance.ranks_per_node = r.optional_integer("ranks_per_node");
-    instance.purchase_option = r.optional_choice("purchase_option", "");
+    reader r = top.section(key::instance);
+    instance.type = r.text(key::instance_type);
+    instance.nodes = r.integer(key::instance_nodes);
+    instance.region = r.text(key::instance_region);
+    instance.zone = r.optional_text(key::instance_zone);
+    instance.chips_per_node = r.optional_integer(key::instance_chips_per_node);
+    instance.ranks_per_node = r.optional_integer(key::instance_ranks_per_node);
+    instance.purchase = r.optional_choice<purchase_option>(key::instance_purchase_option);
     r.finish();
   }
 
   void load_versions(reader& top) {
-    reader r(top.required("versions"), "versions", "versions");
-    versions.model = r.text("model");
-    versions.model_revision = r.optional_text("model_revision");
-    versions.framework = r.text("framework");
-    if (r.has("libraries")) {
-      const ordered_json& libs = r.required("libraries");
+    reader r = top.section(key::versions);
+    versions.model = r.text(key::versions_model);
+    versions.model_revision = r.optional_text(key::versions_model_revision);
+    versions.framework = r.text(key::versions_framework);
+    if (r.has(key::versions_libraries)) {
+      const std::string path = journal_path(key::versions_libraries);
+      const ordered_json& libs = r.value(key::versions_libraries);
       if (!libs.is_object())
-        detail::fail("versions.libraries", "must be an object of name → version, got " + detail::describe_json(libs));
-      for (const auto& [name, version] : libs.items())
-        versions.libraries[name] = detail::json_string(version, "versions.libraries." + name);
+        detail::fail(path, "must be an object of name → version, got " + detail::describe_json(libs));
+      for (const auto& [name, version] : libs.items()) versions.libraries[name] = detail::json_string(version, path + "." + name);
     }
-    versions.neuron_sdk = r.optional_text("neuron_sdk");
-    versions.cuda = r.optional_text("cuda");
-    if (r.has("neuron_sdk") == r.has("cuda"))
-      detail::fail("versions", "must name exactly one of neuron_sdk and cuda, got " +
-                                   std::string(r.has("cuda") ? "both" : "neither"));
-    versions.driver = r.optional_text("driver");
-    versions.container_image = r.optional_text("container_image");
+    versions.neuron_sdk = r.optional_text(key::versions_neuron_sdk);
+    versions.cuda = r.optional_text(key::versions_cuda);
+    if (r.has(key::versions_neuron_sdk) == r.has(key::versions_cuda))
+      detail::fail(journal_path(key::versions), "must name exactly one of neuron_sdk and cuda, got " +
+                                                    std::string(r.has(key::versions_cuda) ? "both" : "neither"));
+    versions.driver = r.optional_text(key::versions_driver);
+    versions.container_image = r.optional_text(key::versions_container_image);
     r.finish();
   }
 
   void load_training(reader& top) {
-    reader r(top.required("training"), "training", "training");
+    reader r = top.section(key::training);
     auto& t = training;
-    t.kind = r.choice("kind");
-    t.effective_steps_planned = r.integer("effective_steps_planned");
-    t.steps_completed = r.integer("steps_completed");
+    t.kind = r.choice<job_kind>(key::training_kind);
+    t.effective_steps_planned = r.integer(key::training_effective_steps_planned);
+    t.steps_completed = r.integer(key::training_steps_completed);
     if (t.steps_completed > t.effective_steps_planned)
-      detail::fail("training.steps_completed", "must be ≤ training.effective_steps_planned (" +
-                                                   std::to_string(t.effective_steps_planned) + "), got " +
-                                                   std::to_string(t.steps_completed));
-    t.global_batch = r.integer("global_batch");
-    t.micro_batch = r.integer("micro_batch");
-    t.gradient_accumulation = r.optional_integer("gradient_accumulation");
-    t.sequence_length = r.integer("sequence_length");
-    t.tp = r.integer("tp");
-    t.pp = r.integer("pp");
-    t.dp = r.integer("dp");
-    t.zero_stage = r.optional_integer("zero_stage");
-    if (t.zero_stage && *t.zero_stage > 3)
-      detail::fail("training.zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
-    t.precision = r.choice("precision");
-    t.recompute = r.optional_choice("recompute", "none");
-    t.lora_rank = r.optional_integer("lora_rank");
-    if (t.kind == "lora" && !t.lora_rank)
-      detail::fail("training.lora_rank", "required key is missing (training.kind is lora)");
-    if (r.has("lora_targets")) {
-      const ordered_json& targets = r.array("lora_targets");
+      detail::fail(journal_path(key::training_steps_completed),
+                   "must be ≤ " + journal_path(key::training_effective_steps_planned) + " (" +
+                       std::to_string(t.effective_steps_planned) + "), got " + std::to_string(t.steps_completed));
+    t.global_batch = r.integer(key::training_global_batch);
+    t.micro_batch = r.integer(key::training_micro_batch);
+    t.gradient_accumulation = r.optional_integer(key::training_gradient_accumulation);
+    t.sequence_length = r.integer(key::training_sequence_length);
+    t.tp = r.integer(key::training_tp);
+    t.pp = r.integer(key::training_pp);
+    t.dp = r.integer(key::training_dp);
+    t.zero_stage = r.optional_integer(key::training_zero_stage);
+    if (t.zero_stage && *t.zero_stage > journal_field_of(key::training_zero_stage).maximum)
+      detail::fail(journal_path(key::training_zero_stage), "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
+    t.precision = r.choice<compute_precision>(key::training_precision);
+    t.recompute = r.optional_choice<recompute_kind>(key::training_recompute).value_or(recompute_kind::none);
+    t.lora_rank = r.optional_integer(key::training_lora_rank);
+    const bool lora = t.kind == job_kind::lora;
+    if (lora && !t.lora_rank)
+      detail::fail(journal_path(key::training_lora_rank), "required key is missing (training.kind is lora)");
+    if (r.has(key::training_lora_targets)) {
+      const ordered_json& targets = r.array(key::training_lora_targets);
       for (std::size_t i = 0; i < targets.size(); ++i)
-        detail::json_string(targets[i], "training.lora_targets[" + std::to_string(i) + "]");
+        detail::json_string(targets[i], journal_path(key::training_lora_targets) + "[" + std::to_string(i) + "]");
     }
-    t.optimizer = r.optional_text("optimizer");
-    r.optional_number("learning_rate");
-    t.dataset = r.optional_text("dataset");
-    t.seed = r.optional_integer("seed");
+    t.optimizer = r.optional_text(key::training_optimizer);
+    r.optional_number(key::training_learning_rate);
+    t.dataset = r.optional_text(key::training_dataset);
+    t.seed = r.optional_integer(key::training_seed);
     r.finish();
     if (t.gradient_accumulation && t.global_batch != t.micro_batch * t.dp * *t.gradient_accumulation)
-      detail::fail("training.global_batch", "must equal micro_batch × dp × gradient_accumulation (" +
-                                                std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) +
-                                                "), got " + std::to_string(t.global_batch));
-    if (t.kind != "lora" && (t.lora_rank || r.has("lora_targets")))
-      warnings.push_back("training.lora_rank: given although training.kind is " + t.kind);
+      detail::fail(journal_path(key::training_global_batch),
+                   "must equal micro_batch × dp × gradient_accumulation (" +
+                       std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) + "), got " +
+                       std::to_string(t.global_batch));
+    if (!lora && (t.lora_rank || r.has(key::training_lora_targets)))
+      warnings.push_back(journal_path(key::training_lora_rank) + ": given although training.kind is " +
+                         name_of_choice(t.kind));
   }
 
   void load_phases(reader& top) {
-    reader r(top.required("phases"), "phases", "phases");
+    reader r = top.section(key::phases);
     auto& p = phases;
-    p.queue_s = r.number("queue_s");
-    p.setup_s = r.number("setup_s");
-    p.compile_s = r.number("compile_s");
-    p.compile_cache_hit = r.boolean("compile_cache_hit");
-    p.data_load_s = r.number("data_load_s");
-    p.training_s = r.number("training_s");
-    p.final_eval_s = r.number("final_eval_s");
-    p.teardown_s = r.optional_number("teardown_s").value_or(0.0);
+    p.queue_s = r.number(key::phases_queue_s);
+    p.setup_s = r.number(key::phases_setup_s);
+    p.compile_s = r.number(key::phases_compile_s);
+    p.compile_cache_hit = r.boolean(key::phases_compile_cache_hit);
+    p.data_load_s = r.number(key::phases_data_load_s);
+    p.training_s = r.number(key::phases_training_s);
+    p.final_eval_s = r.number(key::phases_final_eval_s);
+    p.teardown_s = r.optional_number(key::phases_teardown_s).value_or(0.0);
     r.finish();
   }
 
   void load_step_times(reader& top, const std::filesystem::path& directory) {
-    reader r(top.required("step_times"), "step_times", "step_times");
-    const double scale = r.choice("unit") == "ms" ? 1e-3 : 1.0;
-    steps_per_value = r.optional_integer("steps_per_value").value_or(1);
-    if (r.has("values") == r.has("file"))
-      detail::fail("step_times", std::string("must have exactly one of values and file, got ") +
-                                     (r.has("file") ? "both" : "neither"));
+    reader r = top.section(key::step_times);
+    const double scale = r.choice<time_unit>(key::step_times_unit) == time_unit::ms ? 1e-3 : 1.0;
+    steps_per_value = r.optional_integer(key::step_times_steps_per_value).value_or(1);
+    const bool inline_values = r.has(key::step_times_values);
+    if (inline_values == r.has(key::step_times_file))
+      detail::fail(journal_path(key::step_times), std::string("must have exactly one of values and file, got ") +
+                                                      (inline_values ? "both" : "neither"));
     std::vector<double> raw;
-    std::string origin = "step_times.values";
-    if (r.has("values")) {
-      const ordered_json& values = r.array("values");
+    std::string origin = journal_path(inline_values ? key::step_times_values : key::step_times_file);
+    if (inline_values) {
+      const ordered_json& values = r.array(key::step_times_values);
       for (std::size_t i = 0; i < values.size(); ++i)
         raw.push_back(detail::json_number(values[i], origin + "[" + std::to_string(i) + "]"));
-      if (r.has("column") || r.has("step_column") || r.has("sha256") || r.has("count"))
-        detail::fail("step_times",
+      if (r.has(key::step_times_column) || r.has(key::step_times_step_column) || r.has(key::step_times_sha256) ||
+          r.has(key::step_times_count))
+        detail::fail(journal_path(key::step_times),
                      "column, step_column, count and sha256 describe a file; they are not allowed with inline values");
     } else {
-      origin = "step_times.file";
       step_series series = read_step_file(r, directory);
       raw = std::move(series.values);
       step_numbers = std::move(series.step_numbers);
@@ -269,42 +233,43 @@ class journal : public journal_record {
   }
 
   void load_checkpoints(reader& top) {
-    const ordered_json& list = top.array("checkpoints");
+    const ordered_json& list = top.array(key::checkpoints);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "checkpoints[" + std::to_string(i) + "]", "checkpoints[]");
+      reader r = reader::entry(list, key::checkpoints, i);
       journal_checkpoint c;
-      c.step = r.integer("step");
-      c.at_s = optional_timestamp(r, "at");
-      c.save_s = r.number("save_s");
-      c.verify_s = r.number("verify_s");
-      c.size_gb = r.number("size_gb");
-      c.checksum = r.text("checksum");
+      c.step = r.integer(key::checkpoint_step);
+      c.at_s = r.optional_timestamp(key::checkpoint_at);
+      c.save_s = r.number(key::checkpoint_save_s);
+      c.verify_s = r.number(key::checkpoint_verify_s);
+      c.size_gb = r.number(key::checkpoint_size_gb);
+      c.checksum = r.text(key::checkpoint_checksum);
       if (!detail::is_checksum(c.checksum))
-        detail::fail(r.path("checksum"), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
-      c.location = r.text("location");
-      c.restore_verified = r.boolean("restore_verified");
-      c.restore_error = r.optional_text("restore_error");
-      c.load_s = r.optional_number("load_s");
+        detail::fail(r.path(key::checkpoint_checksum),
+                     "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
+      c.location = r.text(key::checkpoint_location);
+      c.restore_verified = r.boolean(key::checkpoint_restore_verified);
+      c.restore_error = r.optional_text(key::checkpoint_restore_error);
+      c.load_s = r.optional_number(key::checkpoint_load_s);
       r.finish();
       checkpoints.push_back(c);
     }
   }
 
   void load_evaluations(reader& top) {
-    if (!top.has("evaluations")) return;
-    const ordered_json& list = top.array("evaluations");
+    if (!top.has(key::evaluations)) return;
+    const ordered_json& list = top.array(key::evaluations);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "evaluations[" + std::to_string(i) + "]", "evaluations[]");
+      reader r = reader::entry(list, key::evaluations, i);
       journal_evaluation e;
-      e.step = r.integer("step");
-      e.at_s = optional_timestamp(r, "at");
-      e.time_s = r.number("time_s");
-      if (r.has("metrics")) {
-        const ordered_json& metrics = r.required("metrics");
+      e.step = r.integer(key::evaluation_step);
+      e.at_s = r.optional_timestamp(key::evaluation_at);
+      e.time_s = r.number(key::evaluation_time_s);
+      if (r.has(key::evaluation_metrics)) {
+        const ordered_json& metrics = r.value(key::evaluation_metrics);
+        const std::string path = r.path(key::evaluation_metrics);
         if (!metrics.is_object())
-          detail::fail(r.path("metrics"), "must be an object of name → number, got " + detail::describe_json(metrics));
-        for (const auto& [name, value] : metrics.items())
-          e.metrics[name] = detail::json_number(value, r.path("metrics") + "." + name);
+          detail::fail(path, "must be an object of name → number, got " + detail::describe_json(metrics));
+        for (const auto& [name, value] : metrics.items()) e.metrics[name] = detail::json_number(value, path + "." + name);
       }
       r.finish();
       evaluations.push_back(e);
@@ -312,48 +277,48 @@ class journal : public journal_record {
   }
 
   void load_interruptions(reader& top) {
-    const ordered_json& list = top.array("interruptions");
+    const ordered_json& list = top.array(key::interruptions);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r(list[i], "interruptions[" + std::to_string(i) + "]", "interruptions[]");
+      reader r = reader::entry(list, key::interruptions, i);
       journal_interruption x;
-      x.at_s = timestamp(r, "at");
-      x.step = r.integer("step");
-      x.cause = r.choice("cause");
-      x.detail = r.optional_text("detail");
-      x.detection_s = r.number("detection_s");
-      x.recovery_s = r.number("recovery_s");
-      x.restart_s = r.optional_number("restart_s");
-      x.compile_s = r.optional_number("compile_s");
-      x.load_s = r.optional_number("load_s");
-      x.recompiled = r.boolean("recompiled");
-      x.restored_from_step = r.integer("restored_from_step");
-      x.redone_steps = r.integer("redone_steps");
-      x.recovered = r.optional_boolean("recovered", true);
+      x.at_s = r.timestamp(key::interruption_at);
+      x.step = r.integer(key::interruption_step);
+      x.cause = r.choice<interruption_cause>(key::interruption_cause);
+      x.detail = r.optional_text(key::interruption_detail);
+      x.detection_s = r.number(key::interruption_detection_s);
+      x.recovery_s = r.number(key::interruption_recovery_s);
+      x.restart_s = r.optional_number(key::interruption_restart_s);
+      x.compile_s = r.optional_number(key::interruption_compile_s);
+      x.load_s = r.optional_number(key::interruption_load_s);
+      x.recompiled = r.boolean(key::interruption_recompiled);
+      x.restored_from_step = r.integer(key::interruption_restored_from_step);
+      x.redone_steps = r.integer(key::interruption_redone_steps);
+      x.recovered = r.optional_boolean(key::interruption_recovered, true);
       r.finish();
       interruptions.push_back(x);
     }
   }
 
   void load_billed(reader& top) {
-    reader r(top.required("billed"), "billed", "billed");
-    billed.node_hours = r.number("node_hours");
-    billed.queue_billed = r.optional_boolean("queue_billed", false);
-    billed.node_hour_usd = r.optional_number("node_hour_usd");
-    billed.usd = r.optional_number("usd");
+    reader r = top.section(key::billed);
+    billed.node_hours = r.number(key::billed_node_hours);
+    billed.queue_billed = r.optional_boolean(key::billed_queue_billed, false);
+    billed.node_hour_usd = r.optional_number(key::billed_node_hour_usd);
+    billed.usd = r.optional_number(key::billed_usd);
     r.finish();
   }
 
   void load_quality(reader& top) {
-    reader r(top.required("quality"), "quality", "quality");
+    reader r = top.section(key::quality);
     journal_quality q;
-    q.metric = r.text("metric");
-    q.better = r.choice("better");
-    q.target = r.number("target");
-    q.achieved = r.number("achieved");
-    q.passed = r.boolean("passed");
-    q.step = r.optional_integer("step");
-    q.scope = r.optional_choice("scope", "trial");
-    q.reference = r.optional_text("reference");
+    q.metric = r.text(key::quality_metric);
+    q.better = r.choice<quality_direction>(key::quality_better);
+    q.target = r.number(key::quality_target);
+    q.achieved = r.number(key::quality_achieved);
+    q.passed = r.boolean(key::quality_passed);
+    q.step = r.optional_integer(key::quality_step);
+    q.scope = r.optional_choice<quality_scope>(key::quality_scope).value_or(quality_scope::trial);
+    q.reference = r.optional_text(key::quality_reference);
     r.finish();
     quality = q;
   }

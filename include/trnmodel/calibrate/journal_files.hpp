@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "trnmodel/check.hpp"
-#include "trnmodel/calibrate/json_reader.hpp"
+#include "trnmodel/calibrate/journal_reader.hpp"
 #include "trnmodel/detail/series_file.hpp"
 #include "trnmodel/detail/sha256.hpp"
 
@@ -77,17 +77,20 @@ struct step_series {
 
 /// Reads the file that the step_times object `r` names (keys file, column, step_column, count,
 /// sha256), relative to `directory`.
-inline step_series read_step_file(detail::json_reader& r, const std::filesystem::path& directory) {
-  const std::string origin = "step_times.file";
-  const std::string name = r.text("file");
+inline step_series read_step_file(detail::journal_reader& r, const std::filesystem::path& directory) {
+  using key = journal_key;
+  const std::string origin = journal_path(key::step_times_file);
+  const std::string name = r.optional_text(key::step_times_file);
   const std::filesystem::path file = detail::journal_file(directory, name, origin);
   const std::string bytes = detail::read_file_bytes(file, origin);
   const std::string extension = std::filesystem::path(name).extension().string();
-  const std::string column = r.optional_text("column"), step_column = r.optional_text("step_column");
+  const std::string column = r.optional_text(key::step_times_column);
+  const std::string step_column = r.optional_text(key::step_times_step_column);
   step_series series;
   if (extension == ".csv") {
     if (column.empty())
-      detail::fail("step_times.column", "required key is missing (a .csv file needs the column of the times)");
+      detail::fail(journal_path(key::step_times_column),
+                   "required key is missing (a .csv file needs the column of the times)");
     auto cells = detail::read_csv_columns(bytes, column, step_column, origin + " (" + name + ")");
     series.values = std::move(cells.values);
     for (std::size_t i = 0; i < cells.labels.size(); ++i) {
@@ -97,17 +100,18 @@ inline step_series read_step_file(detail::json_reader& r, const std::filesystem:
       series.step_numbers.push_back(static_cast<std::int64_t>(cells.labels[i]));
     }
   } else if (extension == ".npy") {
-    if (r.has("column") || r.has("step_column"))
-      detail::fail("step_times.column", "not allowed for a .npy file (it holds one array)");
+    if (r.has(key::step_times_column) || r.has(key::step_times_step_column))
+      detail::fail(journal_path(key::step_times_column), "not allowed for a .npy file (it holds one array)");
     series.values = detail::read_npy_vector(bytes, origin + " (" + name + ")");
   } else {
     detail::fail(origin, "must name a .csv or .npy file, got \"" + name + "\"");
   }
-  const auto count = r.optional_integer("count", 1);
+  const auto count = r.optional_integer(key::step_times_count);
   if (count && static_cast<std::size_t>(*count) != series.values.size())
-    detail::fail("step_times.count", "the file holds " + std::to_string(series.values.size()) +
-                                         " values, the journal says " + std::to_string(*count));
-  if (r.has("sha256")) detail::check_sha256(bytes, r.text("sha256"), "step_times.sha256");
+    detail::fail(journal_path(key::step_times_count), "the file holds " + std::to_string(series.values.size()) +
+                                                          " values, the journal says " + std::to_string(*count));
+  if (r.has(key::step_times_sha256))
+    detail::check_sha256(bytes, r.optional_text(key::step_times_sha256), journal_path(key::step_times_sha256));
   return series;
 }
 

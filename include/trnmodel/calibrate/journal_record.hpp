@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "trnmodel/choices.hpp"
+
 namespace trnmodel::calibrate {
 
 /// Where a trial ran (instance type, region, nodes). A plain value: copyable, owns its members;
@@ -16,8 +18,8 @@ namespace trnmodel::calibrate {
 struct journal_instance {
   std::string type,  ///< instance type, also the hardware-profile name (e.g. trn2.48xlarge)
       region,  ///< cloud region (e.g. us-east-2)
-      zone,  ///< availability zone; "" when the journal gives none
-      purchase_option;  ///< on_demand, spot, reserved, capacity_block, savings_plan or other; "" when not given
+      zone;  ///< availability zone; "" when the journal gives none
+  std::optional<purchase_option> purchase;  ///< how the capacity was bought, when given
   std::int64_t nodes = 1;  ///< nodes (instances) of the run, ≥ 1
   std::optional<std::int64_t> chips_per_node,  ///< accelerator chips (Trainium devices or GPUs) per node, when given
       ranks_per_node;  ///< worker processes per node (logical NeuronCores or GPUs), when given
@@ -39,10 +41,10 @@ struct journal_versions {
 /// What a trial trained (steps, batch, layout; the step times are in journal_record). A plain value: copyable, owns
 /// its members; concurrent reads are safe.
 struct journal_training {
-  std::string kind,  ///< lora, full or continued (as the scenario's job.kind)
-      precision,  ///< compute precision: bf16, fp8 or fp32
-      recompute,  ///< activation recomputation: none (the default), selective or full
-      optimizer,  ///< e.g. adamw; "" when not given
+  job_kind kind = job_kind::full;  ///< lora, full or continued (as the scenario's job.kind)
+  compute_precision precision = compute_precision::bf16;  ///< compute precision
+  recompute_kind recompute = recompute_kind::none;  ///< activation recomputation (none when not given)
+  std::string optimizer,  ///< e.g. adamw; "" when not given
       dataset;  ///< training data set id or description; "" when not given
   std::int64_t effective_steps_planned = 0,  ///< optimizer steps the trial was planned to run
       steps_completed = 0;  ///< highest optimizer step completed (redone steps not counted twice); ≤ planned
@@ -103,9 +105,10 @@ struct journal_evaluation {
 
 /// The causes counted as node failures for the failure rate (docs/journal.md); software
 /// errors and OOMs are fixed rather than a rate, and preemption is a separate process.
-inline bool is_node_failure_cause(const std::string& cause) {
-  return cause == "node_health_check" || cause == "accelerator_error" || cause == "hardware_error" ||
-         cause == "network_error" || cause == "hang_timeout";
+inline bool is_node_failure_cause(interruption_cause cause) {
+  using c = interruption_cause;
+  return cause == c::node_health_check || cause == c::accelerator_error || cause == c::hardware_error ||
+         cause == c::network_error || cause == c::hang_timeout;
 }
 
 /// One interruption of a trial (failure, preemption) and its recovery. A plain value: copyable,
@@ -115,8 +118,8 @@ struct journal_interruption {
   std::int64_t step = 0,  ///< last optimizer step completed before the interruption
       restored_from_step = 0,  ///< step of the checkpoint training resumed from (0 = from scratch)
       redone_steps = 0;  ///< completed steps lost and executed again (step − restored_from_step)
-  std::string cause,  ///< the cause category (docs/journal.md); is_node_failure_cause() says which count
-      detail;  ///< free-text detail of the cause; "" when not given
+  interruption_cause cause = interruption_cause::other;  ///< the cause category; is_node_failure_cause() says which count
+  std::string detail;  ///< free-text detail of the cause; "" when not given
   double detection_s = 0,  ///< seconds from the stop until it was detected
       recovery_s = 0;  ///< seconds from detection until training resumed
   std::optional<double> restart_s,  ///< part of recovery_s: node replacement and job relaunch, when given
@@ -139,9 +142,9 @@ struct journal_billed {
 /// A trial's quality-gate outcome. A plain value: copyable, owns its members; concurrent reads are safe.
 struct journal_quality {
   std::string metric,  ///< metric name (e.g. eval_loss)
-      better,  ///< the direction it improves in: lower or higher
-      scope = "trial",  ///< trial (a proxy bar for the short run) or job (the full job's gate)
       reference;  ///< where the target comes from; "" when not given
+  quality_direction better = quality_direction::lower;  ///< the direction it improves in
+  quality_scope scope = quality_scope::trial;  ///< a proxy bar for the short run, or the full job's gate
   double target = 0,  ///< the value the metric had to reach
       achieved = 0;  ///< the value reached
   bool passed = false;  ///< the run met its quality target

@@ -109,11 +109,11 @@ inline void check_journal_warnings(calibrate::journal_record& j, std::int64_t re
     warn("quality: absent, so the quality outcome is unknown");
   } else {
     const bool reached =
-        quality->better == "lower" ? quality->achieved <= quality->target : quality->achieved >= quality->target;
+        quality->better == quality_direction::lower ? quality->achieved <= quality->target : quality->achieved >= quality->target;
     if (reached != quality->passed)
       warn("quality.passed: " + std::string(quality->passed ? "true" : "false") + ", but achieved " +
            detail::format_number(quality->achieved) + " against target " + detail::format_number(quality->target) +
-           " (" + quality->better + " is better) says otherwise");
+           " (" + name_of_choice(quality->better) + " is better) says otherwise");
   }
   if (instance.ranks_per_node && training.tp * training.pp * training.dp != instance.nodes * *instance.ranks_per_node)
     warn("training: tp × pp × dp = " + std::to_string(training.tp * training.pp * training.dp) +
@@ -200,7 +200,7 @@ inline void check_journal_rules(journal_record& j) {
     if (parts > x.recovery_s * (1 + 1e-9) + 1e-9)
       warn(path + ": restart_s + compile_s + load_s = " + detail::format_approx(parts, 6) + " s exceed recovery_s (" +
            detail::format_number(x.recovery_s) + " s)");
-    if (x.cause == "other" && x.detail.empty()) warn(path + ".cause: \"other\" without a detail");
+    if (x.cause == interruption_cause::other && x.detail.empty()) warn(path + ".cause: \"other\" without a detail");
     redone_total += x.redone_steps;
   }
   detail::check_journal_warnings(j, redone_total);

@@ -36,7 +36,7 @@ inline ordered_json field_schema(const calibrate::journal_field& f) {
   ordered_json s;
   switch (f.value) {
     case journal_value::text:
-      if (f.object.empty() && f.key == "schema") {
+      if (f.id == calibrate::journal_key::schema) {
         s = ordered_json{{"const", calibrate::journal_schema}};  // the format tag: one text only
         break;
       }
@@ -78,28 +78,38 @@ inline ordered_json field_schema(const calibrate::journal_field& f) {
   return s;
 }
 
-inline ordered_json required_one_of(std::initializer_list<const char*> keys) {
+// The key of field `k` within its object, for the rules below.
+inline std::string key_of(calibrate::journal_key k) { return calibrate::journal_field_of(k).key; }
+
+inline ordered_json required_one_of(std::initializer_list<calibrate::journal_key> keys) {
   ordered_json variants = ordered_json::array();
-  for (const char* key : keys) variants.push_back({{"required", {key}}});
+  for (const auto k : keys) variants.push_back({{"required", {key_of(k)}}});
   return variants;
 }
 
 // The loader's cross-field rules that a schema can state (journal.hpp states them in words).
 inline void add_cross_field_rules(const std::string& object, ordered_json& s) {
-  if (object == "versions") s["oneOf"] = required_one_of({"neuron_sdk", "cuda"});
-  if (object == "training")
-    s["allOf"] = {{{"if", {{"properties", {{"kind", {{"const", "lora"}}}}}, {"required", {"kind"}}}},
-                   {"then", {{"required", {"lora_rank"}}}}}};
-  if (object == "step_times") {
-    s["oneOf"] = required_one_of({"values", "file"});
-    s["dependentRequired"] = {
-        {"column", {"file"}}, {"step_column", {"file"}}, {"count", {"file"}}, {"sha256", {"file"}}};
-    const auto file_is = [](const char* pattern) {
-      return ordered_json{{"properties", {{"file", {{"pattern", pattern}}}}}, {"required", {"file"}}};
+  using key = calibrate::journal_key;
+  using calibrate::journal_path;
+  if (object == journal_path(key::versions)) s["oneOf"] = required_one_of({key::versions_neuron_sdk, key::versions_cuda});
+  if (object == journal_path(key::training))
+    s["allOf"] = {{{"if", {{"properties", {{key_of(key::training_kind), {{"const", name_of_choice(job_kind::lora)}}}}},
+                           {"required", {key_of(key::training_kind)}}}},
+                   {"then", {{"required", {key_of(key::training_lora_rank)}}}}}};
+  if (object == journal_path(key::step_times)) {
+    const std::string file = key_of(key::step_times_file);
+    s["oneOf"] = required_one_of({key::step_times_values, key::step_times_file});
+    s["dependentRequired"] = {{key_of(key::step_times_column), {file}},
+                              {key_of(key::step_times_step_column), {file}},
+                              {key_of(key::step_times_count), {file}},
+                              {key_of(key::step_times_sha256), {file}}};
+    const auto file_is = [&](const char* pattern) {
+      return ordered_json{{"properties", {{file, {{"pattern", pattern}}}}}, {"required", {file}}};
     };
-    s["allOf"] = {
-        {{"if", file_is("\\.csv$")}, {"then", {{"required", {"column"}}}}},
-        {{"if", file_is("\\.npy$")}, {"then", {{"not", {{"anyOf", required_one_of({"column", "step_column"})}}}}}}};
+    s["allOf"] = {{{"if", file_is("\\.csv$")}, {"then", {{"required", {key_of(key::step_times_column)}}}}},
+                  {{"if", file_is("\\.npy$")},
+                   {"then",
+                    {{"not", {{"anyOf", required_one_of({key::step_times_column, key::step_times_step_column})}}}}}}};
   }
 }
 

@@ -379,6 +379,7 @@ struct field_spec {
   bool required;  ///< a scenario without it is refused
   std::string doc;  ///< one line, units included
   std::vector<std::string> choices;  ///< for a choice field, the allowed values; else empty
+  std::string choice_type;  ///< for a choice field, its enum's name in choices.hpp ("purchase_mode"); else empty
   input_group group;  ///< the metrics an unknown value of it blocks
   relevance when;  ///< when the simulator reads it
   counting count;  ///< for a quantity that counts, how a draw becomes a whole number
@@ -402,7 +403,8 @@ inline const std::vector<field_spec>& scenario_fields() {
              default_value,                                                                                       \
              required,                                                                                            \
              doc,                                                                                                 \
-             choice_names<choices>(),                                                                      \
+             choice_names<choices>(),                                                                             \
+             field_kind::kind == field_kind::choice ? #choices : "",                                              \
              input_group::group,                                                                                  \
              relevance::when,                                                                                     \
              counting::count,                                                                                     \
