@@ -11,10 +11,11 @@ import math
 import os
 import pathlib
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core, theory
-from ._errors import in_file
+from ._errors import PlausibilityWarning, in_file
 from ._files import read_utf8
 from .fields import JOB_KIND_CHOICES, JobKind
 
@@ -169,9 +170,34 @@ def new(
     storage_gb_month_usd: Optional[float] = None,
     transfer_gb_usd: Optional[float] = None,
     logs_gb_usd: Optional[float] = None,
+    stages: Optional[Sequence[StageArg]] = None,
 ) -> Dict[str, Any]:
     """The document of a complete scenario (see :meth:`Scenario.new`, which loads it). ``profile``
     is the platform's profile document, ``library`` the profiles a scenario may name."""
+    if stages is not None:
+        if tokens is not None or steps is not None or sequence_length is not None:
+            raise _core.ScenarioError(
+                "stages: each stage gives its own tokens (or steps) and sequence length; "
+                "tokens, steps and sequence_length are not used with stages"
+            )
+        return _new_staged(
+            config,
+            platform,
+            profile,
+            library,
+            [_stage_spec(k, stage) for k, stage in enumerate(stages)],
+            dict(
+                nodes=nodes,
+                kind=kind,
+                global_batch=global_batch,
+                lora_rank=lora_rank,
+                name=name,
+                node_hour_usd=node_hour_usd,
+                storage_gb_month_usd=storage_gb_month_usd,
+                transfer_gb_usd=transfer_gb_usd,
+                logs_gb_usd=logs_gb_usd,
+            ),
+        )
     model, model_name = read_config(config)
     if kind not in KINDS:
         raise _core.ScenarioError(f"kind: must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -191,8 +217,19 @@ def new(
     if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or sequence_length < 1:
         raise _core.ScenarioError(f"sequence_length: must be a whole number ≥ 1, got {sequence_length!r}")
     if max_positions and sequence_length > max_positions:
-        raise _core.ScenarioError(
-            f"sequence_length: must be ≤ max_position_embeddings of config.json ({max_positions}), got {sequence_length}"
+        if kind != JobKind.CONTINUED:
+            raise _core.ScenarioError(
+                f"sequence_length: must be ≤ max_position_embeddings of config.json ({max_positions}), got "
+                f"{sequence_length} (a longer context is a context extension: kind continued)"
+            )
+        warnings.warn(
+            f"sequence_length {sequence_length} is beyond max_position_embeddings of config.json ({max_positions}): "
+            f"a context extension of {sequence_length / max_positions:g}x; the training script must configure RoPE "
+            "scaling for it (rope_scaling in config.json: e.g. rope_type llama3 or yarn with factor "
+            f"{sequence_length / max_positions:g}, or a larger rope_theta); this scenario models the step time of "
+            "the longer sequences, not the quality of the extension",
+            PlausibilityWarning,
+            stacklevel=3,
         )
     batch_rule = "given"
     if global_batch is None:
@@ -333,6 +370,156 @@ def new(
         "logs_gb_usd": _given_price(logs_gb_usd, "log ingestion (GB)", "logs_gb_usd"),
     }
     return doc
+
+
+#: A stage for :func:`new`: ``"NAME:TOKENS:SEQ_LEN"`` (the CLI's ``--stage``), a tuple
+#: ``(name, tokens, sequence_length)`` or a mapping with ``name``, ``tokens`` or ``steps``,
+#: ``sequence_length`` and optionally ``global_batch``.
+StageArg = Union[str, Tuple[str, Union[str, float], int], Mapping[str, Any]]
+
+#: The blocks a stage may give (scenario/stages.hpp); the others belong to the whole job.
+STAGE_BLOCKS = (
+    "job",
+    "cluster",
+    "model",
+    "parallelism",
+    "throughput",
+    "compile",
+    "checkpoint",
+    "eval",
+    "failures",
+    "quality",
+)
+
+
+def _stage_spec(k: int, stage: StageArg) -> Dict[str, Any]:
+    """One stage as a dict of name, tokens or steps, sequence_length and global_batch (or None)."""
+    where = f"stages[{k}]"
+    if isinstance(stage, str):
+        parts = stage.split(":")
+        if len(parts) != 3 or not all(parts):
+            raise _core.ScenarioError(f"{where}: must be NAME:TOKENS:SEQ_LEN (e.g. 8k:180B:8192), got {stage!r}")
+        try:
+            seq = int(parts[2])
+        except ValueError:
+            raise _core.ScenarioError(
+                f"{where}: the sequence length must be a whole number, got {parts[2]!r}"
+            ) from None
+        stage = {"name": parts[0], "tokens": parts[1], "sequence_length": seq}
+    elif isinstance(stage, tuple):
+        if len(stage) != 3:
+            raise _core.ScenarioError(f"{where}: must be (name, tokens, sequence_length), got {stage!r}")
+        stage = {"name": stage[0], "tokens": stage[1], "sequence_length": stage[2]}
+    elif not isinstance(stage, Mapping):
+        raise _core.ScenarioError(f"{where}: must be NAME:TOKENS:SEQ_LEN, a tuple or a mapping, got {stage!r}")
+    unknown = set(stage) - {"name", "tokens", "steps", "sequence_length", "global_batch"}
+    if unknown:
+        raise _core.ScenarioError(
+            f"{where}.{sorted(unknown)[0]}: unknown key (name, tokens or steps, sequence_length, global_batch)"
+        )
+    if not isinstance(stage.get("name"), str) or not stage["name"]:
+        raise _core.ScenarioError(f"{where}.name: required: a non-empty string naming the stage")
+    if ("tokens" in stage) == ("steps" in stage):
+        raise _core.ScenarioError(f"{where}: give exactly one of tokens and steps (the stage's own work)")
+    if "sequence_length" not in stage:
+        raise _core.ScenarioError(f"{where}.sequence_length: required (tokens per sequence in this stage)")
+    return {"global_batch": None, "tokens": None, "steps": None, **stage}
+
+
+def _new_staged(
+    config: ConfigArg,
+    platform: str,
+    profile: Mapping[str, Any],
+    library: Mapping[str, Any],
+    stages: List[Dict[str, Any]],
+    options: Dict[str, Any],
+) -> Dict[str, Any]:
+    """A job in stages: each stage built as :func:`new` builds a job (its own sequence length,
+    work, layout and step time), the top level the first stage's, and each stage giving the
+    fields where it differs, its work always. The job-level blocks (startup, data, prices) are
+    those of the whole job's tokens. A later stage without its own global batch keeps the first
+    stage's tokens per step (global batch × sequence length), at least one sequence."""
+    model, _ = read_config(config)
+    first_batch = options.pop("global_batch")
+    if first_batch is None:
+        first_batch = 64 if options["kind"] == JobKind.LORA else 256
+    docs = []
+    for k, stage in enumerate(stages):
+        batch = stage["global_batch"]
+        if batch is None:
+            batch = (
+                first_batch
+                if k == 0
+                else max(1, round(first_batch * stages[0]["sequence_length"] / stage["sequence_length"]))
+            )
+        try:
+            docs.append(
+                new(
+                    config,
+                    platform,
+                    profile,
+                    library,
+                    tokens=stage["tokens"],
+                    steps=stage["steps"],
+                    sequence_length=stage["sequence_length"],
+                    global_batch=batch,
+                    **options,
+                )
+            )
+        except _core.ScenarioError as e:
+            raise _core.ScenarioError(f"stages[{k}] ({stage['name']}): {e}") from None
+    # The job-level blocks: of the whole job's tokens, at the first stage's shape.
+    total_tokens = sum(_doc_tokens(d) for d in docs)
+    whole = new(
+        config,
+        platform,
+        profile,
+        library,
+        tokens=total_tokens,
+        sequence_length=stages[0]["sequence_length"],
+        global_batch=docs[0]["parallelism"]["global_batch"],
+        **options,
+    )
+    top = {key: value for key, value in whole.items() if key not in STAGE_BLOCKS}
+    for block in STAGE_BLOCKS:
+        if block in docs[0]:
+            top[block] = docs[0][block]
+    top["job"] = {key: value for key, value in docs[0]["job"].items() if key not in ("tokens", "effective_steps")}
+    plan = ", then ".join(
+        f"{stage['name']}: {_short(_doc_tokens(d))} tokens at {stage['sequence_length']:,}-token sequences"
+        for stage, d in zip(stages, docs)
+    )
+    top["description"] = (
+        f"Built by trnmodel new from {model.parameters / 1e9:.3g}e9-parameter config.json, "
+        f"{options['kind']} training in {len(stages)} stages on {options['nodes']} x {profile.get('name', platform)}: "
+        f"{plan}. Each stage gives its own work and the fields where it differs from the first; every input not "
+        "given is a stated assumption (docs/scenario.md, 'Building a scenario')."
+    )
+    top["stages"] = [_stage_block(stage["name"], d, top) for stage, d in zip(stages, docs)]
+    return {key: top[key] for key in [*whole.keys(), "stages"] if key in top}
+
+
+def _doc_tokens(doc: Mapping[str, Any]) -> float:
+    """The tokens of a built job: its job.tokens, or its steps × tokens per step."""
+    job = doc["job"]
+    if "tokens" in job:
+        return float(job["tokens"]["value"])
+    return float(job["effective_steps"]["value"]) * doc["parallelism"]["global_batch"] * doc["model"]["sequence_length"]
+
+
+def _stage_block(name: str, doc: Mapping[str, Any], top: Mapping[str, Any]) -> Dict[str, Any]:
+    """A stage of `top`: its work, and each field of a stage block where `doc` differs (a
+    field the top level has and `doc` lacks is null: back to its default)."""
+    stage: Dict[str, Any] = {"name": name}
+    for block in STAGE_BLOCKS:
+        mine, theirs = doc.get(block, {}), top.get(block, {})
+        changed = {key: value for key, value in mine.items() if theirs.get(key) != value}
+        changed.update({key: None for key in theirs if key not in mine})
+        if block == "cluster":
+            changed.pop("platform", None)
+        if changed:
+            stage[block] = changed
+    return stage
 
 
 def _lifecycle(

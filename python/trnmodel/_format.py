@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+import math
 from typing import Any, Iterable, List, Optional, Sequence
 
 import numpy as np
@@ -67,6 +68,21 @@ def hours(x: float) -> str:
 
 def count(x: float) -> str:
     return f"{x:,.0f}" if np.isfinite(x) else "unknown"
+
+
+def probability(p: float, samples: int) -> str:
+    """An estimated probability with its binomial standard error, both to the decimal place of
+    the error's first significant digit (at least three decimals): ``0.0047 ± 0.0005``, never
+    ``0.005 ± 0.000``. None or all of the samples: the 95 % bound of the rule of three."""
+    if not np.isfinite(p) or samples < 1:
+        return "unknown"
+    if p <= 0:
+        return f"0 (none of {samples:,} samples; below {3 / samples:.2g} at 95 %)"
+    if p >= 1:
+        return f"1 (all {samples:,} samples; above {1 - 3 / samples:.4g} at 95 %)"
+    se = math.sqrt(p * (1 - p) / samples)
+    decimals = max(3, -math.floor(math.log10(se)))
+    return f"{p:.{decimals}f} ± {se:.{decimals}f}"
 
 
 def slug(name: str) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 
 from . import _core
 from ._display import Display
+from ._format import probability
 from ._montecarlo import _check_whole
 from ._progress import ProgressArg
 from ._scenario import Scenario
@@ -97,13 +98,17 @@ class PurchaseOptions(Display):
         rows = {r["purchase"]: r for _, r in self.table.iterrows() if r["purchase"] != PurchaseMode.CAPACITY_BLOCK}
         if self.choice is None:
             best = self.table[self.table["purchase"] == PurchaseMode.CAPACITY_BLOCK]["p_fit"].max()
-            text = f"No block length given has P(fit) ≥ {self.fit_prob:g} (the best: {best:.3f})"
+            longest = int(self.table["block_hours"].max())
+            text = (
+                f"No block length tried (up to {longest} h, {longest / 24:g} days) has P(fit) ≥ {self.fit_prob:g} "
+                f"(the best: {probability(best, self.samples)})"
+            )
         else:
             hours = int(self.choice["block_hours"])
             text = (
                 f"Shortest block with P(fit) ≥ {self.fit_prob:g}: {hours} h ({hours / 24:g} day"
                 f"{'' if hours == 24 else 's'}), "
-                f"P(fit) {self.choice['p_fit']:.3f}, {cost(self.choice)}"
+                f"P(fit) {probability(self.choice['p_fit'], self.samples)}, {cost(self.choice)}"
             )
         text += f"; on demand: {cost(rows[PurchaseMode.ON_DEMAND])}"
         spot = rows[PurchaseMode.SPOT]
@@ -146,6 +151,7 @@ def purchase_options(
     block_node_hour_usd: Optional[float] = None,
     block_lead_s: Optional[float] = None,
     spot: Optional[Mapping[str, Any]] = None,
+    search: bool = True,
     progress: ProgressArg = None,
 ) -> PurchaseOptions:
     """The job on demand, on a capacity block of each length in ``block_hours`` and on spot,
@@ -158,8 +164,13 @@ def purchase_options(
     (default 0). Spot is simulated when the scenario is a spot purchase or ``spot`` gives its
     fields (``{"prices.spot_node_hour_usd": ..., "spot.interruptions_per_node_h": ...}``);
     otherwise its row says "not described", never left out silently. ``block_hours`` defaults to
-    the scenario's length, or 7 and 14 days. Costs are ``run_cost_usd``; unknown prices give NaN
-    with a note. Returns a :class:`PurchaseOptions` (``.table``, ``.choice``, a notebook display).
+    the scenario's length, or 7 and 14 days. With ``search`` (the default), when none of them
+    fits with P(fit) ≥ ``fit_prob``, the longer lengths AWS offers (up to 182 days) are searched
+    for the shortest that does, by bisection: on the same seed a sample that fits a block fits
+    every longer one (the block's length moves only its deadline), so P(fit) is monotone in the
+    length and each length tried is a row of the table. Costs are ``run_cost_usd``; unknown
+    prices give NaN with a note. Returns a :class:`PurchaseOptions` (``.table``, ``.choice``, a
+    notebook display).
     """
     import pandas as pd
 
@@ -221,6 +232,9 @@ def purchase_options(
                 f"block_hours: {hours} h is not a length AWS offers (1 to 14 days in whole days, "
                 "then 7-day steps up to 182 days)"
             )
+
+    def add_block(hours: int, searched: bool = False) -> float:
+        """Simulates a block of `hours`; its P(fit)."""
         changes: Dict[str, Any] = {PRICES_BLOCK_HOURS: hours}
         if purchase != PurchaseMode.CAPACITY_BLOCK:
             changes[PRICES_BLOCK_LEAD_S] = block_lead_s
@@ -230,7 +244,22 @@ def purchase_options(
         else:
             changes[PRICES_BLOCK_USD] = rate * hours * nodes
             note = rate_note
+        if searched:
+            note = (note + "; " if note else "") + f"searched: the shortest length with P(fit) ≥ {fit_prob:g}"
         add(PurchaseMode.CAPACITY_BLOCK, hours, _variant(scenario, PurchaseMode.CAPACITY_BLOCK, changes), note)
+        return float(rows[-1]["p_fit"])
+
+    fits = [add_block(hours) >= fit_prob for hours in sorted(set(hours_list))]
+    longer = [h for h in OFFERED_BLOCK_HOURS if h > max(hours_list)]
+    if search and not any(fits) and longer:
+        # Bisection over the longer lengths: lo never fits (or is below them), hi fits (or is past them).
+        lo, hi = -1, len(longer)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if add_block(longer[mid], searched=True) >= fit_prob:
+                hi = mid
+            else:
+                lo = mid
     if purchase == PurchaseMode.SPOT:
         add(PurchaseMode.SPOT, None, scenario, "")
     elif spot:
@@ -248,4 +277,8 @@ def purchase_options(
             "not described: give spot= (prices.spot_node_hour_usd, spot.interruptions_per_node_h)",
         )
     table = pd.DataFrame(rows, columns=COLUMNS)
+    # On demand first, then the blocks by length, then spot.
+    order = {PurchaseMode.ON_DEMAND: 0, PurchaseMode.CAPACITY_BLOCK: 1, PurchaseMode.SPOT: 2}
+    table["_order"] = [order[PurchaseMode(p)] for p in table["purchase"]]
+    table = table.sort_values(["_order", "block_hours"], kind="stable").drop(columns="_order").reset_index(drop=True)
     return PurchaseOptions(table, float(fit_prob), samples, seed, scenario.name)

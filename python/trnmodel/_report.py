@@ -22,7 +22,17 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core, plot
-from ._format import QUOTE_MAX_AGE_DAYS, STYLE, badge, esc, html_table, inline_html, markdown_table, quote_age_days
+from ._format import (
+    QUOTE_MAX_AGE_DAYS,
+    STYLE,
+    badge,
+    esc,
+    html_table,
+    inline_html,
+    markdown_table,
+    probability,
+    quote_age_days,
+)
 from ._format import count as _count
 from ._format import hours as _hours
 from ._format import money as _money
@@ -413,10 +423,10 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         if scn[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK:
             hours = scn[PRICES_BLOCK_HOURS]
             p = float(s.loc["block_fit", "mean"])
-            se = float(np.sqrt(max(p * (1 - p), 0.0) / result.samples))
             items += [
                 f"{prefix}Capacity block of {hours} h ({hours / 24:g} day{'' if hours == 24 else 's'}): "
-                f"**P(fit) = {p:.3f}** (± {se:.3f}), the chance the job finishes inside the usable window.",
+                f"**P(fit) = {probability(p, result.samples)}**, the chance the job finishes inside the usable "
+                "window.",
                 f"{prefix}Idle block hours (paid, unused, the end margin included): P50 "
                 f"{_hours(s.loc['block_idle_h', 'p50'])}, mean {_hours(s.loc['block_idle_h', 'mean'])}; "
                 f"overflow on demand: mean {_hours(s.loc['overflow_h', 'mean'])}, P90 {_hours(s.loc['overflow_h', 'p90'])}.",
@@ -430,13 +440,15 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     doc.bullets(items)
 
 
-#: The block lengths the sign-off weighs: every whole-day block AWS offers up to 14 days.
+#: The block lengths the sign-off weighs: every whole-day block AWS offers up to 14 days, and
+#: when none of them fits, the longer ones up to 182 days searched for the shortest that does.
 SIGNOFF_BLOCK_HOURS = [24 * days for days in range(1, 15)]
 
 
 def block_choice_section(doc: Document, results: Dict[str, SimulationResult], samples: int, seed: int) -> None:
     """For a job on a capacity block: the shortest block that holds it with probability 0.9, its
-    cost beside on demand and spot (tm.purchase_options over 1 to 14 days, on the same seed)."""
+    cost beside on demand and spot (tm.purchase_options over 1 to 14 days, and the longer lengths
+    up to 182 days searched when none of those fits, on the same seed)."""
     from ._purchase import purchase_options
 
     for name, result in results.items():
@@ -455,7 +467,7 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
         for _, r in options.table.iterrows():
             if r["purchase"] == PurchaseMode.CAPACITY_BLOCK:
                 label = f"block, {int(r['block_hours']) // 24} d"
-                fit = f"{r['p_fit']:.3f}"
+                fit = probability(r["p_fit"], options.samples)
             else:
                 label, fit = str(r["purchase"]).replace("_", " "), "—"
             cost = "not described" if np.isnan(r["cost_p50"]) else f"{_money(r['cost_p50'])} / {_money(r['cost_p90'])}"

@@ -153,6 +153,17 @@ class Scenario:
         max_position_embeddings), ``global_batch`` in sequences (default 64 for LoRA, 256
         otherwise), ``lora_rank`` (default 16), ``name``, and the prices in USD, taken as quotes:
         ``node_hour_usd``, ``storage_gb_month_usd``, ``transfer_gb_usd``, ``logs_gb_usd``.
+        A longer sequence than the config's max_position_embeddings is allowed for ``kind``
+        continued, a context extension, with a :class:`tm.PlausibilityWarning` naming the RoPE
+        scaling the training script must configure.
+
+        ``stages`` (instead of ``tokens``, ``steps`` and ``sequence_length``) builds a job in
+        stages: a list of ``"NAME:TOKENS:SEQ_LEN"`` strings, ``(name, tokens, sequence_length)``
+        tuples or mappings with ``name``, ``tokens`` or ``steps``, ``sequence_length`` and
+        ``global_batch``. Each stage is built as a job of its own (its layout and step time
+        chosen for its sequence length) and gives its work and the fields where it differs
+        from the first stage; a later stage without its own global batch keeps the first
+        stage's tokens per step.
 
         The model block and the parameter count come from the config; the step time is
         analytic, with the first layout (least model parallelism) that fits; every other phase

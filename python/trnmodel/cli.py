@@ -155,6 +155,7 @@ def _purchase(args: argparse.Namespace) -> int:
         seed=args.seed,
         block_node_hour_usd=args.block_node_hour_usd,
         spot=spot,
+        search=not args.no_search,
     )
     print(options._text())
     return 0
@@ -221,6 +222,7 @@ def _new(args: argparse.Namespace) -> int:
         tokens=args.tokens,
         steps=args.steps,
         sequence_length=args.seq_len,
+        stages=args.stage,
         global_batch=args.global_batch,
         lora_rank=args.lora_rank,
         name=args.name,
@@ -237,6 +239,13 @@ def _new(args: argparse.Namespace) -> int:
     print(f"scenario written: {out}")
     print(f"  model: {doc['model']['parameters']['value']:.4g} parameters, {doc['model']['layers']} layers")
     print(f"  layout: tp={par['tp']} pp={par['pp']} dp={par['dp']}, global batch {par['global_batch']}")
+    for stage in doc.get("stages", []):
+        own = stage.get("parallelism", {})
+        layout = ", ".join(f"{key}={own[key]}" for key in ("tp", "pp", "dp", "cp", "global_batch") if key in own)
+        print(
+            f"  stage {stage['name']}: gives {', '.join(k for k in stage if k != 'name')}"
+            + (f" (layout: {layout})" if layout else "")
+        )
     print(f"  assumptions: {len(scn.assumptions())} (each with its source in the note; docs/scenario.md)")
     unknown = scn.unknowns()
     print(f"  unknown: {', '.join(unknown) if unknown else 'none'}")
@@ -409,6 +418,11 @@ def _parser() -> argparse.ArgumentParser:
         "--block-hours", help="block lengths in hours, e.g. 168,336 (default: the scenario's, or 7 and 14 days)"
     )
     p.add_argument("--fit-prob", type=float, default=0.9, help="target P(fit) (default 0.9)")
+    p.add_argument(
+        "--no-search",
+        action="store_true",
+        help="only the lengths given (by default, when none fits, the longer ones up to 182 days are searched)",
+    )
     p.add_argument("--block-node-hour-usd", type=float, help="a block's rate per node-hour (default: the scenario's)")
     p.add_argument("--spot", help="spot fields as JSON, e.g. '{\"prices.spot_node_hour_usd\": 20, ...}'")
     common(p, 20_000)
@@ -438,6 +452,13 @@ def _parser() -> argparse.ArgumentParser:
     amount = p.add_mutually_exclusive_group(required=True)
     amount.add_argument("--tokens", help="training tokens, e.g. 786M, 40B, 1.5T")
     amount.add_argument("--steps", help="optimizer steps, e.g. 3000 or 10k")
+    amount.add_argument(
+        "--stage",
+        action="append",
+        metavar="NAME:TOKENS:SEQ_LEN",
+        help="a stage of a job in stages, e.g. --stage 8k:180B:8192 --stage 32k:20B:32768 (repeatable, in order; "
+        "instead of --tokens, --steps and --seq-len)",
+    )
     p.add_argument("--seq-len", type=int, help="tokens per sequence (default 4096, at most the config allows)")
     p.add_argument("--global-batch", type=int, help="sequences per step (default 64 for lora, 256 otherwise)")
     p.add_argument("--lora-rank", type=int, default=16, help="LoRA rank (default 16)")

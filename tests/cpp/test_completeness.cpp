@@ -83,9 +83,10 @@ TEST_CASE("the platform expectations name what is missing", "[completeness]") {
   const auto single = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}})");
   CHECK(!multi_node_without_failures(single));
-  const auto staged = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10},
+  const auto staged = scenario::from_text(R"({"schema": "trnmodel.scenario/1",
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5},
-    "stages": [{"name": "a"}, {"name": "b", "job": {"effective_steps": 5}, "cluster": {"nodes": 2}}]})");
+    "stages": [{"name": "a", "job": {"effective_steps": 10}}, {"name": "b", "job": {"effective_steps": 5},
+      "cluster": {"nodes": 2}}]})");
   CHECK(multi_node_without_failures(staged));  // stage b runs on 2 nodes
 }
 

@@ -161,11 +161,12 @@ TEST_CASE("purchase options: the phases sum to wall_h with everything uncertain"
 }
 
 TEST_CASE("capacity block over stages: one window for the whole job", "[purchase][block][stages]") {
-  const auto s = make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 500}, "cluster": {"nodes": 2},
+  const auto s = make(R"({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 2},
     "throughput": {"step_time_s": 360}, "startup": {"queue_wait_s": 1800},
     "checkpoint": {"every_steps": 100, "save_s": 36, "load_s": 300}, "failures": {"restart_s": 600},
     "prices": {"node_hour_usd": 40, "purchase": "capacity_block", "block_hours": 48, "block_usd": 1000},
-    "stages": [{"name": "short"}, {"name": "long", "cluster": {"nodes": 4}, "transition_s": 120}]})");
+    "stages": [{"name": "short", "job": {"effective_steps": 500}},
+               {"name": "long", "job": {"effective_steps": 500}, "cluster": {"nodes": 4}, "transition_s": 120}]})");
   const auto r = run_scenario(s, 16);
   // Stage 1: 5 segments of 36036 s (50.05 h) > 47.5 h: the window ends in its 5th segment.
   CHECK(r.stats(metric::block_fit).max == 0);
@@ -232,8 +233,9 @@ TEST_CASE("every bad purchase field is refused with its path and the rule", "[pu
              Contains("spot.reacquire_s: must be ≥ 0"));
   CHECK_THAT(with(R"("purchase": "spot")", R"(, "spot": {"interruptions_per_node_h": 0.1, "notice": 1})"),
              Contains("spot.notice: unknown key"));
-  CHECK_THAT(with(R"("purchase": "spot")", R"(, "spot": {"interruptions_per_node_h": 0.1},
-      "stages": [{"name": "a", "spot": {"notice_s": 1}}])"),
+  CHECK_THAT(test::scenario_error(R"({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 1},
+      "throughput": {"step_time_s": 1}, "prices": {"purchase": "spot"}, "spot": {"interruptions_per_node_h": 0.1},
+      "stages": [{"name": "a", "job": {"effective_steps": 10}, "spot": {"notice_s": 1}}]})"),
              Contains("stages[0].spot: is set per job, not per stage"));
 }
 

@@ -19,11 +19,12 @@ namespace test_stage_paths {
 
 namespace {
 
-const std::string two = R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 400}, "cluster": {"nodes": 4},
+const std::string two = R"({"schema": "trnmodel.scenario/1", "cluster": {"nodes": 4},
   "throughput": {"step_time_s": 5}, "compile": {"initial_s": 300},
   "checkpoint": {"every_steps": 100, "save_s": 20},
   "failures": {"node_mtbf_h": 200, "restart_s": 60},
-  "stages": [{"name": "short"}, {"name": "long", "job": {"effective_steps": 100}, "throughput": {"step_time_s": 20},
+  "stages": [{"name": "short", "job": {"effective_steps": 400}},
+             {"name": "long", "job": {"effective_steps": 100}, "throughput": {"step_time_s": 20},
              "checkpoint": {"every_steps": 50, "save_s": null}}]})";
 
 
@@ -109,8 +110,9 @@ TEST_CASE("the failure clock keeps its age across a stage boundary", "[stages][l
   options.samples = 2000;
   options.seed = 3;
   const auto one = simulate(scenario::from_text("{" + common + R"(, "job": {"effective_steps": 400}})"), options, true);
-  const auto two_stages = simulate(scenario::from_text("{" + common + R"(, "job": {"effective_steps": 200},
-    "stages": [{"name": "a"}, {"name": "b", "transition_s": 0}]})"),
+  const auto two_stages = simulate(scenario::from_text("{" + common + R"(,
+    "stages": [{"name": "a", "job": {"effective_steps": 200}},
+               {"name": "b", "job": {"effective_steps": 200}, "transition_s": 0}]})"),
                                    options, true);
   std::size_t same = 0;
   for (Eigen::Index i = 0; i < one.values().rows(); ++i)

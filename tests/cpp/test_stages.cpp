@@ -27,13 +27,23 @@ std::size_t column(const run_result& r, const std::string& name) {
   return 0;
 }
 
-const std::string top = R"("schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000}, "cluster": {"nodes": 16},
+// The job's top level; each stage states its work, the job without stages gets `work`.
+const std::string top = R"("schema": "trnmodel.scenario/1", "cluster": {"nodes": 16},
   "throughput": {"step_time_s": 17}, "startup": {"env_prep_s": 300, "data_load_s": 120},
   "compile": {"initial_s": 600, "recompile_s": 900, "cache_load_s": 60, "cache_hit_prob": 0.7},
   "failures": {"node_mtbf_h": 24, "restart_s": 300, "warmup_s": 60}, "eval": {"final_s": 600})";
+const std::string work = R"("job": {"effective_steps": 1000})";
+
+// `stages` with the top level's former 1000 steps given to each stage that gives no work.
+std::string working(const std::string& stages) {
+  ordered_json list = ordered_json::parse(stages);
+  for (auto& stage : list)
+    if (stage.is_object() && !stage.contains("job")) stage["job"] = {{"effective_steps", 1000}};
+  return list.dump();
+}
 
 std::string restore_case(int keep_last, double p) {
-  return "{" + top + R"(, "checkpoint": {"every_steps": 100, "save_s": 60, "load_s": 240, "keep_last": )" +
+  return "{" + top + ", " + work + R"(, "checkpoint": {"every_steps": 100, "save_s": 60, "load_s": 240, "keep_last": )" +
          std::to_string(keep_last) + R"(, "restore_fail_prob": )" + detail::format_number(p) + "}}";
 }
 
@@ -64,7 +74,8 @@ TEST_CASE("restore checks: fallbacks raise lost time, more kept checkpoints lowe
 
 TEST_CASE("stages: the closed form, the per-stage shares and the plain single stage", "[lifecycle][stages]") {
   const std::string two = "{" + top + R"(, "checkpoint": {"every_steps": 100, "save_s": 30, "load_s": 90},
-    "stages": [{"name": "a"}, {"name": "b", "cluster": {"nodes": 32}, "throughput": {"step_time_s": 40},
+    "stages": [{"name": "a", "job": {"effective_steps": 1000}}, {"name": "b", "cluster": {"nodes": 32},
+      "throughput": {"step_time_s": 40},
       "job": {"effective_steps": 200}, "checkpoint": {"every_steps": 20}, "compile": {"cache_hit_prob": 1},
       "transition_s": 500}]})";
   const auto r = run_text(two, 40'000, 3);
@@ -89,9 +100,10 @@ TEST_CASE("stages: the closed form, the per-stage shares and the plain single st
   CHECK(r.stats(column(r, "a/wall_h")).min > start_s / 3600);
   (void)m1;
 
-  const std::string plain = "{" + top + R"(, "checkpoint": {"every_steps": 100, "save_s": 30, "load_s": 90}})";
+  const std::string plain = "{" + top + ", " + work + R"(, "checkpoint": {"every_steps": 100, "save_s": 30,
+    "load_s": 90}})";
   const std::string single = "{" + top + R"(, "checkpoint": {"every_steps": 100, "save_s": 30, "load_s": 90},
-    "stages": [{"name": "only"}]})";
+    "stages": [{"name": "only", "job": {"effective_steps": 1000}}]})";
   const auto p = run_text(plain, 5'000, 9), s = run_text(single, 5'000, 9);
   for (std::size_t m = 0; m < metric::count; ++m)
     for (Eigen::Index i = 0; i < p.values().rows(); ++i) {
@@ -101,9 +113,19 @@ TEST_CASE("stages: the closed form, the per-stage shares and the plain single st
 }
 
 TEST_CASE("every bad stage field is refused with its path", "[scenario][stages]") {
-  const auto with_stages = [](const std::string& stages) {
-    return test::scenario_error("{" + top + R"(, "checkpoint": {"every_steps": 100}, "stages": )" + stages + "}");
+  const auto as_given = [](const std::string& stages, const std::string& job = "") {
+    return test::scenario_error("{" + top + job + R"(, "checkpoint": {"every_steps": 100}, "stages": )" + stages + "}");
   };
+  const auto with_stages = [&](const std::string& stages) { return as_given(working(stages)); };
+  // Each stage states its work; none is the top level's or another stage's.
+  CHECK_THAT(as_given(R"([{"name": "a", "job": {"effective_steps": 10}}, {"name": "b"}])"),
+             test::contains("stages[1].job: required: the stage's own work, job.tokens or job.effective_steps"));
+  CHECK_THAT(as_given(R"([{"name": "a", "job": {"effective_steps": null}}])"),
+             test::contains("stages[0].job: required: the stage's own work"));
+  CHECK_THAT(as_given(R"([{"name": "a", "job": {"effective_steps": 10}}])", ", " + work),
+             test::contains("job.effective_steps: is not used in a job in stages: each stage gives its own work"));
+  CHECK_THAT(as_given(R"([{"name": "a", "job": {"effective_steps": 10, "tokens": 5}}])"),
+             test::contains("stages[0].job.tokens: give either job.effective_steps or job.tokens, not both"));
   CHECK_THAT(with_stages(R"([{"name": "a"}, {"name": "b", "throughput": {"step_time_s": -1}}])"),
              test::contains("stages[1].throughput.step_time_s: must be > 0, got -1"));
   CHECK_THAT(with_stages(R"([{"name": "a", "checkpoint": {"evry_steps": 5}}])"),

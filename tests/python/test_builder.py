@@ -6,6 +6,7 @@ import math
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import jsonschema
 import numpy as np
@@ -170,7 +171,7 @@ def test_bad_job_inputs_are_refused():
     with pytest.raises(
         tm.ScenarioError,
         match=r"sequence_length: must be ≤ max_position_embeddings of config.json "
-        r"\(8192\), got 16384",
+        r"\(8192\), got 16384 \(a longer context is a context extension: kind continued\)",
     ):
         tm.Scenario.new(LLAMA_8B, "trn2.48xlarge", tokens="1B", sequence_length=16384)
     with pytest.raises(tm.ScenarioError, match="kind: must be one of lora, full, continued, got 'pretrain'"):
@@ -245,3 +246,88 @@ def test_the_key_value_heads_come_from_the_config(lora_trn2, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["model"]["kv_heads"] == 8
+
+
+def test_a_context_extension_is_continued_training_with_a_rope_warning():
+    with pytest.warns(tm.PlausibilityWarning, match=r"beyond max_position_embeddings .*\(8192\).*RoPE scaling"):
+        scn = tm.Scenario.new(LLAMA_8B, "trn2.48xlarge", kind="continued", tokens="1B", sequence_length=32768)
+    assert scn["model.sequence_length"] == 32768
+
+
+STAGES = ["8k:180B:8192", "32k:20B:32768"]
+
+
+@pytest.fixture(scope="module")
+def two_stages():
+    with pytest.warns(tm.PlausibilityWarning, match="RoPE"):
+        return tm.Scenario.new(LLAMA_70B, "trn2.48xlarge", nodes=16, kind="continued", stages=STAGES)
+
+
+def test_new_builds_stages_each_as_its_own_job(two_stages):
+    """Each stage of a built job in stages runs what the same job built alone would: its tokens,
+    sequence length, global batch (the first stage's tokens per step kept), layout and the
+    checkpoint spacing of its own step time."""
+    doc = two_stages.to_dict()
+    assert "tokens" not in doc["job"] and "effective_steps" not in doc["job"]
+    assert [s["name"] for s in doc["stages"]] == ["8k", "32k"]
+    for k, (tokens, seq, batch) in enumerate([("180B", 8192, 256), ("20B", 32768, 64)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tm.PlausibilityWarning)
+            alone = tm.Scenario.new(
+                LLAMA_70B,
+                "trn2.48xlarge",
+                nodes=16,
+                kind="continued",
+                tokens=tokens,
+                sequence_length=seq,
+                global_batch=batch,
+            )
+        stage = tm.Scenario(two_stages._core.stage(k))
+        for path in [
+            "job.tokens",
+            "model.sequence_length",
+            "parallelism.global_batch",
+            "parallelism.tp",
+            "parallelism.pp",
+            "parallelism.dp",
+            "checkpoint.every_steps",
+            "eval.every_steps",
+            "throughput.compute_efficiency",
+        ]:
+            assert stage[path] == alone[path], (k, path)
+    assert doc["stages"][1]["model"] == {"sequence_length": 32768}  # only where it differs
+    # The job's data is the whole job's: 200B tokens, not the first stage's 180B.
+    whole = tm.Scenario.new(LLAMA_70B, "trn2.48xlarge", nodes=16, kind="continued", tokens="200B", sequence_length=8192)
+    assert two_stages["data.dataset_gb"] == whole["data.dataset_gb"]
+    res = tm.simulate(two_stages, samples=300, seed=0, allow_unknown=True, progress=False)
+    assert res.stage_names == ["8k", "32k"]
+    np.testing.assert_allclose(res["8k/wall_h"] + res["32k/wall_h"], res["wall_h"], rtol=1e-12)
+
+
+def test_the_cli_builds_stages(tmp_path, two_stages):
+    args = ["new", "--config", str(LLAMA_70B), "--platform", "trn2.48xlarge", "--nodes", "16", "--kind", "continued"]
+    r = run_cli(*args, *[a for st in STAGES for a in ("--stage", st)], "-o", "staged.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "stage 32k: gives job, model, parallelism" in r.stdout
+    written = json.loads((tmp_path / "staged.json").read_text())
+    assert written == two_stages.to_dict()
+    jsonschema.validate(written, json.loads((ROOT / "schema" / "scenario-v1.schema.json").read_text()))
+    r = run_cli(*args, "--stage", "8k:180B", "-o", "bad.json", cwd=tmp_path)
+    assert r.returncode == 2 and "stages[0]: must be NAME:TOKENS:SEQ_LEN" in r.stderr, r.stderr
+    r = run_cli(*args, "--stage", "8k:1B:8192", "--seq-len", "4096", "-o", "bad.json", cwd=tmp_path)
+    assert r.returncode == 2 and "not used with stages" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    "stages, message",
+    [
+        ([("a", "1B", 4096), {"name": "b", "sequence_length": 4096}], r"stages\[1\]: give exactly one of tokens"),
+        ([{"name": "", "tokens": "1B", "sequence_length": 4096}], r"stages\[0\]\.name: required"),
+        ([{"name": "a", "tokens": "1B"}], r"stages\[0\]\.sequence_length: required"),
+        ([{"name": "a", "tokens": "1B", "sequence_length": 4096, "batch": 3}], r"stages\[0\]\.batch: unknown key"),
+        ([("a", "1B", 16384)], r"stages\[0\] \(a\): sequence_length: must be ≤ max_position_embeddings"),
+    ],
+)
+def test_bad_stages_are_refused_with_their_path(stages, message):
+    with pytest.raises(tm.ScenarioError, match=message):
+        tm.Scenario.new(LLAMA_8B, "trn2.48xlarge", kind="full", stages=stages)

@@ -133,9 +133,9 @@ def test_a_staged_job_promises_its_slowest_stage():
     # restarts in 6000 s instead of 600 s, so every sample is that stage's recovery.
     d = json.loads(json.dumps(JOB))
     d["failures"]["during_recovery"] = False
-    d["job"] = {"effective_steps": 500}
+    del d["job"]  # each stage states its work
     d["stages"] = [
-        {"name": "short"},
+        {"name": "short", "job": {"effective_steps": 500}},
         {"name": "long", "job": {"effective_steps": 500}, "failures": {"restart_s": 6000}},
     ]
     t = tm.Scenario.from_dict(d).restart_time(samples=200)

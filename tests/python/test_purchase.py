@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import trnmodel as tm
+from trnmodel._format import probability
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -208,6 +209,25 @@ def test_purchase_options_finds_the_shortest_block_that_fits():
     assert "spot: not described" in plain.headline()
 
 
+def test_purchase_options_searches_longer_blocks_until_one_fits():
+    # 1000 steps of about 1,800 s (P50) on 2 nodes: about 21 days, far past 14.
+    scn = _block_job({"dist": "lognormal", "p50": 1800, "p90": 2100}, 336)
+    options = tm.purchase_options(scn, block_hours=[168, 336], fit_prob=0.9, samples=2000, seed=3)
+    blocks = options.table[options.table["purchase"] == "capacity_block"]
+    assert list(blocks["block_hours"]) == sorted(blocks["block_hours"]) and blocks["p_fit"].is_monotonic_increasing
+    assert options.choice is not None and options.choice["block_hours"] > 336 and options.choice["p_fit"] >= 0.9
+    assert "searched" in options.choice["note"]
+    # The shortest: the next shorter length AWS offers does not fit on the same seed.
+    offered = [24 * d for d in range(1, 15)] + [24 * d for d in range(21, 183, 7)]
+    before = offered[offered.index(int(options.choice["block_hours"])) - 1]
+    alone = tm.purchase_options(scn, block_hours=[before], fit_prob=0.9, samples=2000, seed=3, search=False)
+    assert alone.table[alone.table["purchase"] == "capacity_block"].iloc[0]["p_fit"] < 0.9
+    assert len(blocks) <= 2 + 6  # a bisection over the 24 longer lengths, not all of them
+    # A job no block holds: every length tried says so, up to 182 days.
+    never = tm.purchase_options(_block_job(30_000, 336), block_hours=[336], samples=200, seed=3)
+    assert never.choice is None and "up to 4368 h, 182 days" in never.headline()
+
+
 def test_purchase_options_refuses_lengths_aws_does_not_offer():
     with pytest.raises(tm.ScenarioError, match="not a length AWS offers"):
         tm.purchase_options(_block_job(36, 24), block_hours=[30], samples=10)
@@ -250,6 +270,18 @@ def test_the_signoff_names_the_shortest_block_that_fits_beside_on_demand():
     assert options.choice is not None and "Shortest block with P(fit) ≥ 0.9" in section
     rows = [line for line in section.splitlines() if line.startswith("| block, ")]
     assert len(rows) == 14
-    chosen = f"| block, {int(options.choice['block_hours']) // 24} d | {options.choice['p_fit']:.3f} |"
+    fit = probability(options.choice["p_fit"], options.samples)
+    chosen = f"| block, {int(options.choice['block_hours']) // 24} d | {fit} |"
     assert any(line.startswith(chosen) for line in rows)
     assert "| on demand | — |" in section
+
+
+def test_probabilities_print_with_their_interval():
+    """P(fit) and the like with the binomial standard error, to the decimal place of the error's
+    first significant digit: never "0.005 (± 0.000)"."""
+    assert probability(0.0047, 20_000) == "0.0047 ± 0.0005"
+    assert probability(0.5, 10_000) == "0.500 ± 0.005"
+    assert probability(0.005, 10**6) == "0.00500 ± 0.00007"
+    assert probability(0.0, 20_000) == "0 (none of 20,000 samples; below 0.00015 at 95 %)"
+    assert probability(1.0, 1_000) == "1 (all 1,000 samples; above 0.997 at 95 %)"
+    assert probability(float("nan"), 10) == "unknown"

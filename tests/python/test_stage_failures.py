@@ -28,8 +28,9 @@ ONE = {
 def _staged(one: dict, second: dict, **top) -> dict:
     doc = copy.deepcopy(one)
     doc.update(top)
-    doc["job"] = {"effective_steps": 2_000}
-    doc["stages"] = [{"name": "a"}, {"name": "b", **second}]
+    doc.pop("job", None)  # each stage states its work
+    work = {"effective_steps": 2_000}
+    doc["stages"] = [{"name": "a", "job": work}, {"name": "b", "job": work, **second}]
     return doc
 
 
@@ -77,13 +78,12 @@ def test_the_new_stage_hazard_applies_from_the_carried_age():
     doc = {
         "schema": "trnmodel.scenario/1",
         "name": "wear-out",
-        "job": {"effective_steps": 1_000},
         "cluster": {"nodes": 8},
         "throughput": {"step_time_s": 30.0},
         "failures": {"node_mtbf_h": 80, "distribution": "weibull", "weibull_shape": 2.0, "during_recovery": False},
         "prices": {"node_hour_usd": 10.0},
         "stages": [
-            {"name": "a"},
+            {"name": "a", "job": {"effective_steps": 1_000}},
             {"name": "b", "job": {"effective_steps": 200}, "cluster": {"nodes": 16}, "transition_s": 0},
         ],
     }

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import trnmodel as tm
-from test_stages import TWO
+from test_stages import TWO, _unstaged
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -202,7 +202,7 @@ def test_bad_stage_paths_are_refused_with_the_path(path, message):
 def test_a_stage_change_is_validated_like_the_stage():
     with pytest.raises(tm.ScenarioError, match=r"stages\[1\]\.throughput\.step_time_s: must be > 0, got -1"):
         _scn().updated({"long/throughput.step_time_s": -1})
-    unstaged = tm.Scenario.from_dict({k: v for k, v in TWO.items() if k != "stages"})
+    unstaged = tm.Scenario.from_dict(_unstaged())
     with pytest.raises(tm.ScenarioError, match="the scenario has no stages"):
         unstaged.updated({"long/throughput.step_time_s": 2.0})
     with pytest.raises(tm.ScenarioError, match="the scenario has no stages"):
@@ -283,6 +283,6 @@ def test_a_bad_stage_metric_is_refused():
         tm.tornado(scn, "lng/wall_h", samples=10, progress=False)
     with pytest.raises(tm.ScenarioError, match="no metric named 'long/goodput'"):
         tm.sobol(scn, "long/goodput", base_samples=8, progress=False)
-    plain = tm.Scenario.from_dict({k: v for k, v in TWO.items() if k != "stages"})
+    plain = tm.Scenario.from_dict(_unstaged())
     with pytest.raises(tm.ScenarioError, match="'<stage>/<metric>' outputs need a scenario with stages"):
         tm.sobol(plain, "long/wall_h", base_samples=8, progress=False)

@@ -15,7 +15,6 @@ import trnmodel as tm
 TWO = {
     "schema": "trnmodel.scenario/1",
     "name": "two-stages",
-    "job": {"effective_steps": 2_000},
     "cluster": {"nodes": 8},
     "throughput": {"step_time_s": 6.0},
     "startup": {"queue_wait_s": 600, "env_prep_s": 300, "data_load_s": 120},
@@ -25,7 +24,7 @@ TWO = {
     "eval": {"final_s": 300},
     "prices": {"node_hour_usd": 40.0},
     "stages": [
-        {"name": "short"},
+        {"name": "short", "job": {"effective_steps": 2_000}},
         {
             "name": "long",
             "job": {"effective_steps": 600},
@@ -86,12 +85,23 @@ def test_stages_sum_to_the_job_and_phases_to_wall():
     assert table["wall_h"].sum() == pytest.approx(res.summary().loc["wall_h", "mean"], rel=1e-12)
 
 
+def _unstaged(steps: int = 2_000) -> dict:
+    """TWO without its stages: one job of `steps` steps at the top level's inputs."""
+    d = copy.deepcopy(TWO)
+    del d["stages"]
+    d["job"] = {"effective_steps": steps}
+    return d
+
+
 def test_two_identical_stages_are_one_stage_plus_a_transition():
-    one = copy.deepcopy(TWO)
-    del one["stages"]
+    one = _unstaged()
     two = copy.deepcopy(one)
-    two["job"]["effective_steps"] = 1_000
-    two["stages"] = [{"name": "a"}, {"name": "b", "transition_s": 200, "compile": {"precompiled": True}}]
+    del two["job"]
+    half = {"effective_steps": 1_000}
+    two["stages"] = [
+        {"name": "a", "job": half},
+        {"name": "b", "job": half, "transition_s": 200, "compile": {"precompiled": True}},
+    ]
     a = tm.simulate(tm.Scenario.from_dict(one), samples=40_000, seed=3, progress=False)["wall_h"]
     b = tm.simulate(tm.Scenario.from_dict(two), samples=40_000, seed=4, progress=False)["wall_h"]
     mtbf_s = 40 * 3600 / 8
@@ -109,10 +119,9 @@ def test_transition_defaults_to_restart_and_can_be_safe():
 
 
 def test_a_scenario_with_one_plain_stage_gives_the_same_bits():
-    plain = copy.deepcopy(TWO)
-    del plain["stages"]
+    plain = _unstaged()
     staged = copy.deepcopy(plain)
-    staged["stages"] = [{"name": "only"}]
+    staged["stages"] = [{"name": "only", "job": staged.pop("job")}]
     a = tm.simulate(tm.Scenario.from_dict(plain), samples=3_000, seed=6, progress=False)
     b = tm.simulate(tm.Scenario.from_dict(staged), samples=3_000, seed=6, progress=False)
     for m in a.outputs:
@@ -165,6 +174,9 @@ BAD = [
     (lambda d: d.update(stages={"name": "x"}), r"stages: must be a non-empty array"),
     (lambda d: d["stages"].append(3), r"stages\[2\]: must be an object"),
     (lambda d: d.update(stagse=[]), r"stagse: unknown key \(did you mean stages\?\)"),
+    # Each stage states its work: a stage without it would silently run another's again.
+    (lambda d: d["stages"][1].pop("job"), r"stages\[1\]\.job: required: the stage's own work"),
+    (lambda d: d.update(job={"tokens": 1e9}), r"job\.tokens: is not used in a job in stages"),
 ]
 
 
@@ -177,7 +189,8 @@ def test_bad_stage_fields_are_refused_with_their_path(mutate, message):
 def test_schema_describes_stages():
     schema = tm.json_schema()
     stage = schema["properties"]["stages"]["items"]
-    assert stage["required"] == ["name"]
+    assert stage["required"] == ["name", "job"]
+    assert stage["properties"]["job"]["anyOf"] == [{"required": ["tokens"]}, {"required": ["effective_steps"]}]
     assert "platform" not in stage["properties"]["cluster"]["properties"]
     assert "precompiled" in stage["properties"]["compile"]["properties"]
     assert "startup" not in stage["properties"]

@@ -28,9 +28,7 @@ class scenario_rules {
   // What each throughput mode needs, then the purchase, context-parallel, layout and memory rules.
   void check() const {
     check_purchase();
-    if (!s_.has(field::job_effective_steps) && !s_.has(field::job_tokens))
-      detail::fail(path_of(field::job_effective_steps),
-                   "required (optimizer steps to the quality bar), or give job.tokens");
+    check_work();
     if (s_.has(field::job_effective_steps) && s_.has(field::job_tokens))
       detail::fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
     const throughput_mode m = s_.mode();
@@ -117,6 +115,23 @@ class scenario_rules {
   }
 
  private:
+  // The job's work, its optimizer steps or its tokens: given once. In a job in stages each
+  // stage states its own (scenario/stages.hpp), and the top level none, so that no stage
+  // repeats another's work silently.
+  void check_work() const {
+    const bool steps = s_.has(field::job_effective_steps), tokens = s_.has(field::job_tokens);
+    if (s_.to_json().contains("stages")) {
+      if (steps || tokens)
+        detail::fail(path_of(steps ? field::job_effective_steps : field::job_tokens),
+                     "is not used in a job in stages: each stage gives its own work (stages[k].job.tokens or "
+                     "stages[k].job.effective_steps); move it into the stage it belongs to");
+      return;
+    }
+    if (!steps && !tokens)
+      detail::fail(path_of(field::job_effective_steps),
+                   "required (optimizer steps to the quality bar), or give job.tokens");
+  }
+
   // Purchase options (docs/lifecycle.md, "Purchase options"): each mode's fields only with that
   // mode, what each mode needs, and a block length that AWS offers.
   void check_purchase() const {

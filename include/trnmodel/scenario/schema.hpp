@@ -80,8 +80,9 @@ inline ordered_json field_schema(const field_spec& f) {
 }
 
 // The `stages` array: each stage overrides the blocks a stage may give (their fields as at
-// the top level, none required, a null removing the top level's value; cluster.platform
-// belongs to the whole job), plus its name and transition_s.
+// the top level, a null removing the top level's value; cluster.platform belongs to the whole
+// job), plus its name and transition_s; each stage states its own work (job.tokens or
+// job.effective_steps).
 inline ordered_json stages_schema(const ordered_json& top) {
   ordered_json stage = {{"name",
                          {{"type", "string"},
@@ -89,20 +90,23 @@ inline ordered_json stages_schema(const ordered_json& top) {
                           {"pattern", "^[^/]+$"},
                           {"description", "the stage's name, unique; its metrics are \"<name>/<metric>\""}}}};
   stage["transition_s"] = top["transition_s"];
-  for (const char* block : {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval",
-                            "failures", "quality"}) {
-    ordered_json b = top[block];
+  for (const char* head : {"job", "cluster", "model", "parallelism", "throughput", "compile", "checkpoint", "eval",
+                           "failures", "quality"}) {
+    ordered_json b = top[head];
     b.erase("required");
     b["properties"].erase("platform");
     for (auto& [key, prop] : b["properties"].items())
       prop = {{"anyOf", ordered_json::array({prop, {{"type", "null"}}})}};
-    stage[block] = b;
+    if (std::string(head) == "job")
+      b["anyOf"] = ordered_json::array({{{"required", {"tokens"}}}, {{"required", {"effective_steps"}}}});
+    stage[head] = b;
   }
   return {
       {"type", "array"},
       {"minItems", 1},
       {"description", "the job's stages, in order; each overrides the top-level fields it gives"},
-      {"items", {{"type", "object"}, {"required", {"name"}}, {"additionalProperties", false}, {"properties", stage}}}};
+      {"items",
+       {{"type", "object"}, {"required", {"name", "job"}}, {"additionalProperties", false}, {"properties", stage}}}};
 }
 
 }  // namespace detail

@@ -57,11 +57,11 @@ inline std::string stage_list(const std::vector<std::string>& names) {
 
 }  // namespace detail
 
-/// Each stage's document from a scenario document's "stages" array (none without one); a
-/// stage giving its steps as tokens replaces the top level's steps (and the reverse), and a
-/// null removes a top-level field. Throws input_error naming the stage's path
-/// ("stages[1].cluster.platform") for a stage that is not an object, has no unique name, or
-/// gives a key that is unknown or set per job.
+/// Each stage's document from a scenario document's "stages" array (none without one); a null
+/// removes a top-level field. Throws input_error naming the stage's path
+/// ("stages[1].cluster.platform") for a stage that is not an object, has no unique name, does
+/// not state its own work (job.tokens or job.effective_steps), or gives a key that is unknown
+/// or set per job.
 inline std::vector<stage_document> stage_documents(const ordered_json& doc) {
   std::vector<stage_document> stages;
   if (!doc.contains("stages")) return stages;
@@ -108,8 +108,6 @@ inline std::vector<stage_document> stage_documents(const ordered_json& doc) {
         if (f->id == field::cluster_platform)
           detail::fail(path + "." + key, "is set per job, not per stage: give it at the top level");
         if (!merged.contains(head) || !merged[head].is_object()) merged[head] = ordered_json::object();
-        if (f->id == field::job_tokens) merged[head].erase("effective_steps");
-        if (f->id == field::job_effective_steps) merged[head].erase("tokens");
         if (field_value.is_null())
           merged[head].erase(key);
         else
@@ -117,6 +115,12 @@ inline std::vector<stage_document> stage_documents(const ordered_json& doc) {
         stage.given[f->index()] = true;
       }
     }
+    const bool gives_work = item.contains("job") && item["job"].is_object() &&
+                            ((item["job"].contains("tokens") && !item["job"]["tokens"].is_null()) ||
+                             (item["job"].contains("effective_steps") && !item["job"]["effective_steps"].is_null()));
+    if (!gives_work)
+      detail::fail(at + ".job", "required: the stage's own work, job.tokens or job.effective_steps (each stage states "
+                                "its work; none is taken from the top level or another stage)");
     stages.push_back(std::move(stage));
   }
   return stages;
