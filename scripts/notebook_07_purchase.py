@@ -41,11 +41,13 @@ fortnight = tm.Scenario.from_json(examples / "llama3-70b-full-trn2x16-block14d.j
 
 `block_fit` is 1 for a sample that finished inside the usable window (the block less its
 30-minute end margin), so its mean is P(fit). `block_idle_h` is what was paid and not used;
-`overflow_h` the wall time after the window, on demand.""",
+`overflow_h` the wall time after the window, on demand. Their costs stand beside them:
+`block_idle_usd` is the idle hours' share of the fee, `overflow_usd` the on-demand bill after
+the window; both are parts of `cost_compute_usd` (the fee plus the overflow), not additions.""",
     ),
     (
         "code",
-        """rows = ["wall_h", "block_fit", "block_idle_h", "overflow_h", "run_cost_usd"]
+        """rows = ["wall_h", "block_fit", "block_idle_h", "block_idle_usd", "overflow_h", "overflow_usd", "run_cost_usd"]
 runs = {name: tm.simulate(s, samples=20_000, seed=0) for name, s in
         [("on demand", on_demand), ("7-day block", week), ("14-day block", fortnight)]}
 import pandas as pd
@@ -117,6 +119,74 @@ res.summary().loc[["wall_h", "interruptions", "queue_h", "lost_h", "run_cost_usd
 # page (a 2024 snapshot, re-quote before use); the spot figures are illustrative assumptions.
 tm.purchase_options(lora, block_hours=[24], samples=5_000, seed=0, block_node_hour_usd=39.33,
                     spot={"prices.spot_node_hour_usd": 25, "spot.interruptions_per_node_h": 0.002})""",
+    ),
+    (
+        "md",
+        """## 4. Restores: the default said aloud, and a tail that is not plausible
+
+Every interruption above ends in a restore. By default a restore always succeeds
+(`checkpoint.restore_fail_prob` 0) and one checkpoint is kept (`checkpoint.keep_last` 1); the
+completeness table says so when a scenario leaves them out, and the bundled examples state
+both. An untested restore path is a risk: here the 70B job on a young fleet (a node MTBF of
+500 h, a what-if), with half its restores failing and a single checkpoint kept, so that a
+failed restore goes back to the start. The draws are kept as the inputs say; the result flags
+the tail (a P99.9 more than 10 times the P50, or beyond a year) and names what makes it.""",
+    ),
+    (
+        "code",
+        """bare = on_demand.to_dict()
+del bare["checkpoint"]["restore_fail_prob"], bare["checkpoint"]["keep_last"]
+tm.Scenario.from_dict(bare).completeness().loc[["checkpoints kept", "restore checks"], ["status", "counted as"]]""",
+    ),
+    (
+        "code",
+        """fragile = on_demand.updated({"checkpoint.restore_fail_prob": 0.5, "checkpoint.keep_last": 1,
+                             "failures.node_mtbf_h": 500})
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", tm.PlausibilityWarning)
+    loop = tm.simulate(fragile, samples=5_000, seed=0)
+print(loop.quantile([0.5, 0.999], "wall_h").round(0))
+print(loop.implausible_tail())""",
+    ),
+    (
+        "md",
+        """## 5. Fees and spot prices as AWS quotes them
+
+A block's fee is quoted per offering (instance type, count, length, start), not as one rate
+for every length: `aws ec2 describe-capacity-block-offerings` gives each offering's
+`UpfrontFee`, one length per call. The spot price moves, so its quote is its history:
+`aws ec2 describe-spot-price-history` gives each price change per zone, and the quote is the
+price in effect at each whole hour (docs/prices.md). The files here are hand-written in the
+documented shape, with illustrative prices; save your own outputs and pass them the same way.""",
+    ),
+    (
+        "code",
+        """fixtures = pathlib.Path("../tests/data/prices")
+offers = tm.read_block_offerings(fixtures / "offerings-trn2-16.json", date="2026-12-03")
+print(offers)
+print(offers.fee("trn2.48xlarge", nodes=16, hours=336))
+offers.to_pandas()[["instance_count", "duration_hours", "availability_zone", "upfront_fee_usd", "usd_per_node_hour"]]""",
+    ),
+    (
+        "code",
+        """# The shortest offered block with P(fit) >= 0.9, its quoted fee and expected idle dollars,
+# beside on demand and spot priced from its history (the interruption rate is an assumption:
+# the history does not say how often capacity is reclaimed).
+trn2_history = fixtures / "spot-history-trn2.json"
+quoted = tm.purchase_options(fortnight, samples=5_000, seed=0, offerings=offers, spot_history=trn2_history,
+                             spot={"spot.interruptions_per_node_h": 0.001})
+print(quoted.headline())
+quoted.table[["purchase", "block_hours", "p_fit", "fee_usd", "block_idle_usd", "cost_p50", "cost_p90"]]""",
+    ),
+    (
+        "code",
+        """history = fixtures / "spot-history-p5.json"
+price = tm.spot_price(history, "p5.48xlarge", region="us-east-1")
+print(price)
+print(price.zones_frame())
+# The LoRA job on spot priced from the history (the interruption rate stays an assumption).
+tm.purchase_options(spot, block_hours=[24], samples=5_000, seed=0, block_node_hour_usd=39.33,
+                    spot_history=history).table[["purchase", "cost_p50", "cost_p90", "note"]]""",
     ),
 ]
 

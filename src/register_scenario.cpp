@@ -137,7 +137,9 @@ void register_scenario(py::module_& m) {
       .def_readonly("missing", &phase_completeness::missing)
       .def_readonly("unknown", &phase_completeness::unknown)
       .def_readonly("absent_means", &phase_completeness::absent_means)
-      .def_readonly("why", &phase_completeness::why);
+      .def_readonly("why", &phase_completeness::why)
+      .def_property_readonly("counted_as_zero", &phase_completeness::counted_as_zero)
+      .def_property_readonly("default_assumed", &phase_completeness::default_assumed);
   m.def("completeness", &completeness, py::arg("scenario"));
   m.def("unmet_expectations", &unmet_expectations, py::arg("scenario"));
   m.def("multi_node_without_failures", py::overload_cast<const scenario&>(&multi_node_without_failures),

@@ -35,6 +35,16 @@ from ._distributions import (
     Unknown,
     Weibull,
 )
+from ._ec2_quotes import (
+    BlockFee,
+    BlockOfferings,
+    SpotHistory,
+    SpotPrice,
+    block_fee,
+    read_block_offerings,
+    read_spot_history,
+    spot_price,
+)
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownFieldError, UnknownInputError
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._purchase import PurchaseOptions, purchase_options
@@ -116,4 +126,12 @@ __all__ = [
     "read_price_list",
     "PriceList",
     "Quote",
+    "read_block_offerings",
+    "block_fee",
+    "BlockOfferings",
+    "BlockFee",
+    "read_spot_history",
+    "spot_price",
+    "SpotHistory",
+    "SpotPrice",
 ]

@@ -676,6 +676,17 @@ def _lifecycle(
         "size_gb": _fixed(
             _round(ckpt_gb), "model", f"{what_ckpt} x 14 bytes (bf16 weights + fp32 master, Adam m and v)."
         ),
+        # Three kept: a restore that fails its check falls back one interval, not to the start.
+        "keep_last": 3,
+        "restore_fail_prob": {
+            "dist": "beta",
+            "a": 1,
+            "b": 39,
+            "source": "assumption",
+            "note": "Chance that a restored checkpoint fails its check (an upload cut short, a missing optimizer, "
+            "scheduler or RNG state): no public rate, and this job's restore is not yet tested. Beta(1, 39), mean "
+            "2.5 %; 0 once a trial has restored a checkpoint and checked it.",
+        },
     }
     eval_every = every if every < n_steps else max(1, math.ceil(n_steps / 4))
     eval_mode = 30 + (512 / global_batch) * step_s / 3

@@ -105,6 +105,9 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
         body.append('<p class="warn">Not described, counted as 0: ' + "; ".join(esc(m) for m in left_out) + "</p>")
     else:
         body.append("<p>Every lifecycle phase is described.</p>")
+    assumed = scenario.defaults_assumed()
+    if assumed:
+        body.append('<p class="warn">Defaults assumed: ' + "; ".join(esc(m) for m in assumed) + "</p>")
     body.extend(f'<p class="warn">{esc(w)}</p>' for w in scenario.expectations())
     job_card = scenario.card()
     missing = [f for f in job_card.index if job_card.loc[f, "status"] == "missing"]

@@ -42,6 +42,9 @@ LEDGER_LINES = [
     "adaptation_usd",
     "total_cost_usd",
 ]
+#: A capacity block's parts of cost_compute_usd: the fee's share for the idle hours, and the
+#: on-demand overflow after the window.
+BLOCK_LEDGER_LINES = ["block_idle_usd", "overflow_usd"]
 
 
 def unit_of(metric: str) -> str:

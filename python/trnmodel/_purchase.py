@@ -6,10 +6,11 @@ random numbers), and the shortest block whose chance of holding the whole job re
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._display import Display
+from ._ec2_quotes import BlockOfferings, Sources, SpotHistory, read_block_offerings, read_spot_history
 from ._format import probability
 from ._montecarlo import _check_whole
 from ._progress import ProgressArg
@@ -17,10 +18,12 @@ from ._scenario import Scenario
 from ._simulate import simulate
 from .fields import (
     CLUSTER_NODES,
+    CLUSTER_PLATFORM,
     PRICES_BLOCK_END_MARGIN_H,
     PRICES_BLOCK_HOURS,
     PRICES_BLOCK_LEAD_S,
     PRICES_BLOCK_USD,
+    PRICES_NODE_HOUR_USD,
     PRICES_PURCHASE,
     PRICES_SPOT_NODE_HOUR_USD,
     SPOT_INTERRUPTIONS_PER_NODE_H,
@@ -37,18 +40,23 @@ BLOCK_FIELDS = [PRICES_BLOCK_HOURS, PRICES_BLOCK_USD, PRICES_BLOCK_LEAD_S, PRICE
 SPOT_FIELDS = [PRICES_SPOT_NODE_HOUR_USD, SPOT_INTERRUPTIONS_PER_NODE_H, SPOT_NOTICE_S, SPOT_REACQUIRE_S]
 #: The lengths AWS offers (hours): 1 to 14 days, then 7-day steps up to 182 days.
 OFFERED_BLOCK_HOURS = [24 * d for d in range(1, 15)] + [24 * d for d in range(21, 183, 7)]
+#: A block's idle hours and overflow, and their cost (the table holds their means).
+BLOCK_COLUMNS = ["block_idle_h", "block_idle_usd", "overflow_h", "overflow_usd"]
 COLUMNS = [
     "purchase",
     "block_hours",
     "p_fit",
     "p_fit_se",
+    "fee_usd",
     "wall_h_p50",
     "wall_h_p90",
     "cost_mean",
     "cost_p50",
     "cost_p90",
     "block_idle_h",
+    "block_idle_usd",
     "overflow_h",
+    "overflow_usd",
     "interruptions",
     "note",
 ]
@@ -61,6 +69,13 @@ def _variant(scenario: Scenario, purchase: PurchaseMode, changes: Mapping[str, A
     )
     cleared: Dict[str, Any] = {p: None for p in other if scenario._core.has(p)}
     return scenario.updated({**cleared, PRICES_PURCHASE: purchase.value, **changes})
+
+
+def _quote_region(scenario: Scenario) -> Optional[str]:
+    """The region of the scenario's on-demand price quote, if it names one."""
+    spec = scenario.to_dict().get("prices", {}).get(PRICES_NODE_HOUR_USD.split(".")[1])
+    region = spec.get("region") if isinstance(spec, dict) else None
+    return str(region) if region else None
 
 
 def _mean(scenario: Scenario, path: str) -> Optional[float]:
@@ -105,10 +120,15 @@ class PurchaseOptions(Display):
             )
         else:
             hours = int(self.choice["block_hours"])
+            fee = self.choice["fee_usd"]
+            fee_text = "fee unknown" if math.isnan(fee) else f"fee {fee:,.0f} USD"
+            idle = self.choice["block_idle_usd"]
+            idle_text = "" if math.isnan(idle) else f", expected idle {idle:,.0f} USD"
             text = (
                 f"Shortest block with P(fit) ≥ {self.fit_prob:g}: {hours} h ({hours / 24:g} day"
                 f"{'' if hours == 24 else 's'}), "
-                f"P(fit) {probability(self.choice['p_fit'], self.samples)}, {cost(self.choice)}"
+                f"P(fit) {probability(self.choice['p_fit'], self.samples)}, {fee_text}{idle_text}, "
+                f"{cost(self.choice)}" + (f" ({self.choice['note']})" if self.choice["note"] else "")
             )
         text += f"; on demand: {cost(rows[PurchaseMode.ON_DEMAND])}"
         spot = rows[PurchaseMode.SPOT]
@@ -151,6 +171,9 @@ def purchase_options(
     block_node_hour_usd: Optional[float] = None,
     block_lead_s: Optional[float] = None,
     spot: Optional[Mapping[str, Any]] = None,
+    offerings: Union[Sources, BlockOfferings, None] = None,
+    offerings_date: Optional[str] = None,
+    spot_history: Union[Sources, SpotHistory, None] = None,
     search: bool = True,
     progress: ProgressArg = None,
 ) -> PurchaseOptions:
@@ -159,7 +182,14 @@ def purchase_options(
 
     A block's fee is its length × nodes × ``block_node_hour_usd`` (AWS quotes a block as an
     effective hourly rate per instance); by default that rate is the scenario's own block fee
-    per node-hour when the scenario is a capacity block (its mean, as a fixed value). The lead
+    per node-hour when the scenario is a capacity block (its mean, as a fixed value). With
+    ``offerings`` (saved ``aws ec2 describe-capacity-block-offerings`` outputs, a path, a list of
+    paths or a :class:`tm.BlockOfferings`; ``offerings_date`` the day they were read) each
+    length's fee is the quoted one (the cheapest offering of that length for the scenario's
+    platform, node count and quoted region), ``block_hours`` defaults to the lengths offered, and
+    a length nobody offered has an unknown fee (or the given ``block_node_hour_usd``), said in
+    its note. With ``spot_history`` (a saved ``aws ec2 describe-spot-price-history`` output) the
+    spot price is the history's hourly prices as a distribution. The lead
     time is the scenario's ``prices.block_lead_s`` when it is a block, else ``block_lead_s``
     (default 0). Spot is simulated when the scenario is a spot purchase or ``spot`` gives its
     fields (``{"prices.spot_node_hour_usd": ..., "spot.interruptions_per_node_h": ...}``);
@@ -182,14 +212,21 @@ def purchase_options(
     seed = _check_whole("seed", seed, 0)
     purchase = scenario[PRICES_PURCHASE]
     nodes = scenario[CLUSTER_NODES]
+    platform = scenario[CLUSTER_PLATFORM]
+    region = _quote_region(scenario)
+    offers = read_block_offerings(offerings, offerings_date) if offerings is not None else None
+    offered = offers.hours(platform, nodes) if offers is not None else []
     if block_hours is None:
-        block_hours = [scenario[PRICES_BLOCK_HOURS]] if purchase == PurchaseMode.CAPACITY_BLOCK else [168, 336]
+        if offered:
+            block_hours = offered
+        else:
+            block_hours = [scenario[PRICES_BLOCK_HOURS]] if purchase == PurchaseMode.CAPACITY_BLOCK else [168, 336]
     hours_list = [int(h) for h in block_hours]
     if not hours_list:
         raise _core.ScenarioError("block_hours: must be a non-empty list of block lengths in hours")
     rate = block_node_hour_usd
     rate_note = "fee = hours × nodes × the given rate"
-    if rate is None and purchase == PurchaseMode.CAPACITY_BLOCK:
+    if rate is None and purchase == PurchaseMode.CAPACITY_BLOCK and offers is None:
         rate = _mean(scenario, PRICES_BLOCK_USD) / (scenario[PRICES_BLOCK_HOURS] * nodes)
         rate_note = f"fee scaled from the scenario's block ({rate:,.4g} USD per node-hour)"
     if block_lead_s is None:
@@ -200,18 +237,18 @@ def purchase_options(
 
     rows: List[dict] = []
 
-    def add(kind: PurchaseMode, hours: Optional[int], variant: Optional[Scenario], note: str) -> None:
+    def add(
+        kind: PurchaseMode, hours: Optional[int], variant: Optional[Scenario], note: str, fee: float = math.nan
+    ) -> None:
         row: Dict[str, Any] = {c: math.nan for c in COLUMNS}
-        row.update(purchase=kind.value, block_hours=hours if hours is not None else math.nan, note=note)
+        row.update(purchase=kind.value, block_hours=hours if hours is not None else math.nan, note=note, fee_usd=fee)
         if variant is not None:
             res = simulate(variant, **options)  # type: ignore[arg-type]
             s = res.summary()
             if kind == PurchaseMode.CAPACITY_BLOCK:
                 p = float(s.loc["block_fit", "mean"])
                 row.update(p_fit=p, p_fit_se=math.sqrt(max(p * (1 - p), 0.0) / samples))
-                row.update(
-                    block_idle_h=float(s.loc["block_idle_h", "mean"]), overflow_h=float(s.loc["overflow_h", "mean"])
-                )
+                row.update({m: float(s.loc[m, "mean"]) for m in BLOCK_COLUMNS})
             if kind == PurchaseMode.SPOT:
                 row["interruptions"] = float(s.loc["interruptions", "mean"])
             row.update(
@@ -227,7 +264,7 @@ def purchase_options(
 
     add(PurchaseMode.ON_DEMAND, None, _variant(scenario, PurchaseMode.ON_DEMAND, {}), "")
     for hours in sorted(set(hours_list)):
-        if hours not in OFFERED_BLOCK_HOURS:
+        if hours not in OFFERED_BLOCK_HOURS and hours not in offered:
             raise _core.ScenarioError(
                 f"block_hours: {hours} h is not a length AWS offers (1 to 14 days in whole days, "
                 "then 7-day steps up to 182 days)"
@@ -238,15 +275,32 @@ def purchase_options(
         changes: Dict[str, Any] = {PRICES_BLOCK_HOURS: hours}
         if purchase != PurchaseMode.CAPACITY_BLOCK:
             changes[PRICES_BLOCK_LEAD_S] = block_lead_s
-        if rate is None:
-            changes[PRICES_BLOCK_USD] = {"unknown": "no block price: give block_node_hour_usd"}
-            note = "fee unknown"
+        fee = math.nan
+        quoted = None
+        missing = ""
+        if offers is not None:
+            try:
+                quoted = offers.fee(platform, nodes, hours, region=region)
+            except _core.ScenarioError as e:
+                # "file: no offering of 16 × trn2.48xlarge for 504 h; they offer ..." -> its first clause.
+                missing = str(e).split(": ", 1)[-1].split(";")[0]
+        if quoted is not None:
+            changes[PRICES_BLOCK_USD] = quoted.to_dict()
+            fee = quoted.fee_usd
+            note = f"fee quoted: {quoted.offering_id} in {quoted.availability_zone}, read {quoted.date}"
+            if quoted.matching > 1:
+                note += f", the cheapest of {quoted.matching} (up to {quoted.fee_max_usd:,.0f} USD)"
+        elif rate is None:
+            reason = missing or "no block price: give block_node_hour_usd or offerings"
+            changes[PRICES_BLOCK_USD] = {"unknown": reason}
+            note = "fee unknown" + (f": {missing}" if missing else "")
         else:
-            changes[PRICES_BLOCK_USD] = rate * hours * nodes
-            note = rate_note
+            fee = rate * hours * nodes
+            changes[PRICES_BLOCK_USD] = fee
+            note = rate_note if not missing else f"{missing}: {rate_note}"
         if searched:
             note = (note + "; " if note else "") + f"searched: the shortest length with P(fit) ≥ {fit_prob:g}"
-        add(PurchaseMode.CAPACITY_BLOCK, hours, _variant(scenario, PurchaseMode.CAPACITY_BLOCK, changes), note)
+        add(PurchaseMode.CAPACITY_BLOCK, hours, _variant(scenario, PurchaseMode.CAPACITY_BLOCK, changes), note, fee)
         return float(rows[-1]["p_fit"])
 
     fits = [add_block(hours) >= fit_prob for hours in sorted(set(hours_list))]
@@ -260,21 +314,35 @@ def purchase_options(
                 hi = mid
             else:
                 lo = mid
-    if purchase == PurchaseMode.SPOT:
-        add(PurchaseMode.SPOT, None, scenario, "")
-    elif spot:
-        add(
-            PurchaseMode.SPOT,
-            None,
-            _variant(scenario, PurchaseMode.SPOT, dict(spot)),
-            "spot inputs given to purchase_options",
+    spot_changes: Dict[str, Any] = dict(spot or {})
+    spot_notes = ["spot inputs given to purchase_options"] if spot else []
+    if spot_history is not None:
+        price = read_spot_history(spot_history).price(platform, region=region)
+        spot_changes[PRICES_SPOT_NODE_HOUR_USD] = price.to_dict()
+        where = (
+            price.availability_zone or f"{price.region}, {len(price.zones)} zone{'s' if len(price.zones) > 1 else ''}"
         )
+        spot_notes.append(
+            f"spot price: the history's {len(price.hourly_usd)} hours to {price.date} in {where}, "
+            f"mean {price.mean_usd:,.4g} USD per node-hour"
+        )
+    if purchase == PurchaseMode.SPOT:
+        add(
+            PurchaseMode.SPOT, None, scenario.updated(spot_changes) if spot_changes else scenario, "; ".join(spot_notes)
+        )
+    elif SPOT_INTERRUPTIONS_PER_NODE_H in spot_changes:
+        add(PurchaseMode.SPOT, None, _variant(scenario, PurchaseMode.SPOT, spot_changes), "; ".join(spot_notes))
     else:
+        missing_spot = (
+            SPOT_INTERRUPTIONS_PER_NODE_H
+            if spot_history is not None
+            else f"{PRICES_SPOT_NODE_HOUR_USD}, {SPOT_INTERRUPTIONS_PER_NODE_H}"
+        )
         add(
             PurchaseMode.SPOT,
             None,
             None,
-            "not described: give spot= (prices.spot_node_hour_usd, spot.interruptions_per_node_h)",
+            f"not described: give spot= ({missing_spot})" + "".join(f"; {n}" for n in spot_notes),
         )
     table = pd.DataFrame(rows, columns=COLUMNS)
     # On demand first, then the blocks by length, then spot.

@@ -17,7 +17,7 @@ import math
 import pathlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from ._format import count as _count
 from ._format import hours as _hours
 from ._format import money as _money
 from ._format import slug as _slug
-from ._metrics import LEDGER_LINES, PHASES
+from ._metrics import BLOCK_LEDGER_LINES, LEDGER_LINES, PHASES
 from ._progress import ProgressArg
 from ._scenario import ProvenanceRow, Scenario
 from ._sensitivity import compare, sobol, tornado
@@ -428,8 +428,11 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
                 f"**P(fit) = {probability(p, result.samples)}**, the chance the job finishes inside the usable "
                 "window.",
                 f"{prefix}Idle block hours (paid, unused, the end margin included): P50 "
-                f"{_hours(s.loc['block_idle_h', 'p50'])}, mean {_hours(s.loc['block_idle_h', 'mean'])}; "
-                f"overflow on demand: mean {_hours(s.loc['overflow_h', 'mean'])}, P90 {_hours(s.loc['overflow_h', 'p90'])}.",
+                f"{_hours(s.loc['block_idle_h', 'p50'])} costing {_money(s.loc['block_idle_usd', 'p50'])}, mean "
+                f"{_hours(s.loc['block_idle_h', 'mean'])} costing {_money(s.loc['block_idle_usd', 'mean'])}; "
+                f"overflow on demand: mean {_hours(s.loc['overflow_h', 'mean'])} costing "
+                f"{_money(s.loc['overflow_usd', 'mean'])}, P90 {_hours(s.loc['overflow_h', 'p90'])} costing "
+                f"{_money(s.loc['overflow_usd', 'p90'])}.",
             ]
         else:
             items.append(
@@ -445,7 +448,9 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
 SIGNOFF_BLOCK_HOURS = [24 * days for days in range(1, 15)]
 
 
-def block_choice_section(doc: Document, results: Dict[str, SimulationResult], samples: int, seed: int) -> None:
+def block_choice_section(
+    doc: Document, results: Dict[str, SimulationResult], samples: int, seed: int, quotes: Mapping[str, Any]
+) -> None:
     """For a job on a capacity block: the shortest block that holds it with probability 0.9, its
     cost beside on demand and spot (tm.purchase_options over 1 to 14 days, and the longer lengths
     up to 182 days searched when none of those fits, on the same seed)."""
@@ -455,13 +460,18 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
         scn = result.scenario
         if scn[PRICES_PURCHASE] != PurchaseMode.CAPACITY_BLOCK:
             continue
+        hours = None if quotes.get("offerings") is not None else SIGNOFF_BLOCK_HOURS
         options = purchase_options(
-            scn, block_hours=SIGNOFF_BLOCK_HOURS, samples=min(samples, 20_000), seed=seed, progress=False
+            scn, block_hours=hours, samples=min(samples, 20_000), seed=seed, progress=False, **quotes
+        )
+        fees = (
+            "each fee is the one quoted in the capacity block offerings, for the lengths offered"
+            if hours is None
+            else "the fee scales with the block's length at the scenario's own rate per node-hour"
         )
         doc.paragraph(
             f"{name + ': ' if len(results) > 1 else ''}{options.headline()} "
-            f"({options.samples:,} samples per option, seed {options.seed}; the fee scales with the block's length "
-            "at the scenario's own rate per node-hour.)"
+            f"({options.samples:,} samples per option, seed {options.seed}; {fees}.)"
         )
         rows = []
         for _, r in options.table.iterrows():
@@ -471,15 +481,30 @@ def block_choice_section(doc: Document, results: Dict[str, SimulationResult], sa
             else:
                 label, fit = str(r["purchase"]).replace("_", " "), "—"
             cost = "not described" if np.isnan(r["cost_p50"]) else f"{_money(r['cost_p50'])} / {_money(r['cost_p90'])}"
-            rows.append([label, fit, cost, r["note"] or ""])
-        doc.table(["option", "P(fit)", "run cost P50 / P90", "note"], rows)
+            fee = "—" if np.isnan(r["fee_usd"]) else _money(r["fee_usd"])
+            idle = "—" if np.isnan(r["block_idle_usd"]) else _money(r["block_idle_usd"])
+            rows.append([label, fit, fee, idle, cost, r["note"] or ""])
+        doc.table(["option", "P(fit)", "fee", "idle (mean)", "run cost P50 / P90", "note"], rows)
 
 
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
     summaries = {n: results[n].summary() for n in names}
-    rows = [[m] + [_money(summaries[n].loc[m, "mean"]) for n in names] for m in LEDGER_LINES]
+    blocks = [n for n in names if results[n].scenario[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK]
+    lines = list(LEDGER_LINES)
+    if blocks:
+        # A block's compute cost is its fee and the overflow; the fee's idle share is shown
+        # inside it, so that the lines above run_cost_usd still sum to it.
+        at = lines.index("cost_compute_usd") + 1
+        lines[at:at] = BLOCK_LEDGER_LINES
+    rows = []
+    for m in lines:
+        label = f"of which {m}" if m in BLOCK_LEDGER_LINES else m
+        cells = [
+            _money(summaries[n].loc[m, "mean"]) if n in blocks or m not in BLOCK_LEDGER_LINES else "—" for n in names
+        ]
+        rows.append([label] + cells)
     doc.table(["line"] + (names if len(names) > 1 else ["USD"]), rows)
 
 
@@ -676,6 +701,7 @@ def signoff_report(
     today: Optional[_dt.date] = None,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    quotes: Optional[Mapping[str, Any]] = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as a Document.
 
@@ -683,7 +709,8 @@ def signoff_report(
     ``output`` (tornado, ``drivers_samples`` per run), measures how much of its variance is
     chance (Sobol, ``sobol_base_samples``), and with ``b``: P(A < B) on common random numbers
     and the value of ``break_even_path`` in B at which B's mean equals A's. ``progress`` goes
-    to every run (see :func:`tm.simulate`)."""
+    to every run (see :func:`tm.simulate`). ``quotes`` passes ``offerings``,
+    ``offerings_date`` and ``spot_history`` to the block choice (see :func:`tm.purchase_options`)."""
     today = today or _dt.date.today()
     name_a = a.name or "A"
     scenarios = {name_a: a}
@@ -723,6 +750,7 @@ def signoff_report(
             output=output,
             break_even_path=break_even_path,
             today=today,
+            quotes=quotes or {},
         )
     except BaseException:
         background.close(cancel=True)
@@ -742,6 +770,7 @@ def _signoff_document(
     output: str,
     break_even_path: str,
     today: _dt.date,
+    quotes: Mapping[str, Any],
 ) -> Document:
     names = list(results)
     doc = Document()
@@ -772,7 +801,7 @@ def _signoff_document(
     headline += [
         f"**Warning**: {name}: {w}"
         for name, result in results.items()
-        for w in result.scenario.implausible() + result.scenario.expectations()
+        for w in result.scenario.implausible() + result.scenario.expectations() + result.implausible_tail()
     ]
     doc.bullets(headline)
     doc.summary += headline
@@ -799,7 +828,7 @@ def _signoff_document(
     phases_section(doc, results, figures=True)
     stages_section(doc, results, figures=True)
     purchase_section(doc, results)
-    block_choice_section(doc, results, samples, seed)
+    block_choice_section(doc, results, samples, seed, quotes)
     ledger_section(doc, results)
 
     doc.heading("What drives the estimate")
@@ -894,13 +923,21 @@ def report(
     break_even_path: str = PRICES_NODE_HOUR_USD,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    *,
+    offerings: Any = None,
+    offerings_date: Optional[str] = None,
+    spot_history: Any = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as in
     ``trnmodel report``: simulates each scenario ``samples`` times (default 100,000, ``seed``
     0), ranks the drivers of ``output`` (default ``run_cost_usd``), measures how much is chance,
     and with ``b`` gives P(A < B) and the break-even of ``break_even_path`` (default
     ``prices.node_hour_usd``) in B. With ``path`` (an .html file) it also writes the
-    self-contained HTML page and its Markdown twin beside it. Returns the document:
+    self-contained HTML page and its Markdown twin beside it. With ``offerings`` (saved
+    ``aws ec2 describe-capacity-block-offerings`` outputs; ``offerings_date`` the day they were
+    read) and ``spot_history`` (a saved ``aws ec2 describe-spot-price-history`` output), a
+    capacity-block job's choice of length uses the quoted fees and the spot price's history (see
+    :func:`tm.purchase_options`). Returns the document:
     ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``."""
     doc = signoff_report(
         a,
@@ -911,6 +948,11 @@ def report(
         break_even_path=break_even_path,
         threads=threads,
         progress=progress,
+        quotes={
+            k: v
+            for k, v in dict(offerings=offerings, offerings_date=offerings_date, spot_history=spot_history).items()
+            if v is not None
+        },
     )
     if path is not None:
         write_signoff(

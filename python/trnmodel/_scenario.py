@@ -325,10 +325,16 @@ class Scenario:
     def not_described(self) -> List[str]:
         """The phases this scenario leaves out, each as "phase (missing inputs)": not described,
         so counted as 0. (An absent node price is not counted as 0: every cost is unknown.)"""
+        return [f"{p.phase} ({', '.join(p.missing)})" for p in _core.completeness(self._core) if p.counted_as_zero]
+
+    def defaults_assumed(self) -> List[str]:
+        """The defaults this scenario relies on that are not zeros, each as "phase (missing
+        inputs): what is assumed" (restores assumed to always succeed, one checkpoint kept):
+        said aloud beside :meth:`not_described`, which lists the phases counted as 0."""
         return [
-            f"{p.phase} ({', '.join(p.missing)})"
+            f"{p.phase} ({', '.join(p.missing)}): {p.absent_means}"
             for p in _core.completeness(self._core)
-            if p.status == "not described" and p.absent_means == "counted as 0"
+            if p.default_assumed
         ]
 
     def _warn_implausible(self) -> "Scenario":

@@ -5,19 +5,39 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
+import numpy as np
+
 from . import _core
-from ._errors import CompletenessWarning
+from ._errors import CompletenessWarning, PlausibilityWarning
 from ._html import extrapolation_text
 from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMNS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
-from .fields import FAILURES_NODE_MTBF_H, PRICES_PURCHASE, PurchaseMode, ThroughputMode
+from .fields import (
+    CHECKPOINT_KEEP_LAST,
+    CHECKPOINT_RESTORE_FAIL_PROB,
+    FAILURES_NODE_MTBF_H,
+    PRICES_PURCHASE,
+    PurchaseMode,
+    ThroughputMode,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["simulate", "SimulationResult", "METRICS", "PHASES", "STAGE_METRICS", "STEP_PARTS"]
+
+
+#: The plausibility horizon of a wall time's tail: a P99.9 beyond TAIL_RATIO x the P50, or
+#: beyond TAIL_HORIZON_H (a year), is flagged (SimulationResult.implausible_tail).
+TAIL_RATIO = 10.0
+TAIL_HORIZON_H = 8766.0
+
+
+def _plain_hours(h: float) -> str:
+    text = f"{h:,.0f} h" if h >= 100 else f"{h:.3g} h"
+    return f"{text} ({h / 8766:,.1f} years)" if h > TAIL_HORIZON_H else text
 
 
 class SimulationResult(MonteCarloResult):
@@ -69,6 +89,45 @@ class SimulationResult(MonteCarloResult):
         frame.index.name = "stage"
         return frame
 
+    def implausible_tail(self) -> List[str]:
+        """The wall time's tail beyond the plausibility horizon (docs/lifecycle.md, "A tail beyond
+        the plausible"): a P99.9 more than 10x the P50, or beyond a year, said in a sentence that
+        names the phase making it and the inputs behind that phase; empty otherwise (a tail of
+        10 P50s made of the queue wait is the wait its input states: not flagged). A restore
+        that can fail with one checkpoint kept sends the job (or its stage) back to its start,
+        again and again: the sentence says so."""
+        p50, p999 = (float(v) for v in self.quantile([0.5, 0.999], "wall_h"))
+        if not (p999 > TAIL_RATIO * p50 or p999 > TAIL_HORIZON_H) or not np.isfinite(p999):
+            return []
+        # The phase with the largest P99.9 is the one the tail is made of.
+        phase_p999 = {m: float(self.quantile(0.999, m)) for m in PHASES}
+        worst = max(phase_p999, key=lambda m: phase_p999[m])
+        # A tail made of the queue wait is the wait its input states (a heavy lognormal wait for
+        # scarce capacity, holding no nodes), not one the lifecycle compounds: only a year flags it.
+        if worst == "queue_h" and p999 <= TAIL_HORIZON_H:
+            return []
+        table = self.scenario.completeness()
+        inputs = [i for row in table[table.metric == worst]["inputs"] for i in row.split(", ") if i]
+        over = []
+        if p999 > TAIL_RATIO * p50:
+            over.append(f"{p999 / p50:,.0f}x the P50 of {_plain_hours(p50)}")
+        if p999 > TAIL_HORIZON_H:
+            over.append("over a year")
+        sentence = (
+            f"the P99.9 wall time is {_plain_hours(p999)}, {' and '.join(over)}: a tail beyond what a job "
+            f"plausibly takes, made of {worst} (its P99.9 {_plain_hours(phase_p999[worst])}"
+            + (f"; inputs {', '.join(inputs)}" if inputs else "")
+            + ")"
+        )
+        fail = self.scenario[CHECKPOINT_RESTORE_FAIL_PROB]
+        if worst == "lost_h" and float(fail.ppf(0.999)) > 0 and self.scenario[CHECKPOINT_KEEP_LAST] == 1:
+            sentence += (
+                ": a restore that fails (checkpoint.restore_fail_prob) with one checkpoint kept "
+                "(checkpoint.keep_last 1) sends the job back to its start, again and again; keep more "
+                "checkpoints or test the restore"
+            )
+        return [sentence]
+
     def _summary_frame(self) -> Any:
         """mean sd p10 p50 p80 p90 p99 min max per metric; with unknown inputs, a ``note``
         column says which metrics are NaN and why."""
@@ -79,7 +138,7 @@ class SimulationResult(MonteCarloResult):
             notes[part] = "not modelled: step time measured" if self._step_time_measured else ""
         # A phase the scenario does not describe is not silently zero: its metric says so.
         for p in _core.completeness(self.scenario._core):
-            if p.status == "not described" and p.absent_means == "counted as 0":
+            if p.counted_as_zero:
                 notes[p.metric] = f"not described ({', '.join(p.missing)}): counted as 0"
         purchase = self.scenario[PRICES_PURCHASE]
         if purchase != PurchaseMode.CAPACITY_BLOCK:
@@ -174,6 +233,8 @@ def simulate(
         )
     result = SimulationResult(core, scenario, info, seed)
     _warn_expectations(scenario, result)
+    for sentence in result.implausible_tail():
+        warnings.warn(sentence, PlausibilityWarning, stacklevel=2)
     return result
 
 

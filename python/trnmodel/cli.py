@@ -20,7 +20,7 @@ import json
 import pathlib
 import sys
 import warnings
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
@@ -28,7 +28,16 @@ from ._errors import PlausibilityWarning
 from ._files import is_journal_file
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
-from .fields import JOB_KIND_CHOICES, PRICES_NODE_HOUR_USD, PRICES_PURCHASE_CHOICES
+from .fields import (
+    CLUSTER_NODES,
+    CLUSTER_PLATFORM,
+    JOB_KIND_CHOICES,
+    PRICES_BLOCK_HOURS,
+    PRICES_BLOCK_USD,
+    PRICES_NODE_HOUR_USD,
+    PRICES_PURCHASE_CHOICES,
+    PRICES_SPOT_NODE_HOUR_USD,
+)
 
 
 def _write(path: Optional[str], text: str, what: str) -> None:
@@ -73,6 +82,9 @@ def _report(args: argparse.Namespace) -> int:
         seed=args.seed,
         output=args.output_metric,
         break_even_path=args.break_even,
+        offerings=args.offerings,
+        offerings_date=args.offerings_date,
+        spot_history=args.spot_history,
     )
     for line in doc.summary:
         print("- " + line.replace("**", "").replace("`", ""))
@@ -155,6 +167,9 @@ def _purchase(args: argparse.Namespace) -> int:
         seed=args.seed,
         block_node_hour_usd=args.block_node_hour_usd,
         spot=spot,
+        offerings=args.offerings,
+        offerings_date=args.offerings_date,
+        spot_history=args.spot_history,
         search=not args.no_search,
     )
     print(options._text())
@@ -171,13 +186,18 @@ def _validate(args: argparse.Namespace) -> int:
                 loaded = Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
             messages = [str(w.message) for w in caught]
             left_out: list = []
+            assumed: list = []
             if isinstance(loaded, Scenario):
-                # Nothing silently left out: the phases counted as 0 and the unmet expectations.
+                # Nothing silently left out: the phases counted as 0, the defaults that are not
+                # zeros, and the unmet expectations.
                 left_out = loaded.not_described()
+                assumed = loaded.defaults_assumed()
                 messages += [m for m in loaded.implausible() if m not in messages] + loaded.expectations()
             print(f"{path}: valid" + (f", {len(messages)} warning(s)" if messages else ""))
             if left_out:
                 print(f"  not described (counted as 0): {'; '.join(left_out)}")
+            if assumed:
+                print(f"  defaults assumed: {'; '.join(assumed)}")
             for m in messages:
                 print(f"  warning: {m}")
         except _core.ScenarioError as e:
@@ -310,6 +330,54 @@ def _quote(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_quote(scn: Optional[Scenario], args: argparse.Namespace, path: str, value: Any, what: str) -> None:
+    """Writes a quote into the scenario (in place unless -o)."""
+    if scn is None:
+        if args.output:
+            raise _core.ScenarioError("-o: writes an updated scenario, so it needs --scenario")
+        return
+    out = pathlib.Path(args.output or args.scenario)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scn.updated({path: value}).to_json(out)
+    print(f"{path} = {what} written: {out}", file=sys.stderr)
+
+
+def _quote_block(args: argparse.Namespace) -> int:
+    from ._ec2_quotes import read_block_offerings
+
+    scn = Scenario.from_json(args.scenario) if args.scenario else None
+    instance_type, nodes, hours = args.instance_type, args.nodes, args.hours
+    if scn is not None:
+        instance_type = instance_type or scn[CLUSTER_PLATFORM]
+        nodes = nodes or scn[CLUSTER_NODES]
+        hours = hours or scn[PRICES_BLOCK_HOURS]
+    for flag, value in (("--instance-type", instance_type), ("--nodes", nodes), ("--hours", hours)):
+        if not value:
+            raise _core.ScenarioError(f"{flag}: required unless --scenario gives it")
+    offers = read_block_offerings(args.offerings, args.date)
+    fee = offers.fee(instance_type, nodes, hours, region=args.region, zone=args.zone)
+    print(json.dumps(fee.to_dict(), indent=2) if args.json else f"{fee}\n  {fee.note}")
+    if offers.date_source != "given":
+        print(f"note: the offerings are dated {offers.date} ({offers.date_source}): give --date", file=sys.stderr)
+    _write_quote(scn, args, PRICES_BLOCK_USD, fee.to_dict(), f"{fee.fee_usd:,.2f} (offering of {fee.date})")
+    return 0
+
+
+def _quote_spot(args: argparse.Namespace) -> int:
+    from ._ec2_quotes import spot_price
+
+    scn = Scenario.from_json(args.scenario) if args.scenario else None
+    instance_type = args.instance_type or (scn[CLUSTER_PLATFORM] if scn is not None else None)
+    if not instance_type:
+        raise _core.ScenarioError("--instance-type: required (e.g. p5.48xlarge) unless --scenario names a platform")
+    price = spot_price(args.history, instance_type, region=args.region, zone=args.zone, product=args.product)
+    print(json.dumps(price.to_dict(), indent=2) if args.json else f"{price}\n  {price.note}")
+    _write_quote(
+        scn, args, PRICES_SPOT_NODE_HOUR_USD, price.to_dict(), f"{len(price.hourly_usd)} hourly prices to {price.date}"
+    )
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trnmodel",
@@ -321,6 +389,23 @@ def _parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser, samples: int) -> None:
         p.add_argument("-n", "--samples", type=int, default=samples, help=f"Monte Carlo samples (default {samples})")
         p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
+
+    def ec2_quotes(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--offerings",
+            action="append",
+            metavar="FILE",
+            help="a saved 'aws ec2 describe-capacity-block-offerings' output: the block fees as quoted (repeatable)",
+        )
+        p.add_argument(
+            "--offerings-date", help="YYYY-MM-DD: the day the offerings were read (default: the file's date)"
+        )
+        p.add_argument(
+            "--spot-history",
+            action="append",
+            metavar="FILE",
+            help="a saved 'aws ec2 describe-spot-price-history' output: the spot price as its history (repeatable)",
+        )
 
     def metric(p: argparse.ArgumentParser, default: str = "run_cost_usd") -> None:
         p.add_argument(
@@ -367,6 +452,7 @@ def _parser() -> argparse.ArgumentParser:
         default=PRICES_NODE_HOUR_USD,
         help="path of B solved for equal means (default prices.node_hour_usd)",
     )
+    ec2_quotes(p)
     p.set_defaults(run=_report)
 
     p = sub.add_parser(
@@ -425,6 +511,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--block-node-hour-usd", type=float, help="a block's rate per node-hour (default: the scenario's)")
     p.add_argument("--spot", help="spot fields as JSON, e.g. '{\"prices.spot_node_hour_usd\": 20, ...}'")
+    ec2_quotes(p)
     common(p, 20_000)
     p.set_defaults(run=_purchase)
 
@@ -496,6 +583,42 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--field", default=PRICES_NODE_HOUR_USD, help="the scenario path (default prices.node_hour_usd)")
     p.add_argument("-o", "--output", help="write the updated scenario here instead of in place")
     p.set_defaults(run=_quote)
+
+    p = sub.add_parser(
+        "quote-block",
+        help="read a capacity block's fee from saved describe-capacity-block-offerings outputs",
+        description="Read the upfront fee of a capacity block (instance type, node count, length) from saved "
+        "'aws ec2 describe-capacity-block-offerings' outputs: the cheapest matching offering, with its ID, zone, "
+        "start and the day the offerings were read; print it or write it into a scenario as prices.block_usd.",
+    )
+    p.add_argument("offerings", nargs="+", help="saved describe-capacity-block-offerings output(s) (JSON)")
+    p.add_argument("--instance-type", help="default: the scenario's cluster.platform")
+    p.add_argument("--nodes", type=int, help="default: the scenario's cluster.nodes")
+    p.add_argument("--hours", type=int, help="the block's length (default: the scenario's prices.block_hours)")
+    p.add_argument("--date", help="YYYY-MM-DD: the day the offerings were read (default: the file's date)")
+    p.add_argument("--region", help="only offerings in this region")
+    p.add_argument("--zone", help="only offerings in this availability zone")
+    p.add_argument("--json", action="store_true", help="print the fee as a scenario quantity (JSON)")
+    p.add_argument("--scenario", help="write the fee into this scenario's prices.block_usd (in place unless -o)")
+    p.add_argument("-o", "--output", help="write the updated scenario here instead of in place")
+    p.set_defaults(run=_quote_block)
+
+    p = sub.add_parser(
+        "quote-spot",
+        help="read a spot price distribution from a saved describe-spot-price-history output",
+        description="Read the spot price of an instance type from saved 'aws ec2 describe-spot-price-history' "
+        "outputs: the price in effect at each whole hour of the history, per availability zone, as an empirical "
+        "distribution dated by the last price; print it or write it into a scenario as prices.spot_node_hour_usd.",
+    )
+    p.add_argument("history", nargs="+", help="saved describe-spot-price-history output(s) (JSON)")
+    p.add_argument("--instance-type", help="default: the scenario's cluster.platform")
+    p.add_argument("--region", help="only zones of this region (needed when the history spans regions)")
+    p.add_argument("--zone", help="one availability zone (default: every zone of the region, pooled)")
+    p.add_argument("--product", default="Linux/UNIX", help="ProductDescription (default Linux/UNIX)")
+    p.add_argument("--json", action="store_true", help="print the price as a scenario quantity (JSON)")
+    p.add_argument("--scenario", help="write the price into this scenario's prices.spot_node_hour_usd")
+    p.add_argument("-o", "--output", help="write the updated scenario here instead of in place")
+    p.set_defaults(run=_quote_spot)
     return parser
 
 

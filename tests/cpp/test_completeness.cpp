@@ -54,6 +54,35 @@ TEST_CASE("an explicit 0 describes a phase; unknown inputs make it unknown", "[c
   CHECK(test::phase(all, "compute price").absent_means == "costs unknown");
 }
 
+TEST_CASE("the defaults that are not zeros are said aloud", "[completeness]") {
+  // Checkpoints and failures: a restore can happen, so its check and the checkpoints kept are
+  // needed; absent, each says its default in words, not "counted as 0".
+  const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5},
+    "checkpoint": {"every_steps": 100, "save_s": 30}, "failures": {"node_mtbf_h": 5000, "restart_s": 300}})");
+  const auto all = completeness(s);
+  const auto& restore = test::phase(all, "restore checks");
+  CHECK(restore.status == phase_status::not_described);
+  CHECK(restore.missing == std::vector<std::string>{"checkpoint.restore_fail_prob"});
+  CHECK(restore.absent_means == "assumed to always succeed");
+  const auto& kept = test::phase(all, "checkpoints kept");
+  CHECK(kept.missing == std::vector<std::string>{"checkpoint.keep_last"});
+  CHECK(kept.absent_means == "1 (default)");
+  // Without failures on demand nothing is restored; without checkpoints nothing is kept.
+  const auto calm = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "checkpoint": {"every_steps": 100}})");
+  CHECK(test::phase(completeness(calm), "restore checks").inputs.empty());
+  CHECK(test::phase(completeness(calm), "checkpoints kept").status == phase_status::not_described);
+  // A spot job restores after an interruption even without a failure model.
+  const auto spot = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
+    "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "checkpoint": {"every_steps": 100, "keep_last": 2},
+    "prices": {"purchase": "spot", "spot_node_hour_usd": 12},
+    "spot": {"interruptions_per_node_h": 0.01}})");
+  CHECK(test::phase(completeness(spot), "restore checks").missing ==
+        std::vector<std::string>{"checkpoint.restore_fail_prob"});
+  CHECK(test::phase(completeness(spot), "checkpoints kept").status == phase_status::described);
+}
+
 TEST_CASE("periodic evaluations need their duration", "[completeness]") {
   const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5}, "eval": {"every_steps": 100, "final_s": 60}})");

@@ -47,6 +47,9 @@ TEST_CASE("capacity block, constant inputs: a job that fits costs the fee", "[pu
   CHECK_THAT(mean(r, metric::block_idle_h), Catch::Matchers::WithinRel(24 - 10.2, 1e-12));
   CHECK(mean(r, metric::overflow_h) == 0);
   CHECK(mean(r, metric::cost_compute_usd) == 1000);
+  // The idle hours' share of the 1000 USD fee for 24 h; no overflow to pay.
+  CHECK_THAT(mean(r, metric::block_idle_usd), Catch::Matchers::WithinRel(1000 * (24 - 10.2) / 24, 1e-12));
+  CHECK(mean(r, metric::overflow_usd) == 0);
   CHECK_THAT(mean(r, metric::node_h), Catch::Matchers::WithinRel(2 * 10.2, 1e-12));  // the lead is not billed
 }
 
@@ -66,6 +69,8 @@ TEST_CASE("capacity block, constant inputs: the overflow is the hand computation
   // The fee plus 2 nodes × (900 + 6 × 36036) s on demand at 40 USD (the queue is not billed).
   const double cost = 1000 + 2 * (900 + 6 * 36036.0) / 3600 * 40;
   CHECK_THAT(mean(r, metric::cost_compute_usd), Catch::Matchers::WithinRel(cost, 1e-12));
+  CHECK_THAT(mean(r, metric::overflow_usd), Catch::Matchers::WithinRel(cost - 1000, 1e-12));
+  CHECK_THAT(mean(r, metric::block_idle_usd), Catch::Matchers::WithinRel(1000 * 0.5 / 48, 1e-9));  // the margin
   CHECK(mean(r, metric::run_cost_usd) == mean(r, metric::cost_compute_usd));
   CHECK(test::worst_phase_gap(r) < 1e-12);
 }

@@ -100,17 +100,21 @@ def test_empty_update_path_is_named():
         tm.Scenario.from_dict(THREE_FIELDS).updated({"": 5})
 
 
+def _validate(tmp_path, document) -> str:
+    """What `trnmodel validate` prints for the scenario `document`."""
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(document))
+    command = [sys.executable, "-m", "trnmodel", "validate", str(path)]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
 def test_job_card_and_validate_list_what_is_left_out(tmp_path):
     d = json.loads(json.dumps(THREE_FIELDS))
     d["cluster"]["platform"] = "trn2.48xlarge"
     html = tm.Scenario.from_dict(d)._repr_html_()
     assert "Not described, counted as 0: queue (startup.queue_wait_s); set-up (startup.env_prep_s)" in html
     assert "compile.initial_s is not given" in html
-    path = tmp_path / "three.json"
-    path.write_text(json.dumps(d))
-    out = subprocess.run(
-        [sys.executable, "-m", "trnmodel", "validate", str(path)], capture_output=True, text=True, check=True
-    ).stdout
+    out = _validate(tmp_path, d)
     assert "not described (counted as 0): queue (startup.queue_wait_s)" in out
     assert "warning: cluster.platform is trn2.48xlarge (Neuron) but compile.initial_s is not given" in out
 
@@ -178,3 +182,73 @@ def test_unit_slips_warn_with_what_was_probably_meant(tmp_path):
         [sys.executable, "-m", "trnmodel", "validate", str(path)], capture_output=True, text=True, check=True
     ).stdout
     assert out.count('"trn2" names no hardware profile') == 1, out
+
+
+CHECKPOINTED = dict(
+    THREE_FIELDS,
+    checkpoint={"every_steps": 100, "save_s": 30, "load_s": 60},
+    failures={"node_mtbf_h": 5000, "restart_s": 300},
+)
+
+
+def test_defaults_that_are_not_zeros_are_said_aloud():
+    c = tm.Scenario.from_dict(CHECKPOINTED).completeness()
+    assert c.loc["restore checks", "status"] == "not described"
+    assert c.loc["restore checks", "missing"] == "checkpoint.restore_fail_prob"
+    assert c.loc["restore checks", "counted as"] == "assumed to always succeed"
+    assert c.loc["checkpoints kept", "counted as"] == "1 (default)"
+    # They are defaults, not phases left out and counted as 0.
+    left = " ".join(tm.Scenario.from_dict(CHECKPOINTED).not_described())
+    assert "restore_fail_prob" not in left and "keep_last" not in left
+    given = dict(CHECKPOINTED, checkpoint=dict(CHECKPOINTED["checkpoint"], keep_last=2, restore_fail_prob=0.01))
+    c = tm.Scenario.from_dict(given).completeness()
+    assert c.loc[["restore checks", "checkpoints kept"], "status"].tolist() == ["described", "described"]
+    doc = tm.report(tm.Scenario.from_dict(dict(CHECKPOINTED, name="ck")), samples=500, progress=False).markdown()
+    assert "| restore checks | not described: checkpoint.restore_fail_prob, assumed to always succeed |" in doc
+    assert "| checkpoints kept | not described: checkpoint.keep_last, 1 (default) |" in doc
+
+
+def _restart_loop(restore_fail_prob, keep_last):
+    # 32 nodes of 400 h MTBF: a failure every 12.5 h on a job of 100 h. A restore that fails with
+    # one checkpoint kept sends the job back to its start, where the loop begins again.
+    d = json.loads(json.dumps(CHECKPOINTED))
+    d["job"] = {"effective_steps": 10_000}
+    d["cluster"]["nodes"] = 32
+    d["throughput"] = {"step_time_s": 36}
+    d["failures"]["node_mtbf_h"] = 400
+    d["checkpoint"].update(keep_last=keep_last, restore_fail_prob=restore_fail_prob)
+    return tm.Scenario.from_dict(d)
+
+
+def test_a_tail_beyond_a_year_or_ten_p50s_is_flagged_with_its_inputs():
+    with pytest.warns(tm.PlausibilityWarning, match="P99.9 wall time") as caught:
+        res = tm.simulate(_restart_loop(0.6, 1), samples=20_000, seed=0, progress=False)
+    p50, p999 = res.quantile([0.5, 0.999], "wall_h")
+    assert p999 > 8766  # the condition the flag states (P99.9 about 2 years), on the same samples
+    (sentence,) = res.implausible_tail()
+    assert sentence in [str(w.message) for w in caught]
+    assert "over a year" in sentence and "made of lost_h" in sentence and "failures.node_mtbf_h" in sentence
+    assert "checkpoint.restore_fail_prob" in sentence and "checkpoint.keep_last 1" in sentence
+    # Keeping three checkpoints of a restore that seldom fails bounds the loop: no flag, no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tm.PlausibilityWarning)
+        calm = tm.simulate(_restart_loop(0.05, 3), samples=20_000, seed=0, progress=False)
+    p50, p999 = calm.quantile([0.5, 0.999], "wall_h")
+    assert p999 <= 10 * p50 and calm.implausible_tail() == []
+
+
+def test_the_examples_tails_are_plausible(root):
+    for path in sorted((root / "examples").glob("*.json")):
+        res = tm.simulate(tm.Scenario.from_json(str(path)), samples=2_000, seed=0, progress=False)
+        assert res.implausible_tail() == [], path.name
+
+
+def test_the_defaults_assumed_show_in_validate_and_the_job_card(tmp_path):
+    scn = tm.Scenario.from_dict(CHECKPOINTED)
+    assert scn.defaults_assumed() == [
+        "checkpoints kept (checkpoint.keep_last): 1 (default)",
+        "restore checks (checkpoint.restore_fail_prob): assumed to always succeed",
+    ]
+    assert "Defaults assumed: checkpoints kept (checkpoint.keep_last): 1 (default)" in scn._repr_html_()
+    out = _validate(tmp_path, CHECKPOINTED)
+    assert "  defaults assumed: checkpoints kept (checkpoint.keep_last): 1 (default); restore checks" in out

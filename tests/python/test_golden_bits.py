@@ -20,7 +20,16 @@ def now() -> dict:
 # Metrics added after the recording (multi-stage jobs, restore checks, purchase options): zero
 # (NaN for block_fit: not a block) for every recorded case, which has none of them; every
 # recorded metric keeps its bits.
-ADDED = {"transition_h", "restore_fallbacks", "interruptions", "block_fit", "block_idle_h", "overflow_h"}
+ADDED = {
+    "transition_h",
+    "restore_fallbacks",
+    "interruptions",
+    "block_fit",
+    "block_idle_h",
+    "overflow_h",
+    "block_idle_usd",
+    "overflow_usd",
+}
 
 
 def _recorded_part(now_entry, recorded_entry):

@@ -48,8 +48,10 @@ def test_block_that_fits_is_exact():
     assert set(res["block_fit"]) == {1.0}
     np.testing.assert_allclose(res["wall_h"], 2 + 0.1 + 10.1, rtol=1e-12)
     np.testing.assert_allclose(res["block_idle_h"], 24 - 10.2, rtol=1e-12)
-    assert not res["overflow_h"].any()
+    assert not res["overflow_h"].any() and not res["overflow_usd"].any()
     assert (res["cost_compute_usd"] == 1000).all()
+    # The fee buys the 24 hours alike: the 13.8 idle ones cost their share.
+    np.testing.assert_allclose(res["block_idle_usd"], 1000 * (24 - 10.2) / 24, rtol=1e-12)
 
 
 def test_block_overflow_is_the_hand_computation():
@@ -62,6 +64,8 @@ def test_block_overflow_is_the_hand_computation():
     np.testing.assert_allclose(res["lost_h"], 26496 / 3600, rtol=1e-12)
     np.testing.assert_allclose(res["block_idle_h"], 0.5, atol=1e-9)
     np.testing.assert_allclose(res["cost_compute_usd"], 1000 + 2 * (900 + 6 * 36036) / 3600 * 40, rtol=1e-12)
+    np.testing.assert_allclose(res["overflow_usd"], 2 * (900 + 6 * 36036) / 3600 * 40, rtol=1e-12)
+    np.testing.assert_allclose(res["block_idle_usd"], 1000 * 0.5 / 48, rtol=1e-9)
     assert _phase_gap(res) < 1e-12
 
 
@@ -252,6 +256,14 @@ def test_the_report_shows_the_purchase_p_fit_and_idle_hours():
     section = text[text.index("## Purchase options") :].split("\n## ")[0]
     assert "Capacity block of 168 h (7 days)" in section and "P(fit) = " in section
     assert "Idle block hours" in section
+    # The ledger shows the idle share of the fee and the overflow inside the compute line, so the
+    # lines above the run cost still sum to it.
+    ledger = text[text.index("## Cost ledger") :].split("\n## ")[0]
+    assert "| of which block_idle_usd |" in ledger and "| of which overflow_usd |" in ledger
+    res = tm.simulate(scn, samples=2000, seed=0, progress=False)
+    means = res.summary()["mean"]
+    assert means["block_idle_usd"] + means["overflow_usd"] <= means["cost_compute_usd"] + 1e-9
+    assert means["block_idle_usd"] > 0
     spot = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5-spot.json")
     assert "interruptions" in budget_report(tm.simulate(spot, samples=500, progress=False))
     plain = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")

@@ -34,11 +34,14 @@ enum id : std::size_t {
   failures,
   recompiles,
   restore_fallbacks,
-  // Purchase options: spot interruptions; a capacity block's fit, idle hours and overflow.
+  // Purchase options: spot interruptions; a capacity block's fit, idle hours and overflow, and
+  // what the idle hours and the overflow cost (parts of cost_compute_usd).
   interruptions,
   block_fit,
   block_idle_h,
   overflow_h,
+  block_idle_usd,
+  overflow_usd,
   cost_compute_usd,
   cost_storage_usd,
   cost_transfer_usd,
@@ -84,6 +87,8 @@ inline const std::array<const char*, metric::count>& metric_names() {
                                                             "block_fit",
                                                             "block_idle_h",
                                                             "overflow_h",
+                                                            "block_idle_usd",
+                                                            "overflow_usd",
                                                             "cost_compute_usd",
                                                             "cost_storage_usd",
                                                             "cost_transfer_usd",
@@ -151,7 +156,9 @@ inline metric_dependencies dependencies_of(metric::id m) {
   using namespace metric;
   using g = input_group;
   switch (m) {
-    case cost_compute_usd: return {true, {g::compute_price}};
+    case cost_compute_usd:
+    case block_idle_usd:
+    case overflow_usd: return {true, {g::compute_price}};
     case cost_storage_usd: return {true, {g::storage}};
     case cost_transfer_usd: return {false, {g::transfer}};
     case cost_logs_usd: return {true, {g::logs}};

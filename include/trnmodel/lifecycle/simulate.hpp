@@ -106,6 +106,9 @@ class lifecycle_model {
   /// The unknown inputs that metric m needs (dependencies_of, plus every time input for the
   /// useful step cost when the step time is derived).
   std::vector<std::string> unknowns_needed_by(metric::id m) const {
+    // Without a capacity block its cost lines are 0 whatever the prices: they need nothing.
+    const bool block_line = m == metric::block_idle_usd || m == metric::overflow_usd;
+    if (block_line && configs_[0].purchase != purchase_mode::capacity_block) return {};
     metric_dependencies deps = dependencies_of(m);
     // A derived step time depends on every time input of the platform model.
     if (m == metric::useful_step_cost_usd && throughput_[0].derives_step_time()) deps.needs_time = true;

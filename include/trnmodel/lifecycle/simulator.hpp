@@ -104,16 +104,23 @@ inline constexpr double max_failures_per_sample = 1e7;
 /// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
 /// (unknown) propagate to exactly the costs that need them.
 /// A capacity block costs its fee plus the on-demand node-hours after its window
-/// (`overflow_node_h`); spot node-hours cost the spot price.
+/// (`overflow_node_h`, costing `overflow_usd`), the idle hours' share of the fee being
+/// `block_idle_usd`; spot node-hours cost the spot price.
 inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_config& config, double* out,
                        double overflow_node_h = 0) {
   const double wall = out[metric::wall_h];
   const double nodes = static_cast<double>(config.nodes);
   double node_hour_usd = in.node_hour_usd;
+  out[metric::block_idle_usd] = out[metric::overflow_usd] = 0;
   if (config.purchase == purchase_mode::capacity_block) {
-    out[metric::cost_compute_usd] = in.block_usd + overflow_node_h * in.node_hour_usd;
+    // The fee buys every hour of the block alike, so the idle hours cost their share of it;
+    // the overflow is billed on demand. Both are parts of the compute cost, not additions.
+    const double block_hours = static_cast<double>(config.block_hours);
+    out[metric::block_idle_usd] = in.block_usd * out[metric::block_idle_h] / block_hours;
+    out[metric::overflow_usd] = overflow_node_h * in.node_hour_usd;
+    out[metric::cost_compute_usd] = in.block_usd + out[metric::overflow_usd];
     // A useful step's share of the block: the fee per node-hour of the block.
-    node_hour_usd = in.block_usd / (static_cast<double>(config.block_hours) * nodes);
+    node_hour_usd = in.block_usd / (block_hours * nodes);
   } else if (config.purchase == purchase_mode::spot) {
     node_hour_usd = in.spot_node_hour_usd;
     out[metric::cost_compute_usd] = out[metric::node_h] * node_hour_usd;

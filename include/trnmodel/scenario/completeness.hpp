@@ -2,8 +2,9 @@
 // Nothing silently left out (docs/scenario.md, "Completeness"): each lifecycle phase of a
 // scenario is described (the scenario gives every input it needs: a value, a distribution, or
 // an explicit 0), unknown (an input is {"unknown": ...}), or not described (an input is absent,
-// so its default applies: counted as 0, or for the node price, every cost unknown). A sign-off
-// that omits a phase understates the cost, so reports list the phases not described.
+// so its default applies: counted as 0, or for the node price, every cost unknown, or a default
+// said in words: one checkpoint kept, restores that always succeed). A sign-off that omits a
+// phase understates the cost, so reports list the phases not described.
 //
 // Beside it, the platform expectations: combinations that are almost surely incomplete
 // (a Neuron platform without a compile time, failures without checkpoints, ...), reported as
@@ -33,6 +34,12 @@ inline const char* name_of(phase_status status) {
   return "";
 }
 
+/// What an absent input means: most phases are then counted as 0; without the node price every
+/// cost is unknown; a default that is not a zero (one checkpoint kept, restores that always
+/// succeed) is said in words of its own.
+inline constexpr const char* counted_as_0 = "counted as 0";
+inline constexpr const char* costs_unknown = "costs unknown";
+
 /// One phase's status: the inputs that describe it, those absent and those unknown. A plain value: copyable,
 /// owns its members; concurrent reads are safe.
 struct phase_completeness {
@@ -42,17 +49,26 @@ struct phase_completeness {
   std::vector<std::string> inputs;  ///< every input the phase needs in this scenario
   std::vector<std::string> missing;  ///< absent: the default applies
   std::vector<std::string> unknown;  ///< given as unknown
-  std::string absent_means;  ///< "counted as 0", or "costs unknown" for the node price
+  std::string absent_means;  ///< "counted as 0"; "costs unknown" for the node price; a stated default otherwise
   std::string why;  ///< why the phase matters
+
+  /// Not described, so counted as 0: a phase the estimate leaves out.
+  bool counted_as_zero() const { return status == phase_status::not_described && absent_means == counted_as_0; }
+  /// Not described, and its default is not a zero but a stated assumption (one checkpoint kept).
+  bool default_assumed() const {
+    return status == phase_status::not_described && absent_means != counted_as_0 && absent_means != costs_unknown;
+  }
 };
 
 namespace detail {
 
 // When a phase needs an input beyond its own: only once failures are modelled (recovery
-// compiles and warm-ups), or once evaluations are periodic. An input that the scenario never
-// reads (the field table's `when`: a spot price on demand, a block's lead time without a
-// block; relevance.hpp) is needed by no phase.
-enum class needed_when { always, failures_modelled, periodic_eval };
+// compiles and warm-ups), once evaluations are periodic, once there are checkpoints (how many
+// are kept), or once a checkpoint can be restored (a failure, a spot interruption or a block's
+// end, with checkpoints to restore). An input that the scenario never reads (the field table's
+// `when`: a spot price on demand, a block's lead time without a block; relevance.hpp) is
+// needed by no phase.
+enum class needed_when { always, failures_modelled, periodic_eval, checkpoints, restores };
 
 struct phase_rule {
   const char* phase;
@@ -62,6 +78,7 @@ struct phase_rule {
   const char* why;
 };
 
+
 inline const std::vector<phase_rule>& phase_rules() {
   using w = needed_when;
   static const std::vector<phase_rule> rules{
@@ -70,13 +87,13 @@ inline const std::vector<phase_rule>& phase_rules() {
        {{field::startup_queue_wait_s, w::always},
         {field::prices_block_lead_s, w::always},
         {field::spot_reacquire_s, w::always}},
-       "counted as 0",
+       counted_as_0,
        "capacity is seldom free the moment a job is ready: the wait adds to the wall time (and to the bill when it "
        "is billed)"},
       {"set-up",
        "setup_h",
        {{field::startup_env_prep_s, w::always}},
-       "counted as 0",
+       counted_as_0,
        "node launch, image pull and environment checks come before any compile, at every start"},
       {"compile",
        "compile_h",
@@ -84,62 +101,73 @@ inline const std::vector<phase_rule>& phase_rules() {
         {field::compile_recompile_s, w::failures_modelled},
         {field::compile_cache_load_s, w::failures_modelled},
         {field::compile_cache_hit_prob, w::failures_modelled}},
-       "counted as 0",
+       counted_as_0,
        "graph compilers (Neuron, XLA) compile before the first step, tens of minutes on Neuron; a recovery whose "
        "graphs miss the cache compiles again"},
       {"data load and warm-up",
        "warmup_h",
        {{field::startup_data_load_s, w::always}, {field::failures_warmup_s, w::failures_modelled}},
-       "counted as 0",
+       counted_as_0,
        "loading and sharding the data and the first slow steps, at the start and after every restart"},
       {"checkpoints",
        "checkpoint_h",
        {{field::checkpoint_every_steps, w::always}, {field::checkpoint_save_s, w::always}},
-       "counted as 0",
+       counted_as_0,
        "saves block training, and their spacing sets how much work a failure loses"},
+      {"checkpoints kept",
+       "cost_storage_usd",
+       {{field::checkpoint_keep_last, w::checkpoints}},
+       "1 (default)",
+       "the checkpoints kept are billed as storage, and the older ones are what a failed restore falls back to"},
       {"failures",
        "lost_h",
        {{field::failures_node_mtbf_h, w::always}, {field::failures_restart_s, w::always}},
-       "counted as 0",
+       counted_as_0,
        "multi-node jobs fail: each failure loses the work since the last checkpoint and costs a recovery"},
+      {"restore checks",
+       "lost_h",
+       {{field::checkpoint_restore_fail_prob, w::restores}},
+       "assumed to always succeed",
+       "a checkpoint that fails to restore sends the job back to an older one (or to the start when no older one "
+       "is kept): an untested restore is a risk, not a certainty"},
       {"evaluation",
        "eval_h",
        {{field::eval_every_steps, w::always}, {field::eval_time_s, w::periodic_eval}, {field::eval_final_s, w::always}},
-       "counted as 0",
+       counted_as_0,
        "evaluations stop training while they run"},
       {"quality gate",
        "rerun_h",
        {{field::quality_rerun_prob, w::always}},
-       "counted as 0",
+       counted_as_0,
        "a run that misses the quality bar redoes part of its steps"},
       {"storage",
        "cost_storage_usd",
        {{field::data_dataset_gb, w::always},
         {field::checkpoint_size_gb, w::always},
         {field::prices_storage_gb_month_usd, w::always}},
-       "counted as 0",
+       counted_as_0,
        "the data set and the kept checkpoints are billed by the GB-month for the whole wall time"},
       {"transfer",
        "cost_transfer_usd",
        {{field::data_transfer_gb, w::always}, {field::prices_transfer_gb_usd, w::always}},
-       "counted as 0",
+       counted_as_0,
        "moving data in and checkpoints out is billed per GB"},
       {"logs",
        "cost_logs_usd",
        {{field::data_logs_gb_per_hour, w::always}, {field::prices_logs_gb_usd, w::always}},
-       "counted as 0",
+       counted_as_0,
        "logs and metrics are billed per GB for as long as the job runs"},
       {"porting",
        "adaptation_usd",
        {{field::engineering_adaptation_h, w::always}, {field::engineering_rate_usd_per_h, w::always}},
-       "counted as 0",
+       counted_as_0,
        "moving a job to a new platform is paid once, in engineering hours (a separate risk line)"},
       {"compute price",
        "cost_compute_usd",
        {{field::prices_node_hour_usd, w::always},
         {field::prices_spot_node_hour_usd, w::always},
         {field::prices_block_usd, w::always}},
-       "costs unknown",
+       costs_unknown,
        "without a node-hour price no cost can be computed"},
   };
   return rules;
@@ -164,10 +192,14 @@ struct rule_input {
 };
 // A later stage with compile.precompiled loads its graphs at its transition (cache_load_s)
 // instead of compiling them (initial_s).
-inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenario& s, bool loads_graphs = false) {
+// `checkpointed`: whether the job saves checkpoints (for the whole job in stages: whether any
+// stage does).
+inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenario& s, bool loads_graphs,
+                                           bool checkpointed) {
   const bool failures = s.has(field::failures_node_mtbf_h);
   const quantity* every = s.find(field::eval_every_steps);
   const bool periodic_eval = every != nullptr && !(every->is_fixed() && every->ppf(0.5) == 0);
+  const bool interrupted = failures || s.purchase() != purchase_mode::on_demand;
   std::vector<rule_input> out;
   const auto add = [&](field f) {
     for (const auto& in : out)
@@ -178,6 +210,8 @@ inline std::vector<rule_input> rule_inputs(const phase_rule& rule, const scenari
   for (const auto& [f, when] : rule.inputs) {
     if (when == needed_when::failures_modelled && !failures) continue;
     if (when == needed_when::periodic_eval && !periodic_eval) continue;
+    if (when == needed_when::checkpoints && !checkpointed) continue;
+    if (when == needed_when::restores && !(checkpointed && interrupted)) continue;
     if (!reads_field(s, spec(f))) continue;
     add(loads_graphs && f == field::compile_initial_s ? field::compile_cache_load_s : f);
   }
@@ -197,10 +231,12 @@ inline void add_once(std::vector<std::string>& list, const std::string& path) {
 /// when no stage gives it and every stage lacks it.
 inline std::vector<phase_completeness> completeness(const scenario& s) {
   std::vector<phase_completeness> out;
+  bool checkpointed = s.has(field::checkpoint_every_steps);
+  for (std::size_t k = 0; k < s.stage_count(); ++k) checkpointed = checkpointed || s.stage(k).has(field::checkpoint_every_steps);
   for (const auto& rule : detail::phase_rules()) {
     phase_completeness p{rule.phase, rule.metric, phase_status::described, {}, {}, {}, rule.absent_means, rule.why};
     if (s.stage_count() == 0 || !detail::phase_per_stage(rule)) {
-      for (const auto& in : detail::rule_inputs(rule, s)) {
+      for (const auto& in : detail::rule_inputs(rule, s, false, checkpointed)) {
         p.inputs.push_back(path_of(in.f));
         if (in.missing) p.missing.push_back(path_of(in.f));
         if (in.unknown) p.unknown.push_back(path_of(in.f));
@@ -211,7 +247,8 @@ inline std::vector<phase_completeness> completeness(const scenario& s) {
       std::vector<field> given_by_a_stage;
       for (std::size_t k = 0; k < s.stage_count(); ++k) {
         const bool loads_graphs = k > 0 && s.stage(k).flag(field::compile_precompiled);
-        for (const auto& in : detail::rule_inputs(rule, s.stage(k), loads_graphs)) {
+        const bool stage_checkpointed = s.stage(k).has(field::checkpoint_every_steps);
+        for (const auto& in : detail::rule_inputs(rule, s.stage(k), loads_graphs, stage_checkpointed)) {
           const bool own = s.stage_gives(k, in.f);
           const std::string path = own ? s.stage_path(k, path_of(in.f)) : path_of(in.f);
           detail::add_once(p.inputs, path);
