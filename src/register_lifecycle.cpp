@@ -23,13 +23,14 @@ struct lifecycle_info {
   std::optional<std::string> profile;  // the hardware profile's name, when one was resolved
   double extrapolation_log_spread;  // extrapolated mode: fitted sigma of the log error; else 0
   std::vector<std::string> stage_names;  // a multi-stage job's stages, in order; else empty
+  std::vector<double> extrapolation_log_spreads;  // each stage's sigma (one value without stages)
 };
 
 lifecycle_info info_of(const lifecycle_model& model) {
-  return lifecycle_info{model.unknown_inputs(),           model.unknown_reasons(),
-                        model.unknown_metrics(),          model.uncertain_inputs(),
-                        name_of_choice(model.mode()),     model.profile_name(),
-                        model.extrapolation_log_spread(), model.stage_names()};
+  return lifecycle_info{
+      model.unknown_inputs(),           model.unknown_reasons(),      model.unknown_metrics(),
+      model.uncertain_inputs(),         name_of_choice(model.mode()), model.profile_name(),
+      model.extrapolation_log_spread(), model.stage_names(),          model.extrapolation_log_spreads()};
 }
 }  // namespace
 
@@ -53,7 +54,8 @@ void register_lifecycle(py::module_& m) {
       .def_readonly("mode", &lifecycle_info::mode)
       .def_readonly("profile", &lifecycle_info::profile)
       .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread)
-      .def_readonly("stage_names", &lifecycle_info::stage_names);
+      .def_readonly("stage_names", &lifecycle_info::stage_names)
+      .def_readonly("extrapolation_log_spreads", &lifecycle_info::extrapolation_log_spreads);
   // The model a scenario runs on, built once: tm.simulate reads its info (unknowns, mode) and
   // runs it, where a second construction would read and check every input again.
   py::class_<lifecycle_model>(m, "LifecycleModel")
@@ -73,8 +75,7 @@ void register_lifecycle(py::module_& m) {
           },
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
           py::arg("allow_unknown"), py::arg("progress"));
-  m.def(
-      "lifecycle_info", [](const scenario& s) { return info_of(lifecycle_model(s)); }, py::arg("scenario"));
+  m.def("lifecycle_info", [](const scenario& s) { return info_of(lifecycle_model(s)); }, py::arg("scenario"));
 
   m.def(
       "restart_time",

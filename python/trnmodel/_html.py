@@ -8,10 +8,11 @@ domain module: the result classes import them, never the other way round."""
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import numpy as np
 
+from ._builder import STAGE_BLOCKS
 from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: this module's public helpers)
     QUOTE_MAX_AGE_DAYS,
     STYLE,
@@ -23,7 +24,7 @@ from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: t
 )
 from ._format import html_table as table
 from ._metrics import KEY_METRICS, PHASES
-from .fields import THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S, ThroughputMode
+from .fields import CLUSTER_NODES, THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S, ThroughputMode
 
 
 def extrapolation_text(log_spread: float) -> str:
@@ -37,6 +38,13 @@ def extrapolation_text(log_spread: float) -> str:
 def _step_time_fact(scenario: Any) -> str:
     """Where the step time comes from: given in the scenario (with its source) or derived."""
     mode = scenario[THROUGHPUT_MODE]
+    spreads = scenario.extrapolation_log_spreads()
+    if len(spreads) > 1 and any(spreads.values()):
+        # A job in stages: each stage extrapolates its own layout, with its own error.
+        return "; ".join(
+            f"{esc(name)}: {esc(extrapolation_text(sigma)) if sigma > 0 else 'not extrapolated'}"
+            for name, sigma in spreads.items()
+        )
     if mode == ThroughputMode.EXTRAPOLATED:
         return esc(extrapolation_text(scenario.extrapolation_log_spread()))
     if mode != ThroughputMode.MEASURED:
@@ -47,8 +55,28 @@ def _step_time_fact(scenario: Any) -> str:
     return f"step time given (source: {esc(source)})"
 
 
+def stage_inherits(top: dict, stage: dict) -> List[str]:
+    """What a stage takes from the top level: a whole block by its name, the rest of a block it
+    gives in part by each field's path (of cluster only the node count, the one cluster field a stage may give)."""
+    inherited = []
+    for block in STAGE_BLOCKS:
+        fields = top.get(block)
+        if not isinstance(fields, dict) or not fields:
+            continue
+        keys = ["nodes"] if block == "cluster" else list(fields)
+        keys = [k for k in keys if k in fields]
+        own = stage.get(block)
+        if not isinstance(own, dict):
+            if keys:
+                inherited.append(block if block != "cluster" else CLUSTER_NODES)
+            continue
+        inherited += [f"{block}.{k}" for k in keys if k not in own]
+    return inherited
+
+
 def _stages_facts(d: dict) -> list:
-    """A multi-stage job's stages, in order, with what each changes."""
+    """A multi-stage job's stages, in order, with what each gives itself and what it inherits
+    from the top level (nothing a stage runs with is left unsaid)."""
     stages = d.get("stages") or []
     if not stages:
         return []
@@ -61,9 +89,14 @@ def _stages_facts(d: dict) -> list:
             for key in (fields if isinstance(fields, dict) else [None])
         ]
         rows.append(
-            [str(k + 1), f"<code>{esc(stage.get('name', ''))}</code>", esc(", ".join(changed) or "(top level)")]
+            [
+                str(k + 1),
+                f"<code>{esc(stage.get('name', ''))}</code>",
+                esc(", ".join(changed) or "(top level)"),
+                esc(", ".join(stage_inherits(d, stage)) or "nothing"),
+            ]
         )
-    return [f"<h3>{len(stages)} stages</h3>", table(["", "stage", "overrides"], rows)]
+    return [f"<h3>{len(stages)} stages</h3>", table(["", "stage", "gives itself", "inherits from the top level"], rows)]
 
 
 def stages_html(result: Any) -> str:

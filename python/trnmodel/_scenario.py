@@ -344,8 +344,16 @@ class Scenario:
 
     def extrapolation_log_spread(self) -> float:
         """In extrapolated mode, the log-spread (sigma) of the fitted error factor its step time
-        carries (docs/validation.md, "Extrapolation error"); 0 in the other modes."""
+        carries (docs/validation.md, "Extrapolation error"); 0 in the other modes. In a job in
+        stages, the first stage's: :meth:`extrapolation_log_spreads` gives each stage's."""
         return float(_core.lifecycle_info(self._core).extrapolation_log_spread)
+
+    def extrapolation_log_spreads(self) -> Dict[str, float]:
+        """Each stage's log-spread of its own ``"<stage>/extrapolation.error"`` input (0 for a
+        stage not extrapolated), by stage name; ``{"": sigma}`` for a job without stages."""
+        info = _core.lifecycle_info(self._core)
+        names = list(info.stage_names) or [""]
+        return {name: float(sigma) for name, sigma in zip(names, info.extrapolation_log_spreads)}
 
     def implausible(self) -> List[str]:
         """Values that are legal but almost surely a unit mistake, each naming the field, the value

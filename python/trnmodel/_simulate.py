@@ -67,10 +67,17 @@ class SimulationResult(MonteCarloResult):
             if self._step_time_measured
             else f"derived ({info.mode} mode" + (f", profile {info.profile})" if info.profile else ")")
         )
-        if info.mode == ThroughputMode.EXTRAPOLATED:
-            self.step_time_source += "; " + extrapolation_text(info.extrapolation_log_spread)
         #: The stages of a multi-stage job, in order (empty without ``stages``).
         self.stage_names: List[str] = list(info.stage_names)
+        spreads = list(info.extrapolation_log_spreads)
+        if self.stage_names and any(spreads):
+            # Each stage extrapolates its own layout, with an error input of its own.
+            self.step_time_source += "; " + "; ".join(
+                f"{name}: {extrapolation_text(sigma)}" if sigma > 0 else f"{name}: not extrapolated"
+                for name, sigma in zip(self.stage_names, spreads)
+            )
+        elif info.mode == ThroughputMode.EXTRAPOLATED:
+            self.step_time_source += "; " + extrapolation_text(info.extrapolation_log_spread)
 
     def stages(self, statistic: str = "mean") -> "pd.DataFrame":
         """One row per stage (in order), one column per per-stage metric (``wall_h``,

@@ -25,10 +25,11 @@ profile_library trn2_profile() {
   return library;
 }
 
-// Llama-3-70B-like on 16 trn2 nodes, extrapolated from a reference given by `reference` (JSON members).
-scenario extrapolated(const std::string& reference) {
+// Llama-3-70B-like on 16 trn2 nodes, extrapolated from a reference given by `reference` (JSON
+// members); `work` is the job's amount of work, or the stages that give it (the last members).
+scenario extrapolated(const std::string& reference,
+                      const std::string& work = R"("job": {"effective_steps": 1000, "recompute": "selective"})") {
   return scenario::from_text(R"({"schema": "trnmodel.scenario/1",
-    "job": {"effective_steps": 1000, "recompute": "selective"},
     "cluster": {"nodes": 16, "platform": "trn2.48xlarge"},
     "model": {"parameters": 70.6e9, "layers": 80, "hidden_size": 8192, "heads": 64, "ffn_size": 28672,
               "vocab_size": 128256, "sequence_length": 8192},
@@ -36,7 +37,8 @@ scenario extrapolated(const std::string& reference) {
     "parallelism": {"tp": 8, "pp": 4, "dp": 8, "micro_batch": 1, "global_batch": 256},
     "reference": {"step_time_s": 300, "sequence_length": 8192, "global_batch": 256, )" +
                                  reference + R"(},
-    "prices": {"node_hour_usd": 35.76}})",
+    "prices": {"node_hour_usd": 35.76}, )" +
+                                 work + "}",
                              trn2_profile());
 }
 
@@ -125,6 +127,51 @@ TEST_CASE("a reference of another model size is its own shape, with the model te
   } catch (const input_error& e) {
     CHECK_THAT(std::string(e.what()), test::contains("reference.parameters: required"));
   }
+}
+
+TEST_CASE("each stage extrapolates with an error input of its own", "[extrapolation]") {
+  // Stage "base" keeps the 16-node layout, stage "wide" doubles the nodes (dp 16): each is its
+  // own distance from the 2-node reference, so each has its own spread, input and stream.
+  const scenario s = extrapolated(two_nodes, R"("job": {"recompute": "selective"},
+    "stages": [{"name": "base", "job": {"effective_steps": 500}},
+               {"name": "wide", "job": {"effective_steps": 500}, "cluster": {"nodes": 32},
+                "parallelism": {"dp": 16}}])");
+  const lifecycle_model model(s);
+  const parallel_layout reference{8, 4, 1, 1, 256};
+  const double base =
+      extrapolation_log_spread(s.reference_shape(), reference, 2, s.stage(0).shape(), s.stage(0).layout(), 16);
+  const double wide =
+      extrapolation_log_spread(s.reference_shape(), reference, 2, s.stage(1).shape(), s.stage(1).layout(), 32);
+  CHECK(wide > base);
+  CHECK(model.extrapolation_log_spreads() == std::vector<double>{base, wide});
+  CHECK(input_index(model, "extrapolation.error") == model.input_count());
+  const std::size_t jb = input_index(model, "base/extrapolation.error");
+  const std::size_t jw = input_index(model, "wide/extrapolation.error");
+  REQUIRE(jb < model.input_count());
+  REQUIRE(jw < model.input_count());
+  CHECK(model.input_stream(jb) != model.input_stream(jw));
+
+  // Holding one stage's error at 1 moves that stage's step time alone, by its own factor.
+  run_options options;
+  options.samples = 20000;
+  const auto names = model.output_names();
+  const auto col = [&](const std::string& name) {
+    return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  const run_result with = run(model, names, options);
+  const run_result without = run(model.pinned(jw, 1.0), names, options);
+  double sum2 = 0;
+  bool base_unmoved = true;
+  const Eigen::Index n = with.values().rows();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    base_unmoved =
+        base_unmoved && with.values()(i, col("base/step_time_s")) == without.values()(i, col("base/step_time_s"));
+    const double e = std::log(with.values()(i, col("wide/step_time_s")) / without.values()(i, col("wide/step_time_s")));
+    sum2 += e * e;
+  }
+  CHECK(base_unmoved);
+  // The spread is the wide stage's own within 3 % (standard error sigma/sqrt(2n) = 0.5 %).
+  CHECK(std::sqrt(sum2 / static_cast<double>(n)) == Approx(wide).epsilon(0.03));
 }
 
 TEST_CASE("other modes draw no extrapolation error", "[extrapolation]") {

@@ -213,3 +213,41 @@ def test_a_reference_measured_with_context_parallelism_gives_reference_cp():
     )
     assert abs(np.median(tm.simulate(without, samples=n, seed=1)["step_time_s"]) - 20.0 * ratio) < 4 * se_median
     assert abs(ratio - 1) > 6 * se_median / 20.0  # the two references are told apart
+
+
+def test_each_stage_extrapolates_with_an_error_input_of_its_own():
+    """A job in stages whose second stage runs on twice the nodes: each stage is its own distance
+    from the 2-node trial, so each draws its own "<stage>/extrapolation.error" (the wider stage
+    the larger spread), and sensitivity analysis of a stage's wall time names that stage's error."""
+    trn2 = tm.Scenario.from_json(EXAMPLES / "llama3-70b-full-trn2x16.json").updated(
+        {**LLAMA70B, "parallelism.tp": 8, "parallelism.pp": 4, "parallelism.dp": 8}
+    )
+    single = extrapolated_from_two_nodes(trn2, {"tp": 8, "pp": 4, "dp": 1}).to_dict()
+    single["job"].pop("tokens", None)
+    single["job"].pop("effective_steps", None)
+    single["stages"] = [
+        {"name": "8k", "job": {"effective_steps": 2000}},
+        {"name": "wide", "job": {"effective_steps": 2000}, "cluster": {"nodes": 32}, "parallelism": {"dp": 16}},
+    ]
+    staged = tm.Scenario.from_dict(single)
+    spreads = staged.extrapolation_log_spreads()
+    assert list(spreads) == ["8k", "wide"]
+    assert 0 < spreads["8k"] < spreads["wide"]
+    # The first stage is as far from the trial as the single-stage job: the same spread.
+    assert spreads["8k"] == pytest.approx(
+        extrapolated_from_two_nodes(trn2, {"tp": 8, "pp": 4, "dp": 1}).extrapolation_log_spread()
+    )
+
+    res = tm.simulate(staged, samples=2000, seed=0)
+    assert {"8k/extrapolation.error", "wide/extrapolation.error"} <= set(res.uncertain_inputs)
+    assert "extrapolation.error" not in res.uncertain_inputs
+    assert "8k: " in res.step_time_source and "wide: " in res.step_time_source
+
+    tornado = tm.tornado(staged, output="wide/wall_h", samples=500, seed=0)
+    # The first stage's error moves the second stage's wall time only through where the failure
+    # process stands when the stage starts (a small fraction); the stage's own error leads.
+    swing = tornado["swing"].abs()
+    assert swing["8k/extrapolation.error"] < 0.05 * swing["wide/extrapolation.error"], tornado
+    assert tornado.index.get_loc("wide/extrapolation.error") < 3, tornado
+    sobol = tm.sobol(staged, output="wide/wall_h", base_samples=256, seed=0)
+    assert sobol.loc["wide/extrapolation.error", "ST"] > sobol.loc["8k/extrapolation.error", "ST"]

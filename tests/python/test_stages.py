@@ -194,3 +194,26 @@ def test_schema_describes_stages():
     assert "platform" not in stage["properties"]["cluster"]["properties"]
     assert "precompiled" in stage["properties"]["compile"]["properties"]
     assert "startup" not in stage["properties"]
+
+
+def test_the_job_card_says_what_each_stage_inherits():
+    """Every field a stage runs with is either its own or shown as inherited from the top level."""
+    from trnmodel._html import stage_inherits
+
+    doc = copy.deepcopy(TWO)
+    doc["stages"][1]["checkpoint"] = {"every_steps": 100}
+    assert stage_inherits(doc, doc["stages"][0]) == [
+        "cluster.nodes",
+        "throughput",
+        "compile",
+        "checkpoint",
+        "eval",
+        "failures",
+    ]
+    # A block given in part inherits the rest of it, field by field.
+    inherited = stage_inherits(doc, doc["stages"][1])
+    assert "checkpoint.save_s" in inherited and "checkpoint.load_s" in inherited
+    assert "checkpoint.every_steps" not in inherited and "checkpoint" not in inherited
+    html = tm.Scenario.from_dict(doc)._repr_html_()
+    assert "<th>inherits from the top level</th>" in html
+    assert "checkpoint.save_s, checkpoint.load_s" in html

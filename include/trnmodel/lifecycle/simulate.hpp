@@ -63,7 +63,7 @@ class lifecycle_model {
         add_input(k, path, *q, f->slot, stream_id(path));
       }
       if (stage.mode() != throughput_mode::measured) add_platform_inputs(k, stage);
-      if (stage.mode() == throughput_mode::extrapolated) add_extrapolation_error(k, stage);
+      if (stage.mode() == throughput_mode::extrapolated) add_extrapolation_error(k, stage, prefix);
     }
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
@@ -80,8 +80,15 @@ class lifecycle_model {
   /// job when it has no stages.
   const detail::lifecycle_config& config() const { return configs_[0]; }
   /// Extrapolated mode: the log-spread of the "extrapolation.error" input; 0 in the other modes
-  /// (the first stage's, in a job with stages).
+  /// (the first stage's, in a job with stages: extrapolation_log_spreads() gives each stage's).
   double extrapolation_log_spread() const { return throughput_[0].extrapolation_log_spread(); }
+  /// The log-spread of each stage's "<stage>/extrapolation.error" input (0 for a stage not
+  /// extrapolated), in stage order; one value for a job without stages.
+  std::vector<double> extrapolation_log_spreads() const {
+    std::vector<double> spreads;
+    for (const auto& t : throughput_) spreads.push_back(t.extrapolation_log_spread());
+    return spreads;
+  }
   /// The stages' names (empty for a job without stages).
   const std::vector<std::string>& stage_names() const { return stage_names_; }
   /// The metrics of a run: every metric, then "<stage>/<metric>" for each stage and each of
@@ -111,7 +118,10 @@ class lifecycle_model {
     if (block_line && configs_[0].purchase != purchase_mode::capacity_block) return {};
     metric_dependencies deps = dependencies_of(m);
     // A derived step time depends on every time input of the platform model.
-    if (m == metric::useful_step_cost_usd && throughput_[0].derives_step_time()) deps.needs_time = true;
+    // A derived step time (of any stage) depends on every time input of the platform model.
+    const bool derived =
+        std::any_of(throughput_.begin(), throughput_.end(), [](const auto& t) { return t.derives_step_time(); });
+    if (m == metric::useful_step_cost_usd && derived) deps.needs_time = true;
     std::vector<std::string> needed;
     for (const auto& path : unknown_)
       if (deps.needs(path)) needed.push_back(path);
@@ -254,7 +264,7 @@ class lifecycle_model {
   }
 
   // Input `path` of stage k: unknown, a constant, or drawn (shared by the stages that take it).
-  void add_input(std::size_t k, const std::string& path, const quantity& q, double lifecycle_inputs::*member,
+  void add_input(std::size_t k, const std::string& path, const quantity& q, double lifecycle_inputs::* member,
                  std::uint32_t stream) {
     if (q.is_unknown()) {
       base_[k].*member = std::numeric_limits<double>::quiet_NaN();
@@ -275,7 +285,7 @@ class lifecycle_model {
     const platform_profile* profile = s.profile();
     if (profile == nullptr) return;  // flops mode from achieved TFLOPS needs no profile
     const std::string precision = s.text(field::throughput_precision);
-    const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::*member) {
+    const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::* member) {
       add_input(k, path, q, member, stream_id(path));
     };
     using in = lifecycle_inputs;
@@ -294,13 +304,18 @@ class lifecycle_model {
   // configurations (docs/validation.md, "Extrapolation error"). Its stream is the platform's:
   // the model is wrong in its own way on each platform, so scenarios compared across platforms
   // draw independent errors, while on one platform they share them (common random numbers).
-  void add_extrapolation_error(std::size_t k, const scenario& s) {
+  // The error factor of an extrapolated step time (docs/throughput.md). Each stage of a job in
+  // stages extrapolates its own layout from the reference, so it has an input of its own,
+  // "<stage>/extrapolation.error", with its own spread, on a stream of its own: the stages'
+  // errors are drawn independently (the fit gives no correlation between two configurations'
+  // errors), and a sensitivity analysis names the stage whose extrapolation moves the result.
+  void add_extrapolation_error(std::size_t k, const scenario& s, const std::string& prefix) {
     const double sigma = throughput_[k].extrapolation_log_spread();
+    const std::string path = prefix + "extrapolation.error";
     const std::string stream =
-        "extrapolation.error@" + (s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "");
+        path + "@" + (s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "");
     if (sigma > 0)
-      add_input(k, "extrapolation.error", make_lognormal(0.0, sigma, "extrapolation.error"),
-                &lifecycle_inputs::extrapolation_error, stream_id(stream));
+      add_input(k, path, make_lognormal(0.0, sigma, path), &lifecycle_inputs::extrapolation_error, stream_id(stream));
   }
 
   // Where each drawn input goes, flat: the per-sample loop then reads a short array instead of
@@ -313,7 +328,7 @@ class lifecycle_model {
   }
 
   struct drawn_input {
-    double lifecycle_inputs::*member;
+    double lifecycle_inputs::* member;
     quantity value;
     std::uint32_t stream;
     std::string path;
@@ -329,7 +344,7 @@ class lifecycle_model {
   struct scatter_entry {
     Eigen::Index column;  // of evaluate's x
     std::size_t stage;
-    double lifecycle_inputs::*member;
+    double lifecycle_inputs::* member;
   };
   std::vector<scatter_entry> scatter_;  // from drawn_, by index_scatter()
   std::vector<std::string> unknown_, unknown_reasons_;
