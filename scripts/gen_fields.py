@@ -85,6 +85,12 @@ def render() -> str:
             lines.append(f"#: The spellings {field.path} allows.\n")
             spellings = ", ".join(f'"{c}"' for c in field.choices)
             lines.append(f"{name}_CHOICES: Tuple[str, ...] = ({spellings})\n")
+    fields = _core.scenario_fields()
+    blocks = [k for k in _core.stage_keys() if any(f.path.startswith(k + ".") for f in fields)]
+    lines.append("\n#: The blocks a stage may give (the others belong to the whole job), in the format's order.\n")
+    lines.append("STAGE_BLOCKS: Tuple[str, ...] = (\n")
+    lines.extend(f'    "{b}",\n' for b in blocks)
+    lines.append(")\n")
     lines.append("\n#: Every field path, in the format's order.\n")
     lines.append("ALL: Tuple[str, ...] = (\n")
     lines.extend(f"    {name},\n" for name in names)

@@ -152,6 +152,8 @@ void register_scenario(py::module_& m) {
     for (const auto& c : all_choices()) lists.emplace_back(c.type, c.spellings);
     return lists;
   });
+  // The keys a stage may give (scenario/stages.hpp): its name, transition_s and the stage blocks.
+  m.def("stage_keys", [] { return stage_blocks(); });
   m.def("scenario_json_schema", [] { return from_json(scenario_json_schema()); });
   // The one did-you-mean rule (include/trnmodel/detail/did_you_mean.hpp), for Python's messages too.
   m.def(

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _core, theory
 from ._errors import PlausibilityWarning, in_file
 from ._files import read_utf8
-from .fields import JOB_KIND_CHOICES, JobKind
+from .fields import JOB_KIND_CHOICES, STAGE_BLOCKS, JobKind
 
 PathLike = Union[str, "os.PathLike[str]"]
 ConfigArg = Union[PathLike, Mapping[str, Any]]
@@ -376,20 +376,6 @@ def new(
 #: ``(name, tokens, sequence_length)`` or a mapping with ``name``, ``tokens`` or ``steps``,
 #: ``sequence_length`` and optionally ``global_batch``.
 StageArg = Union[str, Tuple[str, Union[str, float], int], Mapping[str, Any]]
-
-#: The blocks a stage may give (scenario/stages.hpp); the others belong to the whole job.
-STAGE_BLOCKS = (
-    "job",
-    "cluster",
-    "model",
-    "parallelism",
-    "throughput",
-    "compile",
-    "checkpoint",
-    "eval",
-    "failures",
-    "quality",
-)
 
 
 def _stage_spec(k: int, stage: StageArg) -> Dict[str, Any]:

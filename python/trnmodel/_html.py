@@ -12,7 +12,6 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ._builder import STAGE_BLOCKS
 from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: this module's public helpers)
     QUOTE_MAX_AGE_DAYS,
     STYLE,
@@ -24,7 +23,7 @@ from ._format import (  # noqa: F401  (STYLE, badge, card, esc, number, table: t
 )
 from ._format import html_table as table
 from ._metrics import KEY_METRICS, PHASES
-from .fields import CLUSTER_NODES, THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S, ThroughputMode
+from .fields import CLUSTER_NODES, STAGE_BLOCKS, THROUGHPUT_MODE, THROUGHPUT_STEP_TIME_S, ThroughputMode
 
 
 def extrapolation_text(log_spread: float) -> str:

@@ -348,6 +348,20 @@ CARD_OWNERS_TRAJECTORY = "card.owners.trajectory"
 #: text: who runs and restores the job
 CARD_OWNERS_OPERATIONS = "card.owners.operations"
 
+#: The blocks a stage may give (the others belong to the whole job), in the format's order.
+STAGE_BLOCKS: Tuple[str, ...] = (
+    "job",
+    "cluster",
+    "model",
+    "parallelism",
+    "throughput",
+    "compile",
+    "checkpoint",
+    "eval",
+    "failures",
+    "quality",
+)
+
 #: Every field path, in the format's order.
 ALL: Tuple[str, ...] = (
     NAME,

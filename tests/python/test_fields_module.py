@@ -18,8 +18,17 @@ def test_one_constant_per_field_in_format_order():
     assert list(tm.fields.ALL) == paths
     for path in paths:
         assert getattr(tm.fields, path.replace(".", "_").upper()) == path
-    constants = [n for n in vars(tm.fields) if n.isupper() and n != "ALL" and not n.endswith("_CHOICES")]
+    constants = [
+        n for n in vars(tm.fields) if n.isupper() and n not in ("ALL", "STAGE_BLOCKS") and not n.endswith("_CHOICES")
+    ]
     assert len(constants) == len(paths)  # nothing left over from a removed field
+
+
+def test_the_stage_blocks_are_the_loaders():
+    """STAGE_BLOCKS is C++'s list of a stage's keys less its name and transition_s (test_stages.py
+    checks that the loader refuses a per-job block inside a stage)."""
+    assert tm.fields.STAGE_BLOCKS == tuple(k for k in _core.stage_keys() if k not in ("name", "transition_s"))
+    assert "prices" not in tm.fields.STAGE_BLOCKS and "compile" in tm.fields.STAGE_BLOCKS
 
 
 def test_each_choice_field_lists_its_spellings():
