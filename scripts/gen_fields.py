@@ -39,6 +39,10 @@ class Choice(str, enum.Enum):
 '''
 
 
+#: The choices of tm.read_log (docs/importing.md), not of a file format.
+IMPORT_CHOICES = ("log_format", "metric_meaning")
+
+
 def _load_core():
     """The compiled module alone: the package's __init__ imports fields.py, which may be the
     stale file this script is about to rewrite."""
@@ -68,7 +72,12 @@ def render() -> str:
     for type_name, spellings in _core.choices():
         class_name = "".join(part.capitalize() for part in type_name.split("_"))
         used = ", ".join(users.get(type_name, []))
-        what = f"The spellings of {used}" if used else "A choice of the journal format (docs/journal.md)"
+        if used:
+            what = f"The spellings of {used}"
+        elif type_name in IMPORT_CHOICES:
+            what = "A choice of the log importers (docs/importing.md)"
+        else:
+            what = "A choice of the journal format (docs/journal.md)"
         lines.append(f"\n\nclass {class_name}(Choice):\n")
         lines.append(f'    """{what} (C++: trnmodel::{type_name})."""\n\n')
         lines.extend(f'    {spelling.upper()} = "{spelling}"\n' for spelling in spellings)

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_calibrate(m);
   trnmodel::python::register_sensitivity(m);
   trnmodel::python::register_prices(m);
+  trnmodel::python::register_logs(m);
 }

@@ -12,4 +12,5 @@ void register_throughput(pybind11::module_& m);
 void register_calibrate(pybind11::module_& m);
 void register_sensitivity(pybind11::module_& m);
 void register_prices(pybind11::module_& m);
+void register_logs(pybind11::module_& m);
 }  // namespace trnmodel::python

@@ -29,7 +29,10 @@
     storage_error, hang_timeout, out_of_memory, software_error, preemption, maintenance, user,  \
     other)                                                                                      \
   X(quality_direction, lower, higher)                         /* quality.better */              \
-  X(quality_scope, trial, job)                                /* quality.scope */
+  X(quality_scope, trial, job)                                /* quality.scope */           \
+  /* the training logs an importer reads (docs/importing.md) */                                 \
+  X(log_format, tensorboard, mlflow, hf_trainer, csv, console) /* trnmodel import KIND */  \
+  X(metric_meaning, clock, step_time_s, throughput)           /* what a logged metric's values are */
 // clang-format on
 
 namespace trnmodel {

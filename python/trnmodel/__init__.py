@@ -46,6 +46,7 @@ from ._ec2_quotes import (
     spot_price,
 )
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownFieldError, UnknownInputError
+from ._logs import StepLog, StepSeries, read_log
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._purchase import PurchaseOptions, purchase_options
 from ._quote import PriceList, Quote, quote, read_price_list
@@ -134,4 +135,7 @@ __all__ = [
     "spot_price",
     "SpotHistory",
     "SpotPrice",
+    "read_log",
+    "StepLog",
+    "StepSeries",
 ]

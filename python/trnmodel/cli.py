@@ -22,10 +22,13 @@ import sys
 import warnings
 from typing import Any, List, Optional
 
+import numpy as np
+
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
 from ._errors import PlausibilityWarning
 from ._files import is_journal_file
+from ._logs import read_log
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
 from .fields import (
@@ -37,6 +40,8 @@ from .fields import (
     PRICES_NODE_HOUR_USD,
     PRICES_PURCHASE_CHOICES,
     PRICES_SPOT_NODE_HOUR_USD,
+    LogFormat,
+    MetricMeaning,
 )
 
 
@@ -173,6 +178,40 @@ def _purchase(args: argparse.Namespace) -> int:
         search=not args.no_search,
     )
     print(options._text())
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    log = read_log(
+        args.paths if len(args.paths) > 1 else args.paths[0],
+        args.kind,
+        metric=args.metric,
+        metric_is=args.metric_is,
+        global_batch=args.global_batch,
+        throughput_window_steps=args.throughput_window,
+        resumed_from_step=args.resumed_from_step,
+        pattern=args.pattern,
+    )
+    print(f"{log.source}: {log.format} log")
+    if not len(log.points):
+        print(f"  mean step time {log.mean_step_time_s:.6g} s over {log.mean_over_steps} steps (no series)")
+    else:
+        series = log.series()
+        t = series.table["step_time_s"].to_numpy()
+        parts = int(log.points["part"].max()) + 1
+        print(f"  {len(log.points)} points in {parts} part(s); {len(t)} step times of {series.steps_per_value} step(s)")
+        print(f"  {series.rule}")
+        print(f"  step time: first {t[0]:.6g} s, median {float(np.median(t)):.6g} s, max {t.max():.6g} s")
+        for note in series.notes:
+            print(f"  note: {note}")
+        if args.steps_csv:
+            series.to_csv(args.steps_csv)
+            print(f"  wrote {args.steps_csv} (step,part,step_time_s; steps_per_value {series.steps_per_value})")
+    for note in log.notes:
+        print(f"  note: {note}")
+    if args.steps_csv and not len(log.points):
+        print("trnmodel: the log holds only a mean: no step-time CSV written", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -518,6 +557,32 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
     p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
     p.set_defaults(run=_validate)
+
+    p = sub.add_parser(
+        "import",
+        help="read a training log's step times (TensorBoard, MLflow, trainer_state.json, a CSV, a console log)",
+        description="Read the steps a training log holds and turn them into step times (docs/importing.md): "
+        "TensorBoard event files (a run folder or a file), an MLflow run folder, the Hugging Face Trainer's trainer_state.json, a CSV of step and wall_time or "
+        "step_time_s (several files: a run and its restarts), or a console log (Megatron-LM, NxD, or --pattern). "
+        "Prints what was read and how; --steps-csv writes the series a journal's step_times can reference.",
+    )
+    p.add_argument("kind", choices=[m.value for m in LogFormat], help="the kind of log")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="the log (a CSV run and its restarts: several files)")
+    p.add_argument("--metric", help="tensorboard, mlflow: the tag or metric to read (default: the one logged most)")
+    p.add_argument(
+        "--metric-is",
+        choices=[m.value for m in MetricMeaning],
+        default="clock",
+        help="tensorboard, mlflow: what the metric's values are (default clock: only its timestamps count)",
+    )
+    p.add_argument("--global-batch", type=int, help="sequences per step, to turn a throughput into step times")
+    p.add_argument("--throughput-window", type=int, default=10, help="steps a throughput averages (NxD: 10)")
+    p.add_argument("--resumed-from-step", type=int, help="hf_trainer: the step the last training call resumed from")
+    p.add_argument(
+        "--pattern", help="console: a regular expression with named groups step and step_time_s or timestamp"
+    )
+    p.add_argument("--steps-csv", metavar="FILE", help="write the step-time series to this CSV")
+    p.set_defaults(run=_import)
 
     p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")
     p.add_argument("journals", nargs="+", help="journal JSON files (trnmodel.journal/1) of one configuration")

@@ -118,6 +118,24 @@ class QualityScope(Choice):
     JOB = "job"
 
 
+class LogFormat(Choice):
+    """A choice of the log importers (docs/importing.md) (C++: trnmodel::log_format)."""
+
+    TENSORBOARD = "tensorboard"
+    MLFLOW = "mlflow"
+    HF_TRAINER = "hf_trainer"
+    CSV = "csv"
+    CONSOLE = "console"
+
+
+class MetricMeaning(Choice):
+    """A choice of the log importers (docs/importing.md) (C++: trnmodel::metric_meaning)."""
+
+    CLOCK = "clock"
+    STEP_TIME_S = "step_time_s"
+    THROUGHPUT = "throughput"
+
+
 #: text: short name of the scenario
 NAME = "name"
 #: text: what the scenario describes
