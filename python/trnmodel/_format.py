@@ -134,12 +134,14 @@ def quote_age_days(date: str, today: Optional[_dt.date] = None) -> Optional[int]
 
 
 def badge(source: str, date: str = "", region: str = "", today: Optional[_dt.date] = None) -> str:
-    """The provenance mark of an input: measured, vendor, quote (with its date; red when older
-    than 30 days), model, assumption, unknown."""
+    """The provenance mark of an input: measured, prior (a posterior mostly its prior), vendor,
+    quote (with its date; red when older than 30 days), model, assumption, unknown."""
     source = source or "assumption"
     if source == "(none)":
         return '<span class="badge assumption">no source</span>'
     label = source
+    if source == "prior":  # labelled as what it is: the prior, not a measurement
+        return '<span class="badge assumption">prior-dominated</span>'
     css = source if source in ("measured", "vendor", "quote", "model", "assumption", "unknown") else "assumption"
     if source == "quote":
         age = quote_age_days(date, today) if date else None

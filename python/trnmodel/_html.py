@@ -160,10 +160,16 @@ def scenario_html(scenario: Any, today: Optional[_dt.date] = None) -> str:
                 ],
             )
         )
-    counts: dict = {}
-    for r in provenance:
-        counts[r.source] = counts.get(r.source, 0) + 1
-    body.append("<p>" + ", ".join(f"{n} {esc(source)}" for source, n in sorted(counts.items())) + "</p>")
+    # What each number rests on (Scenario.evidence()): a derived step time counts as a model's.
+    evidence = scenario.evidence()
+    counts = evidence["evidence"].value_counts()
+    body.append("<p>Rests on: " + ", ".join(f"{int(n)} {esc(str(k))}" for k, n in sorted(counts.items())) + "</p>")
+    shown = {r.path for r in provenance}  # the table above has the inputs' notes; add what it lacks
+    body.extend(
+        f'<p class="note"><code>{esc(str(path))}</code>: {esc(str(row.evidence))}: {esc(str(row.detail))}</p>'
+        for path, row in evidence.iterrows()
+        if path not in shown
+    )
     return card(f"Scenario {scenario.name or '(unnamed)'}", body)
 
 
@@ -201,6 +207,12 @@ def simulation_html(result: Any) -> str:
             + ", ".join(esc(m) for m in result.unknown_metrics)
             + "</p>"
         )
+    counts = result.scenario.evidence()["evidence"].value_counts()
+    body.append(
+        "<p>Rests on: "
+        + ", ".join(f"{int(n)} {esc(str(k))}" for k, n in sorted(counts.items()))
+        + " (scenario.evidence())</p>"
+    )
     return card(f"{result.scenario.name or 'Scenario'}: {result.samples:,} samples", body)
 
 

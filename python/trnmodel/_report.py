@@ -22,6 +22,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core, plot
+from ._evidence import CLASSES as EVIDENCE_CLASSES
+from ._evidence import evidence_line, unequal_evidence
 from ._format import (
     QUOTE_MAX_AGE_DAYS,
     STYLE,
@@ -571,8 +573,25 @@ def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: O
             doc.paragraph("Metrics that could not be computed: " + ", ".join(result.unknown_metrics) + ".")
         else:
             doc.paragraph("None.")
+        doc.heading("What each number rests on" + suffix)
+        table = scn.evidence()
+        counts = table["evidence"].value_counts()
+        doc.paragraph(
+            "Evidence classes: "
+            + ", ".join(f"{int(counts[c])} {c}" for c in EVIDENCE_CLASSES if c in counts.index)
+            + ". Measured: from trial runs (their ids in the note); prior-dominated: a calibrated posterior the "
+            "trials barely moved from its prior (an assumption in substance); extrapolated: measured at another "
+            "configuration and carried here by the step-time model; model: derived by a model, within its "
+            "validation scope; assumed: a stated assumption or no source."
+        )
+        weak = table[table["evidence"].isin(["prior-dominated", "extrapolated", "model"])]
+        if len(weak):
+            doc.table(
+                ["input", "evidence", "detail"],
+                [[path, row.evidence, row.detail] for path, row in weak.iterrows()],
+            )
         doc.heading("Measured, vendor and quoted inputs" + suffix)
-        sourced = [r for r in prov if r.source in ("measured", "vendor", "quote", "model")]
+        sourced = [r for r in prov if r.source in ("measured", "prior", "vendor", "quote", "model")]
         rows = [
             [r.path, r.value, r.source + (f" {r.date} {r.region}".rstrip() if r.source == "quote" else ""), r.note]
             for r in sourced
@@ -796,13 +815,16 @@ def _signoff_document(
                 f"**{name} leaves out {len(left_out)} phase{'s' if len(left_out) != 1 else ''}** (not described, "
                 f"counted as 0): {'; '.join(left_out)}."
             )
+    for name, result in results.items():
+        headline.append(f"**{name} rests on**: {evidence_line(result.scenario)}.")
     stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
     headline += [f"**Warning**: {w}" for w in stale]
-    headline += [
-        f"**Warning**: {name}: {w}"
-        for name, result in results.items()
-        for w in result.scenario.implausible() + result.scenario.expectations() + result.implausible_tail()
-    ]
+    said = set()  # each warning once, though two checks may find the same thing
+    for name, result in results.items():
+        for w in result.scenario.implausible() + result.scenario.expectations() + result.implausible_tail():
+            if (name, w) not in said:
+                said.add((name, w))
+                headline.append(f"**Warning**: {name}: {w}")
     doc.bullets(headline)
     doc.summary += headline
 
@@ -862,6 +884,9 @@ def _signoff_document(
             f"Not computed: {output} needs unknown inputs ({', '.join(unknown)}). Give them (a quote for each "
             "price) to compare the costs; the times above compare without them."
         )
+        unequal = unequal_evidence(names[0], scenarios[names[0]], names[1], scenarios[names[1]])
+        if unequal:
+            doc.paragraph(unequal)
     if comparison is not None:
         name_a, name_b = names
         doc.heading(f"Comparison: {name_a} vs {name_b}")
@@ -891,6 +916,9 @@ def _signoff_document(
             f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
             f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with independent platform inputs.",
         ]
+        unequal = unequal_evidence(name_a, scenarios[name_a], name_b, scenarios[name_b])
+        if unequal:
+            items.insert(1, unequal)
         if output != "total_cost_usd" and not any("total_cost_usd" in r.unknown_metrics for r in results.values()):
             items.append(
                 f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple
 from . import _core
 from ._distributions import Distribution, as_distribution
 from ._errors import CompletenessWarning, PlausibilityWarning, UnknownFieldError, in_file
+from ._evidence import evidence_table
 from ._files import is_journal_text, read_utf8
 from .fields import CLUSTER_NODES, ThroughputMode
 
@@ -284,6 +285,12 @@ class Scenario:
                 )
             )
         return rows
+
+    def evidence(self) -> "pd.DataFrame":
+        """What each number rests on (docs/journal.md, "Evidence"): one row per given input, and
+        one for the step time when a model derives it, with its evidence class (measured,
+        prior-dominated, quoted, vendor, model, assumed, unknown) and the detail behind it."""
+        return evidence_table(self)
 
     def assumptions(self) -> List[str]:
         """Paths of the given inputs whose source is 'assumption' or that carry no source (a

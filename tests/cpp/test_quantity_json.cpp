@@ -73,7 +73,7 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
   CHECK_THAT(error_of(ordered_json::parse(R"({"lo": 1, "hi": 2})")), test::contains("needs \"dist\""));
   CHECK_THAT(error_of(ordered_json::parse(R"("3")")), test::contains("x: must be a number, a distribution object"));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "fixed", "value": 1, "source": "guess"})")),
-             test::contains("x.source: must be one of measured, vendor, quote, assumption, model, got \"guess\""));
+             test::contains("x.source: must be one of measured, prior, vendor, quote, assumption, model, got \"guess\""));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "fixed", "value": 1, "date": "30/11/2026"})")),
              test::contains("x.date: must be an ISO date YYYY-MM-DD, got \"30/11/2026\""));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "empirical", "samples": [1, "a"]})")),

@@ -4,6 +4,7 @@ re-simulated and backtested, and the PIT values of held-out runs must look unifo
 
 import json
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -80,8 +81,12 @@ def test_missing_file_and_non_utf8(tmp_path):
 def test_calibrate_examples_tags_sources():
     base = tm.Scenario.from_json(BASE)
     journals = [tm.Journal.from_json(p) for p in JOURNALS]
-    with pytest.warns(tm.JournalWarning, match="fewer than 10 values: throughput.step_time_s"):
+    with pytest.warns(tm.JournalWarning) as caught:
         scn = tm.calibrate(journals, base)
+    said = [str(w.message) for w in caught]
+    assert any("fewer than 10 values: throughput.step_time_s" in m for m in said)
+    # Two posteriors weigh more prior than trials: labelled as the prior (test_evidence.py).
+    assert any(m.startswith("failures.node_mtbf_h: prior-dominated") for m in said)
     assert isinstance(scn, tm.Scenario)
     report = scn.calibration
     measured = report.inputs[report.inputs["status"] == "measured"]
@@ -278,8 +283,9 @@ def test_closed_loop_pit_is_uniform(seed):
 
 
 def test_backtest_examples():
-    with pytest.warns(tm.JournalWarning, match="fewer than 10 values"):
+    with pytest.warns(tm.JournalWarning) as caught:
         scn = tm.calibrate(JOURNALS, tm.Scenario.from_json(BASE))
+    assert any("fewer than 10 values" in str(w.message) for w in caught)
     bt = tm.backtest(scn, JOURNALS, samples=2000, seed=0)
     assert bt.experiments == [p.stem for p in JOURNALS]
     assert set(bt.table.index.get_level_values("metric")) >= {
@@ -309,7 +315,7 @@ def test_cli_calibrate_and_validate(tmp_path):
     out = tmp_path / "calibrated.json"
     r = run_cli("calibrate", *map(str, JOURNALS), "--base", str(BASE), "-o", str(out))
     assert r.returncode == 0, r.stderr
-    assert "throughput.step_time_s          measured" in r.stdout and "3.701, 3.782, 3.743" in r.stdout
+    assert re.search(r"throughput.step_time_s +measured", r.stdout) and "3.701, 3.782, 3.743" in r.stdout
     assert "failures.warmup_s: measured once" in r.stdout  # why it is flagged
     scn = tm.Scenario.from_json(out)
     assert scn["throughput.step_time_s"].to_dict()["source"] == "measured"

@@ -115,7 +115,7 @@ def test_scalar_and_array_shapes():
         (lambda: tm.Empirical([1, float("nan")]), "tm.Empirical.samples[1]: must be a finite number, got nan"),
         (lambda: tm.Fixed(float("inf")), "tm.Fixed.value: must be a finite number, got inf"),
         (lambda: tm.Uniform(float("nan"), 1), "tm.Uniform.lo: must be a finite number, got nan"),
-        (lambda: tm.Uniform(0, 1, source="guess"), "must be one of measured, vendor, quote, assumption, model"),
+        (lambda: tm.Uniform(0, 1, source="guess"), "must be one of measured, prior, vendor, quote, assumption, model"),
         (lambda: tm.Uniform(0, 1, date="yesterday"), "must be an ISO date YYYY-MM-DD"),
         (lambda: tm.Unknown(""), "unknown needs a reason"),
         (

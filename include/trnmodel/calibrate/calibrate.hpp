@@ -6,9 +6,12 @@
 // such. Decisions (checkpoint and evaluation cadence, keep_last) are never calibrated.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,7 +30,8 @@ namespace trnmodel::calibrate {
 struct calibrated_input {
   std::string path;  ///< the scenario path of the input (e.g. "throughput.step_time_s")
   std::string
-      status;  ///< "measured" (replaced), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
+      status;  ///< "measured" (replaced), "prior-dominated" (replaced; the trials weigh less than the prior: source
+               ///< "prior"), "kept" (measured once: base kept), "flagged" (kept, outside base P5–P95)
   std::string method;  ///< "empirical", "lognormal", "gamma", "beta posterior", "gamma posterior", "mean", ...
   std::vector<double> values;  ///< what was measured, in the input's unit
   std::vector<std::string> experiments;  ///< experiment ids of the journals measured, sorted, each once
@@ -128,13 +132,10 @@ class calibrator {
     std::vector<std::pair<std::string, ordered_json>> changes = extra_changes_;
     std::vector<std::string> all_ids;
     for (const auto& j : journals_) all_ids.push_back(j.experiment_id);
-    const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
-    changes.emplace_back("description",
-                         description + "Calibrated from trial-run journals: " + detail::join_ids(all_ids) + ".");
     std::set<std::string> derived;
     for (const auto& input : result_.inputs) {
       derived.insert(input.path);
-      if (input.status == "measured") changes.emplace_back(input.path, input.quantity);
+      if (input.status == "measured" || input.status == "prior-dominated") changes.emplace_back(input.path, input.quantity);
     }
     for (const auto& [path, q] : base_.quantities())
       if (!derived.count(path) && !q.is_fixed()) result_.unmeasured.push_back(path);
@@ -146,7 +147,24 @@ class calibrator {
       result_.warnings.push_back("fewer than 10 values: " + few +
                                  " take only the spread the runs showed (bounded by the "
                                  "extremes seen), so P90s are optimistic until more runs are added");
-    result_.calibrated = base_.updated(changes);
+    const std::string description = base_.has_text("description") ? base_.text("description") + " " : std::string();
+    // The caveats travel with the scenario (a calibrated file read by `trnmodel report` has no
+    // calibration report beside it): the description, shown in the job card, says them, each once.
+    std::string caveats;
+    std::set<std::string> said;
+    for (const auto& w : result_.warnings)
+      if (said.insert(w).second) caveats += (caveats.empty() ? "" : "; ") + w;
+    changes.emplace_back("description", description + "Calibrated from trial-run journals: " +
+                                            detail::join_ids(all_ids) + "." +
+                                            (caveats.empty() ? "" : " Calibration caveats: " + caveats + "."));
+    try {
+      result_.calibrated = base_.updated(changes);
+    } catch (const input_error& e) {
+      if (config_matches_) throw;
+      detail::fail("journals", std::string("the trials ran another configuration (") + differences_ +
+                                   "), so their step time is the reference of extrapolated mode, which needs the "
+                                   "scenario's model and layout (docs/throughput.md): " + e.what());
+    }
     return result_;
   }
 
@@ -214,16 +232,37 @@ class calibrator {
     result_.inputs.push_back(in);
   }
 
+  // A Bayesian update's posterior: measured when the trials weigh at least as much as the
+  // prior, and "prior-dominated" (source "prior") when they weigh less: `data_weight` and
+  // `prior_weight` in one unit (`weight_unit`: node-hours of exposure against the prior's
+  // pseudo-exposure, trials against the prior's pseudo-trials). A posterior that is mostly its
+  // prior is not a measurement, whatever the journals are called (docs/journal.md, "Evidence").
+  void add_posterior(const std::string& path, quantity q, const std::vector<double>& values,
+                     const std::vector<std::size_t>& sources, const std::string& method, const std::string& note,
+                     double data_weight, double prior_weight, const std::string& weight_unit) {
+    if (!(data_weight < prior_weight)) return add_quantity(path, std::move(q), values, sources, method, note);
+    const std::string weights = "the trials weigh " + detail::format_approx(data_weight) + " " + weight_unit;
+    add_quantity(path, std::move(q), values, sources, method,
+                 weights + " against the prior's " + detail::format_approx(prior_weight) +
+                     ", so the posterior is mostly the prior: " + note,
+                 "prior-dominated", "prior");
+    result_.warnings.push_back(path + ": prior-dominated (" + weights + ", the prior " +
+                               detail::format_approx(prior_weight) + "): labelled as the prior, not as measured");
+  }
+
+  // `status` and `source`: "measured" and "measured", or "prior-dominated" and "prior"
+  // (add_posterior); the note begins with the status.
   void add_quantity(const std::string& path, quantity q, const std::vector<double>& values,
-                    const std::vector<std::size_t>& sources, const std::string& method, const std::string& note) {
+                    const std::vector<std::size_t>& sources, const std::string& method, const std::string& note,
+                    const std::string& status = "measured", const std::string& source = "measured") {
     calibrated_input in;
     in.path = path;
     in.values = values;
     in.experiments = ids(sources);
     in.method = method;
-    in.status = "measured";
-    q.prov().source = "measured";
-    q.prov().note = "measured: " + note + " (" + detail::join_ids(in.experiments) + ")";
+    in.status = status;
+    q.prov().source = source;
+    q.prov().note = status + ": " + note + " (" + detail::join_ids(in.experiments) + ")";
     in.note = q.prov().note;
     in.quantity = quantity_to_json(q);
     result_.inputs.push_back(in);
@@ -278,21 +317,106 @@ class calibrator {
       detail::fail("instance.type", "the journals ran on " + first.instance.type + ", the scenario is on " +
                                         base_.text(field::cluster_platform) +
                                         "; calibrate a scenario of the platform the trials ran on");
-    if (base_.has_integer(field::cluster_nodes) && base_.integer(field::cluster_nodes) != first.instance.nodes)
-      config_matches_ = false;
+    // A trial of another node count, batch, sequence or layout than the scenario's (each compared
+    // where the scenario states it) measures the step time of its own configuration: it becomes
+    // the reference the step-time model extrapolates from, not the scenario's step time.
+    const auto& t = first.training;
+    trial_layout_ = chip_layout(first);
+    const std::vector<std::tuple<field, std::int64_t, const char*>> layout{
+        {field::cluster_nodes, first.instance.nodes, "nodes"},
+        {field::parallelism_global_batch, t.global_batch, "global batch"},
+        {field::model_sequence_length, t.sequence_length, "sequence length"},
+        {field::parallelism_micro_batch, t.micro_batch, "micro-batch"},
+        {field::parallelism_tp, trial_layout_.tp, "tp"},
+        {field::parallelism_pp, trial_layout_.pp, "pp"},
+        {field::parallelism_dp, trial_layout_.dp, "dp"}};
+    for (const auto& [f, trial, name] : layout)
+      if (base_.has(f) && base_.integer(f) != trial)
+        differences_ += (differences_.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(trial) + " → " +
+                        std::to_string(base_.integer(f));
+    config_matches_ = differences_.empty();
     if (!config_matches_)
-      result_.warnings.push_back("the journals ran " + std::to_string(first.instance.nodes) + " × " +
-                                 first.instance.type + ", the scenario " +
-                                 std::to_string(base_.integer(field::cluster_nodes)) +
-                                 " node(s): "
-                                 "throughput.step_time_s and data_stall_fraction are not calibrated (extrapolate them "
-                                 "with the platform model, docs/throughput.md)");
+      result_.warnings.push_back(
+          "the trials ran another configuration than the scenario (" + differences_ +
+          "): their step time becomes the reference (reference.*) that the step-time model extrapolates to the "
+          "scenario's (throughput.mode extrapolated, docs/throughput.md); data_stall_fraction is not calibrated" +
+          (trial_layout_.note.empty() ? "" : "; " + trial_layout_.note));
+  }
+
+  // The trials' layout in chips, as the scenario counts it. A journal counts ranks (worker
+  // processes): on Trainium2 a chip runs several (4 logical NeuronCores a chip at LNC 2), so
+  // tp x pp x dp may be a multiple r of the chips. The ranks of one chip belong to one
+  // tensor-parallel group when r divides tp (tp / r chips), else to data parallelism (dp / r).
+  struct layout_in_chips {
+    std::int64_t tp = 1, pp = 1, dp = 1;
+    std::string note;  // how the ranks were counted as chips, when they were
+  };
+  layout_in_chips chip_layout(const journal& j) const {
+    const auto& t = j.training;
+    layout_in_chips out{t.tp, t.pp, t.dp, ""};
+    std::int64_t chips = 0;
+    if (j.instance.chips_per_node) chips = j.instance.nodes * *j.instance.chips_per_node;
+    else if (base_.profile()) chips = j.instance.nodes * static_cast<std::int64_t>(base_.profile()->chips_per_node);
+    const std::int64_t ranks = t.tp * t.pp * t.dp;
+    if (chips <= 0 || ranks == chips) return out;
+    if (ranks % chips != 0)
+      detail::fail(journal_path(journal_key::training_tp),
+                   j.experiment_id + ": tp x pp x dp = " + std::to_string(ranks) + " ranks on " + std::to_string(chips) +
+                       " chips: not a whole number of ranks a chip, so the layout cannot be read in chips");
+    const std::int64_t r = ranks / chips;
+    if (t.tp % r == 0) out.tp = t.tp / r;
+    else if (t.dp % r == 0) out.dp = t.dp / r;
+    else
+      detail::fail(journal_path(journal_key::training_tp),
+                   j.experiment_id + ": " + std::to_string(r) + " ranks a chip divide neither tp nor dp");
+    out.note = "the trials count " + std::to_string(ranks) + " ranks on " + std::to_string(chips) + " chips (" +
+               std::to_string(r) + " a chip): in chips their layout is tp " + std::to_string(out.tp) + ", pp " +
+               std::to_string(out.pp) + ", dp " + std::to_string(out.dp);
+    return out;
   }
 
   // ---- the inputs ----------------------------------------------------------------------
 
+  // The trials' step time at their own configuration as the reference of extrapolated mode: its
+  // uncertainty is that of the mean (the runs' standard error; one run's batch-means interval),
+  // not the spread of single steps, since the scenario draws one step time per sample.
+  void reference_from_trials() {
+    std::vector<double> step;
+    for (const auto& a : result_.step_analyses) step.push_back(a.step_time_s);
+    const double n = static_cast<double>(step.size());
+    const double mean = std::accumulate(step.begin(), step.end(), 0.0) / n;
+    double se = 0;
+    std::string spread;
+    if (step.size() >= 2) {
+      double ss = 0;
+      for (const double x : step) ss += (x - mean) * (x - mean);
+      se = std::sqrt(ss / (n - 1) / n);
+      spread = "the standard error of the mean of " + std::to_string(step.size()) + " runs";
+    } else {
+      const auto& a = result_.step_analyses.front();
+      se = (a.ci_hi_s - a.ci_lo_s) / 2 / 1.959963984540054 * (1 - a.data_wait_fraction);
+      spread = "one run's 95 % batch-means interval";
+    }
+    const std::string path = path_of(field::reference_step_time_s);
+    quantity q = se > 0 ? make_normal(mean, se, 0.0, dist::infinity, path) : make_fixed(mean);
+    add_quantity(path, q, step, all(), "mean with its standard error",
+                 "step time at the trials' own configuration, " + detail::format_number(std::round(mean * 1e4) / 1e4) +
+                     " s, with " + spread + " as its uncertainty; extrapolated to the scenario's (" + differences_ +
+                     ")");
+    const journal& first = journals_.front();
+    const auto& t = first.training;
+    const std::vector<std::pair<field, std::int64_t>> reference{
+        {field::reference_nodes, first.instance.nodes},   {field::reference_tp, trial_layout_.tp},
+        {field::reference_pp, trial_layout_.pp},           {field::reference_dp, trial_layout_.dp},
+        {field::reference_micro_batch, t.micro_batch},     {field::reference_global_batch, t.global_batch},
+        {field::reference_sequence_length, t.sequence_length}};
+    for (const auto& [f, value] : reference) extra_changes_.emplace_back(path_of(f), value);
+    extra_changes_.emplace_back(path_of(field::throughput_mode), name_of_choice(throughput_mode::extrapolated));
+    if (base_.has(field::throughput_step_time_s)) extra_changes_.emplace_back(path_of(field::throughput_step_time_s), nullptr);
+  }
+
   void step_time_and_stall() {
-    if (!config_matches_) return;
+    if (!config_matches_) return reference_from_trials();
     std::vector<double> step, stall;
     std::vector<std::size_t> stall_sources;
     for (std::size_t k = 0; k < journals_.size(); ++k) {
@@ -416,10 +540,11 @@ class calibrator {
       }
       std::vector<double> outcomes(static_cast<std::size_t>(hits), 1.0);
       outcomes.resize(static_cast<std::size_t>(hits + misses), 0.0);
-      add_quantity(path_of(field::compile_cache_hit_prob), make_beta(a0 + hits, b0 + misses), outcomes, trial_sources,
-                   "beta posterior",
-                   detail::format_number(hits) + " cache hits in " + detail::format_number(hits + misses) +
-                       " trials (restarts and warm starts); prior " + prior);
+      add_posterior(path_of(field::compile_cache_hit_prob), make_beta(a0 + hits, b0 + misses), outcomes,
+                    trial_sources, "beta posterior",
+                    detail::format_number(hits) + " cache hits in " + detail::format_number(hits + misses) +
+                        " trials (restarts and warm starts); prior " + prior,
+                    hits + misses, a0 + b0, "trials");
     }
   }
 
@@ -538,10 +663,10 @@ class calibrator {
                              detail::format_number(std::round(posterior.posterior_shape * 100) / 100) + ", " +
                              detail::format_number(std::round(posterior.posterior_rate_node_h)) +
                              "); MTBF p50 and p90 = 1/(p50, p10 of the rate)";
-    add_quantity(path_of(field::failures_node_mtbf_h),
-                 make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h,
-                                               path_of(field::failures_node_mtbf_h)),
-                 exposures, all(), "gamma posterior", note);
+    add_posterior(path_of(field::failures_node_mtbf_h),
+                  make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h,
+                                                path_of(field::failures_node_mtbf_h)),
+                  exposures, all(), "gamma posterior", note, exposure_node_h, b0, "node-hours");
   }
 
   void quality() {
@@ -561,16 +686,19 @@ class calibrator {
       }
     std::vector<double> outcomes(static_cast<std::size_t>(fails), 1.0);
     outcomes.resize(static_cast<std::size_t>(fails + passes), 0.0);
-    add_quantity(
+    add_posterior(
         path_of(field::quality_rerun_prob), make_beta(a0 + fails, b0 + passes), outcomes, sources, "beta posterior",
         detail::format_number(fails) + " failed quality gates in " + detail::format_number(fails + passes) +
-            " job-scope runs; prior Beta(" + detail::format_number(a0) + ", " + detail::format_number(b0) + ")");
+            " job-scope runs; prior Beta(" + detail::format_number(a0) + ", " + detail::format_number(b0) + ")",
+        fails + passes, a0 + b0, "trials");
   }
 
   // Copies, as documented: a calibrator built from temporaries must not dangle.
   const std::vector<journal> journals_;
   const scenario base_;
   bool config_matches_ = true;
+  layout_in_chips trial_layout_;  // the trials' tp, pp, dp in chips (chip_layout)
+  std::string differences_;  // "nodes 2 → 16, global batch 16 → 512": the trials' configuration against the scenario's
   calibration_result result_;
   bool ran_ = false;  // run() derives once
   std::vector<std::pair<std::string, ordered_json>> extra_changes_;

@@ -21,7 +21,7 @@ namespace trnmodel {
 /// Where a figure came from: its source, a note, a quote's date and region. A plain value:
 /// copyable, owns its members; concurrent reads are safe.
 struct provenance {
-  std::string source;  ///< "measured", "vendor", "quote", "assumption", "model" or empty
+  std::string source;  ///< "measured", "prior" (a posterior mostly its prior), "vendor", "quote", "assumption", "model" or empty
   std::string note;  ///< free text: how the figure was obtained (calibration writes n, the runs and the method)
   std::string date;  ///< ISO date (YYYY-MM-DD) of a quote
   std::string region;  ///< the cloud region a quote is for (e.g. us-east-2)

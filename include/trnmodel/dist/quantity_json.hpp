@@ -55,7 +55,9 @@ inline const std::vector<std::string>& provenance_keys() {
 }
 
 inline const std::vector<std::string>& known_sources() {
-  static const std::vector<std::string> sources{"measured", "vendor", "quote", "assumption", "model"};
+  // "prior": a calibrated posterior the measurements barely moved from its prior (docs/journal.md,
+  // "Evidence"): a measurement in form, an assumption in substance.
+  static const std::vector<std::string> sources{"measured", "prior", "vendor", "quote", "assumption", "model"};
   return sources;
 }
 
@@ -65,8 +67,8 @@ inline provenance provenance_from_json(const ordered_json& object, const std::st
     p.source = json_string(*it, path + ".source");
     const auto& sources = known_sources();
     if (std::find(sources.begin(), sources.end(), p.source) == sources.end())
-      detail::fail(path + ".source", "must be one of measured, vendor, quote, assumption, model, got \"" + p.source +
-                                         "\"" + did_you_mean(p.source, sources));
+      detail::fail(path + ".source", "must be one of measured, prior, vendor, quote, assumption, model, got \"" +
+                                         p.source + "\"" + did_you_mean(p.source, sources));
   }
   if (auto it = object.find("note"); it != object.end()) p.note = json_string(*it, path + ".note");
   if (auto it = object.find("region"); it != object.end()) p.region = json_string(*it, path + ".region");
