@@ -453,15 +453,18 @@ SIGNOFF_BLOCK_HOURS = [24 * days for days in range(1, 15)]
 def block_choice_section(
     doc: Document, results: Dict[str, SimulationResult], samples: int, seed: int, quotes: Mapping[str, Any]
 ) -> None:
-    """For a job on a capacity block: the shortest block that holds it with probability 0.9, its
-    cost beside on demand and spot (tm.purchase_options over 1 to 14 days, and the longer lengths
+    """For a job on a capacity block, or on demand with block fees quoted (offerings): the shortest
+    block that holds it with probability 0.9, its cost beside on demand and spot (tm.purchase_options over 1 to 14 days, and the longer lengths
     up to 182 days searched when none of those fits, on the same seed)."""
     from ._purchase import purchase_options
 
     for name, result in results.items():
         scn = result.scenario
-        if scn[PRICES_PURCHASE] != PurchaseMode.CAPACITY_BLOCK:
+        on_block = scn[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK
+        if not on_block and quotes.get("offerings") is None:
             continue
+        if not on_block:  # on demand, with block fees quoted: the block that would hold the job, beside it
+            doc.heading("Capacity blocks beside on demand" + (f": {name}" if len(results) > 1 else ""))
         hours = None if quotes.get("offerings") is not None else SIGNOFF_BLOCK_HOURS
         options = purchase_options(
             scn, block_hours=hours, samples=min(samples, 20_000), seed=seed, progress=False, **quotes

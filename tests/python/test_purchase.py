@@ -288,6 +288,18 @@ def test_the_signoff_names_the_shortest_block_that_fits_beside_on_demand():
     assert "| on demand | — |" in section
 
 
+def test_an_on_demand_signoff_with_quoted_offerings_names_the_block_that_would_hold_it():
+    """The user's question for a job planned on demand: with the offerings file given, the
+    sign-off answers which block would hold it, at what fee and idle dollars, beside on demand."""
+    scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-70b-full-trn2x16.json")
+    offerings = [ROOT / "tests" / "data" / "prices" / "offerings-trn2-16.json"]
+    text = tm.report(scn, samples=2000, seed=3, progress=False, offerings=offerings).markdown()
+    section = text[text.index("## Capacity blocks beside on demand") :].split("\n## ")[0]
+    options = tm.purchase_options(scn, offerings=offerings, samples=2000, seed=3)
+    assert options.headline() in section and "fee quoted: cbr-" in section
+    assert "## Capacity blocks beside on demand" not in tm.report(scn, samples=500, progress=False).markdown()
+
+
 def test_probabilities_print_with_their_interval():
     """P(fit) and the like with the binomial standard error, to the decimal place of the error's
     first significant digit: never "0.005 (± 0.000)"."""
