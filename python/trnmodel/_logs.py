@@ -96,13 +96,91 @@ def _guess_format(paths: Sequence[pathlib.Path]) -> LogFormat:
     first = paths[0]
     if "tfevents" in first.name or (first.is_dir() and any("tfevents" in p.name for p in first.iterdir())):
         return LogFormat.TENSORBOARD
-    if first.is_dir():
+    if first.is_dir() or _is_sqlite(first):
         return LogFormat.MLFLOW
     if first.name == "trainer_state.json":
         return LogFormat.HF_TRAINER
     if first.suffix.lower() == ".csv":
         return LogFormat.CSV
     return LogFormat.CONSOLE
+
+
+def _is_sqlite(path: pathlib.Path) -> bool:
+    """SQLite's file header (https://www.sqlite.org/fileformat.html): the 16 bytes "SQLite format 3\\0"."""
+    try:
+        with path.open("rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _read_mlflow_sqlite(
+    path: pathlib.Path, run: Optional[str], metric: Optional[str], meaning: MetricMeaning, batch: int, window: int
+) -> StepLog:
+    """An MLflow run from the SQLite store (``mlflow.db``, the default backend of recent MLflow
+    versions), read with the standard library's sqlite3, without MLflow: table ``runs``
+    (``run_uuid``, ``name``, ``start_time`` ms) and table ``metrics`` (``key``, ``value``,
+    ``timestamp`` ms, ``step``, ``run_uuid``), in logging order (timestamp, then step). The
+    records go through the same C++ rules as the file store's."""
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise ScenarioError(f"{path}: cannot open the SQLite store ({e})") from None
+    try:
+        try:
+            runs = db.execute("SELECT run_uuid, name, start_time FROM runs ORDER BY start_time").fetchall()
+        except sqlite3.Error as e:
+            raise ScenarioError(f"{path}: not an MLflow SQLite store: no table runs ({e})") from None
+        listed = ", ".join(f"{r[0]} ({r[1]})" for r in runs) or "none"
+        if run is None:
+            if len(runs) != 1:
+                raise ScenarioError(f"{path}: run: required: the store holds {len(runs)} runs: {listed}")
+            run = runs[0][0]
+        found = [r for r in runs if run in (r[0], r[1])]
+        if len(found) != 1:
+            raise ScenarioError(f'{path}: run: no single run "{run}" in the store (its runs: {listed})')
+        run_id, _, start_ms = found[0]
+        counts = dict(
+            db.execute("SELECT key, COUNT(*) FROM metrics WHERE run_uuid = ? GROUP BY key", (run_id,)).fetchall()
+        )
+        if not counts:
+            raise ScenarioError(f"{path}: run {run_id} logged no metric")
+        notes = []
+        if metric is None:
+            metric = max(sorted(counts), key=lambda k: counts[k])
+            if len(counts) > 1:
+                notes.append(f'the clock is metric "{metric}", the one logged at the most points ({counts[metric]})')
+        elif metric not in counts:
+            raise ScenarioError(
+                f'{path}: metric: run {run_id} has no metric "{metric}" (its metrics: {", ".join(sorted(counts))})'
+            )
+        rows = db.execute(
+            "SELECT step, timestamp, value FROM metrics WHERE run_uuid = ? AND key = ? ORDER BY timestamp, step",
+            (run_id, metric),
+        ).fetchall()
+    finally:
+        db.close()
+    records = _core.LoggedValues()
+    records.steps = [int(r[0]) for r in rows]
+    records.wall_time_s = [float(r[1]) / 1000.0 for r in rows]
+    records.values = [float(r[2]) if r[2] is not None else math.nan for r in rows]
+    records.parts = [0] * len(rows)
+    records.where = [f"{path}: run {run_id}, metric {metric}, step {r[0]}" for r in rows]
+    core = _core.step_log_of_values(
+        str(LogFormat.MLFLOW),
+        f"mlflow run {run_id} ({path}), metric {metric}",
+        records,
+        meaning=str(meaning),
+        global_batch=batch,
+        throughput_window_steps=window,
+        restart_starts_part=True,
+        started_wall_time_s=float(start_ms) / 1000.0 if start_ms is not None else math.nan,
+    )
+    log = StepLog(core)
+    log.notes = notes + log.notes
+    return log
 
 
 def _clock(text: str, where: str) -> float:
@@ -279,6 +357,7 @@ def read_log(
     throughput_window_steps: int = 10,
     resumed_from_step: Optional[int] = None,
     pattern: Optional[str] = None,
+    run: Optional[str] = None,
 ) -> StepLog:
     """Read a training log's steps (docs/importing.md).
 
@@ -291,7 +370,8 @@ def read_log(
     timestamps count), ``step_time_s``, or ``throughput`` (sequences/s). ``global_batch``:
     sequences per step, to turn a throughput into step times (NxD averages it over
     ``throughput_window_steps``). ``resumed_from_step``: where the
-    Trainer's last training call resumed. ``pattern``: a regular expression for a console log
+    Trainer's last training call resumed. ``run``: the run's id or name in an MLflow SQLite store
+    (``mlflow.db``; needed when it holds several runs). ``pattern``: a regular expression for a console log
     of your own shape, with named groups ``step`` and ``step_time_s`` or ``timestamp``."""
     given: Sequence[Any] = path if isinstance(path, (list, tuple)) else [path]
     paths = [pathlib.Path(p) for p in given]
@@ -322,6 +402,8 @@ def read_log(
     with in_file(str(paths[0])):
         if fmt == LogFormat.CSV:
             return StepLog(_core.read_csv_log([str(p) for p in paths]))
+        if fmt == LogFormat.MLFLOW and _is_sqlite(paths[0]):
+            return _read_mlflow_sqlite(paths[0], run, metric, meaning, global_batch or 0, throughput_window_steps)
         if fmt == LogFormat.MLFLOW:
             return StepLog(
                 _core.read_mlflow_run(

@@ -191,6 +191,7 @@ def _import(args: argparse.Namespace) -> int:
         throughput_window_steps=args.throughput_window,
         resumed_from_step=args.resumed_from_step,
         pattern=args.pattern,
+        run=args.run,
     )
     print(f"{log.source}: {log.format} log")
     if not len(log.points):
@@ -581,6 +582,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pattern", help="console: a regular expression with named groups step and step_time_s or timestamp"
     )
+    p.add_argument("--run", help="mlflow: the run's id or name in a SQLite store (mlflow.db) of several runs")
     p.add_argument("--steps-csv", metavar="FILE", help="write the step-time series to this CSV")
     p.set_defaults(run=_import)
 

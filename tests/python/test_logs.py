@@ -176,6 +176,50 @@ def test_an_mlflow_run_in_its_file_store_layout(tmp_path):
         tm.read_log(run, metric="step_time")
 
 
+def _mlflow_sqlite(path, runs):
+    """A store in the layout of MLflow's SQLite backend (the columns its tables `runs` and
+    `metrics` hold), written with sqlite3: runs = {(run_uuid, name, start_ms): [(key, value, ms, step)]}."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE runs (run_uuid VARCHAR(32) PRIMARY KEY, name VARCHAR(250), experiment_id INTEGER, "
+        "start_time BIGINT, end_time BIGINT, status VARCHAR(9))"
+    )
+    db.execute(
+        "CREATE TABLE metrics (key VARCHAR(250), value FLOAT, timestamp BIGINT, run_uuid VARCHAR(32), step BIGINT, "
+        "is_nan BOOLEAN, PRIMARY KEY (key, timestamp, step, run_uuid, value, is_nan))"
+    )
+    for (uuid, name, start), rows in runs.items():
+        db.execute("INSERT INTO runs VALUES (?, ?, 1, ?, NULL, 'FINISHED')", (uuid, name, start))
+        db.executemany(
+            "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, 0)", [(k, v, ms, uuid, step) for k, v, ms, step in rows]
+        )
+    db.commit()
+    db.close()
+
+
+def test_an_mlflow_run_from_the_sqlite_store(tmp_path):
+    clock, rows = 1.8e9, []
+    for part, step, seconds in truth():
+        clock += seconds + (600 if (part, step) == (1, 41) else 0)
+        rows.append(("train/loss", 2.31, round(clock * 1000), step))
+    store = tmp_path / "mlflow.db"
+    _mlflow_sqlite(store, {("9f8e7d", "trial-2n", 1799999000000): rows, ("aaaa", "other", 1): [("loss", 1, 5, 1)]})
+    with pytest.raises(tm.ScenarioError, match=r"run: required: the store holds 2 runs: aaaa \(other\), 9f8e7d"):
+        tm.read_log(store)
+    log = tm.read_log(store, run="trial-2n")
+    assert log.format == tm.fields.LogFormat.MLFLOW and "9f8e7d" in log.source
+    assert len(log.points) == 100 and log.points["part"].max() == 1  # the resumed run logs steps again
+    series = log.series()
+    assert series.steps_per_value == 1 and len(series.table) == 98
+    check(series, 1e-3 + 1e-9)  # milliseconds
+    with pytest.raises(tm.ScenarioError, match=r'run: no single run "nope"'):
+        tm.read_log(store, run="nope")
+    with pytest.raises(tm.ScenarioError, match=r'has no metric "loss" \(its metrics: train/loss\)'):
+        tm.read_log(store, run="9f8e7d", metric="loss")
+
+
 def test_the_trainer_state_gives_a_mean_and_says_what_it_cannot_see(tmp_path):
     part0 = [t for p, s, t in truth() if p == 0]
     state = {
