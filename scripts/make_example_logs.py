@@ -1,8 +1,10 @@
-"""Writes examples/logs/llama3-8b-lora-trn2-trial-002.log: the step times of the synthetic trial
-002 (examples/journals/llama3-8b-lora-trn2-trial-002-steps.csv) as an NxD training script prints
-them (`step N step_time Xs throughput Y seq/s`, global batch 64), among the other lines such a log
-holds. Synthetic like the journal it comes from; `tm.read_log` reads it back to the journal's values
-(tests/python/test_logs.py).
+"""Writes the step times of the synthetic trial 002 (examples/journals/llama3-8b-lora-trn2-trial-002
+and its -steps.csv) as its training logs would hold them: examples/logs/llama3-8b-lora-trn2-trial-002.log
+as an NxD training script prints them (`step N step_time Xs throughput Y seq/s`, global batch 64),
+and examples/logs/llama3-8b-lora-trn2-trial-002-tensorboard/, a TensorBoard run of two event files
+(the first process, and the one relaunched after the failure at step 347), the loss logged at
+every step on a clock that runs from the journal's phases. Synthetic like the journal;
+`tm.read_log` reads both back to the journal's values (tests/python/test_logs.py, notebook 05).
 
     python scripts/make_example_logs.py"""
 
@@ -14,6 +16,8 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 STEPS = ROOT / "examples" / "journals" / "llama3-8b-lora-trn2-trial-002-steps.csv"
 TARGET = ROOT / "examples" / "logs" / "llama3-8b-lora-trn2-trial-002.log"
+JOURNAL = ROOT / "examples" / "journals" / "llama3-8b-lora-trn2-trial-002.json"
+TENSORBOARD = ROOT / "examples" / "logs" / "llama3-8b-lora-trn2-trial-002-tensorboard"
 GLOBAL_BATCH = 64
 
 
@@ -33,6 +37,51 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _seconds(stamp: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def write_tensorboard() -> None:
+    """Two event files written record by record with TensorBoard's own RecordWriter (fixed file
+    names, so that the files are the same at every run): a file_version event when the process
+    opened it, then train/loss at every step on the clock."""
+    import json
+
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    journal = json.loads(JOURNAL.read_text(encoding="utf-8"))
+    phases, stop = journal["phases"], journal["interruptions"][0]
+    with STEPS.open(newline="", encoding="utf-8") as f:
+        rows = [(int(r["step"]), float(r["step_time_s"])) for r in csv.DictReader(f)]
+    restart = next(i for i in range(1, len(rows)) if rows[i][0] <= rows[i - 1][0])
+    opened = _seconds(journal["started_at"]) + phases["queue_s"] + phases["setup_s"]
+    first_step_at = opened + phases["compile_s"] + phases["data_load_s"]
+    relaunched = _seconds(stop["at"]) + stop["detection_s"] + stop["restart_s"]
+    parts = [
+        (opened, first_step_at, rows[:restart]),
+        (relaunched, relaunched + stop["compile_s"] + stop["load_s"], rows[restart:]),
+    ]
+    if TENSORBOARD.exists():
+        for old in TENSORBOARD.iterdir():
+            old.unlink()
+    TENSORBOARD.mkdir(parents=True, exist_ok=True)
+    for k, (open_at, clock, part_rows) in enumerate(parts):
+        name = f"events.out.tfevents.{int(open_at)}.trial-002.{k}"
+        with (TENSORBOARD / name).open("wb") as f:
+            writer = RecordWriter(f)
+            writer.write(event_pb2.Event(wall_time=open_at, file_version="brain.Event:2").SerializeToString())
+            for step, seconds in part_rows:
+                clock += seconds
+                value = summary_pb2.Summary.Value(tag="train/loss", simple_value=2.0)
+                event = event_pb2.Event(wall_time=clock, step=step, summary=summary_pb2.Summary(value=[value]))
+                writer.write(event.SerializeToString())
+            writer.close()
+
+
 if __name__ == "__main__":
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     TARGET.write_text(render(), encoding="utf-8")
+    write_tensorboard()

@@ -80,6 +80,9 @@ class StepLog:
         self.mean_over_steps: int = core.mean_over_steps
         #: Stated step times are moving averages over this many steps (NxD's throughput: 10).
         self.averaged_over_steps: int = core.averaged_over_steps
+        #: A clock reading before the first step (TensorBoard's file_version event, MLflow's run
+        #: start), seconds since 1970; NaN when the log has none.
+        self.started_wall_time_s: float = core.started_wall_time_s
 
     def series(self) -> StepSeries:
         """The step-time series (docs/importing.md, "From points to step times"); refused for a

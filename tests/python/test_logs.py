@@ -301,3 +301,17 @@ def test_the_bundled_console_log_matches_its_journal():
     a, b = log.series().table, journal.series().table
     assert list(a["step"]) == list(b["step"])
     np.testing.assert_allclose(a["step_time_s"], b["step_time_s"], rtol=0, atol=0.5e-4)
+
+
+def test_the_bundled_tensorboard_run_matches_its_journal():
+    """examples/logs/...-tensorboard is trial 002's run as TensorBoard holds it (two event files,
+    a clock from the journal's phases): read back, every step but each part's first is the
+    journal's, and the clock before step 1 is set-up to the end of step 1 as the journal says."""
+    log = tm.read_log(ROOT / "examples" / "logs" / "llama3-8b-lora-trn2-trial-002-tensorboard")
+    journal = tm.Journal.from_json(ROOT / "examples" / "journals" / "llama3-8b-lora-trn2-trial-002.json")
+    t = np.asarray(journal.step_times_s)
+    series = log.series()
+    np.testing.assert_allclose(series.table["step_time_s"], np.delete(t, [0, 347]), rtol=0, atol=1e-6)
+    phases = journal.to_dict()["phases"]
+    before = log.points["wall_time_s"][0] - log.started_wall_time_s
+    assert before == pytest.approx(phases["compile_s"] + phases["data_load_s"] + t[0], abs=1e-6)
