@@ -6,7 +6,7 @@ scenarios rest on unequal evidence."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,12 +55,12 @@ def evidence_class(source: str) -> str:
     return _CLASS_OF_SOURCE.get(source or "(none)", "assumed")
 
 
-def step_time_evidence(scenario: Any) -> Tuple[str, str]:
+def step_time_evidence(scenario: Any, provenance: Optional[List[Any]] = None) -> Tuple[str, str]:
     """(class, detail) of the scenario's step time: its input's provenance when given (measured
     mode), the model and its validation scope when derived (flops, analytic), and the
     reference's evidence with the model that carries it to the target (extrapolated)."""
     mode = scenario[THROUGHPUT_MODE]
-    rows = {r.path: r for r in scenario.provenance()}
+    rows = {r.path: r for r in (scenario.provenance() if provenance is None else provenance)}
     if mode == ThroughputMode.MEASURED:
         row = rows.get(THROUGHPUT_STEP_TIME_S)
         if row is None:
@@ -86,11 +86,12 @@ def evidence_table(scenario: Any) -> "pd.DataFrame":
     for measured inputs, the prior's weight for prior-dominated ones, the date for quotes)."""
     import pandas as pd
 
+    provenance = scenario.provenance()
     rows: List[Dict[str, str]] = []
-    for r in scenario.provenance():
+    for r in provenance:
         rows.append({"input": r.path, "evidence": evidence_class(r.source), "source": r.source, "detail": r.note})
     if scenario[THROUGHPUT_MODE] != ThroughputMode.MEASURED:
-        klass, detail = step_time_evidence(scenario)
+        klass, detail = step_time_evidence(scenario, provenance)
         rows.append({"input": "step time (derived)", "evidence": klass, "source": "model", "detail": detail})
     return pd.DataFrame(rows, columns=["input", "evidence", "source", "detail"]).set_index("input")
 

@@ -12,7 +12,7 @@ import math
 import os
 import pathlib
 import re
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -108,6 +108,33 @@ def _guess_format(paths: Sequence[pathlib.Path]) -> LogFormat:
     return LogFormat.CONSOLE
 
 
+def _choose_metric(
+    counts: Dict[str, int], metric: Optional[str], missing: str, listed: str, noted: str
+) -> Tuple[str, List[str]]:
+    """The metric (or tag) to read and the note saying which: the one asked for, refused as
+    ``missing "<metric>" (<listed>: ...)`` when absent, or by default the one logged most (ties by
+    name), said as ``noted`` formatted with the name and its count."""
+    if metric is None:
+        chosen = max(sorted(counts), key=lambda k: counts[k])
+        return chosen, [noted.format(chosen, counts[chosen])] if len(counts) > 1 else []
+    if metric not in counts:
+        raise ScenarioError(f'{missing} "{metric}" ({listed}: {", ".join(sorted(counts))})')
+    return metric, []
+
+
+def _records(steps: List[int], clock: List[float], values: List[float], parts: List[int], where: List[str]) -> Any:
+    """The decoded records as the C++ rules take them (calibrate/step_log.hpp, logged_values)."""
+    records = _core.LoggedValues()
+    records.steps, records.wall_time_s, records.values, records.parts, records.where = (
+        steps,
+        clock,
+        values,
+        parts,
+        where,
+    )
+    return records
+
+
 def _is_sqlite(path: pathlib.Path) -> bool:
     """SQLite's file header (https://www.sqlite.org/fileformat.html): the 16 bytes "SQLite format 3\\0"."""
     try:
@@ -150,27 +177,26 @@ def _read_mlflow_sqlite(
         )
         if not counts:
             raise ScenarioError(f"{path}: run {run_id} logged no metric")
-        notes = []
-        if metric is None:
-            metric = max(sorted(counts), key=lambda k: counts[k])
-            if len(counts) > 1:
-                notes.append(f'the clock is metric "{metric}", the one logged at the most points ({counts[metric]})')
-        elif metric not in counts:
-            raise ScenarioError(
-                f'{path}: metric: run {run_id} has no metric "{metric}" (its metrics: {", ".join(sorted(counts))})'
-            )
+        metric, notes = _choose_metric(
+            counts,
+            metric,
+            f"{path}: metric: run {run_id} has no metric",
+            "its metrics",
+            'the clock is metric "{}", the one logged at the most points ({})',
+        )
         rows = db.execute(
             "SELECT step, timestamp, value FROM metrics WHERE run_uuid = ? AND key = ? ORDER BY timestamp, step",
             (run_id, metric),
         ).fetchall()
     finally:
         db.close()
-    records = _core.LoggedValues()
-    records.steps = [int(r[0]) for r in rows]
-    records.wall_time_s = [float(r[1]) / 1000.0 for r in rows]
-    records.values = [float(r[2]) if r[2] is not None else math.nan for r in rows]
-    records.parts = [0] * len(rows)
-    records.where = [f"{path}: run {run_id}, metric {metric}, step {r[0]}" for r in rows]
+    records = _records(
+        [int(r[0]) for r in rows],
+        [float(r[1]) / 1000.0 for r in rows],
+        [float(r[2]) if r[2] is not None else math.nan for r in rows],
+        [0] * len(rows),
+        [f"{path}: run {run_id}, metric {metric}, step {r[0]}" for r in rows],
+    )
     core = _core.step_log_of_values(
         str(LogFormat.MLFLOW),
         f"mlflow run {run_id} ({path}), metric {metric}",
@@ -216,7 +242,6 @@ def _read_pattern(path: pathlib.Path, pattern: str) -> StepLog:
             f"pattern: needs the named groups step and step_time_s or timestamp, e.g. "
             rf"'step (?P<step>\d+) .* time (?P<step_time_s>[\d.]+)s'; it has {sorted(groups) or 'none'}"
         )
-    records = _core.LoggedValues()
     steps: List[int] = []
     clock: List[float] = []
     values: List[float] = []
@@ -244,8 +269,7 @@ def _read_pattern(path: pathlib.Path, pattern: str) -> StepLog:
         clock.append(_clock(stamp, here) if stamp is not None else math.nan)
     if not steps:
         raise ScenarioError(f"{path}: the pattern matches no line: {pattern!r}")
-    records.steps, records.wall_time_s, records.values, records.where = steps, clock, values, where
-    records.parts = [0] * len(steps)
+    records = _records(steps, clock, values, [0] * len(steps), where)
     meaning = MetricMeaning.STEP_TIME_S if "step_time_s" in groups else MetricMeaning.CLOCK
     return StepLog(
         _core.step_log_of_values(
@@ -295,16 +319,13 @@ def _read_tensorboard(
                 counts[v.tag] = counts.get(v.tag, 0) + 1
     if not counts:
         raise ScenarioError(f"{path}: the event files hold no summary values")
-    notes = []
-    if tag is None:
-        tag = max(sorted(counts), key=lambda t: counts[t])
-        if len(counts) > 1:
-            notes.append(f'the clock is tag "{tag}", the one logged most ({counts[tag]} events)')
-    elif tag not in counts:
-        raise ScenarioError(
-            f'{path}: metric: the event files have no tag "{tag}" (their tags: {", ".join(sorted(counts))})'
-        )
-    records = _core.LoggedValues()
+    tag, notes = _choose_metric(
+        counts,
+        tag,
+        f"{path}: metric: the event files have no tag",
+        "their tags",
+        'the clock is tag "{}", the one logged most ({} events)',
+    )
     steps: List[int] = []
     clock: List[float] = []
     values: List[float] = []
@@ -326,13 +347,7 @@ def _read_tensorboard(
                 clock.append(float(e.wall_time))
                 parts.append(part)
                 where.append(f"{f}: record {k}")
-    records.steps, records.wall_time_s, records.values, records.parts, records.where = (
-        steps,
-        clock,
-        values,
-        parts,
-        where,
-    )
+    records = _records(steps, clock, values, parts, where)
     opened = files[0][0]
     with in_file(str(path)):
         core = _core.step_log_of_values(

@@ -97,6 +97,8 @@ inline void read_console_steps(step_log& log, const std::string& text, const std
   throughput_meaning.meaning = metric_meaning::throughput;
   throughput_meaning.global_batch = options.global_batch;
   throughput_meaning.throughput_window_steps = options.throughput_window_steps;
+  value_meaning step_time_meaning;
+  step_time_meaning.meaning = metric_meaning::step_time_s;
   std::istringstream in(text);
   std::string line;
   std::size_t line_number = 0, from_throughput = 0, from_step_time = 0, restarts = 0;
@@ -121,8 +123,7 @@ inline void read_console_steps(step_log& log, const std::string& text, const std
     log_point p;
     p.step = *whole;
     if (step_time_s) {
-      if (!(*step_time_s > 0)) detail::fail(where, "the step time must be > 0, got " + detail::format_number(*step_time_s));
-      p.step_time_s = *step_time_s;
+      p.step_time_s = detail::stated_step_time_s(*step_time_s, step_time_meaning, where);
       ++from_step_time;
     } else {
       p.step_time_s = detail::stated_step_time_s(*throughput, throughput_meaning, where);
