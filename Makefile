@@ -87,13 +87,12 @@ test-consumer: build-cpp install
 # Sanitizers (docs/reliability.md), each in a build directory of its own: every C++ test under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the tests that run threads (engine,
 # lifecycle, concurrency) under ThreadSanitizer. Any finding fails the run. Line tables (-g1)
-# are all a sanitizer's report needs (file:line in every frame), at a fraction of -g's cost;
-# the ASan tree compiles its tests as unity translation units (eight files each), since it
-# tests what they run, not that each file compiles alone (the ordinary tree checks that).
+# are all a sanitizer's report needs (file:line in every frame), at a fraction of -g's cost.
+# The tests are compiled as unity translation units (eight files each) in every tree
+# (tests/cpp/CMakeLists.txt); the ordinary tree checks that each public header compiles alone.
 SANITIZE := -O1 -g1 -fno-omit-frame-pointer -Wno-maybe-uninitialized
 test-asan: setup-test
 	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRNMODEL_BUILD_TESTS=ON -DTRNMODEL_BUILD_LIB=OFF \
-	  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
 	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE) -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined,float-cast-overflow"
 	cmake --build $(BUILD)/asan
