@@ -47,6 +47,7 @@ void register_calibration_types(py::module_& m) {
       .def_readonly("calibrated", &calibration_result::calibrated)
       .def_readonly("inputs", &calibration_result::inputs)
       .def_readonly("unmeasured", &calibration_result::unmeasured)
+      .def_readonly("stayed_assumed", &calibration_result::stayed_assumed)
       .def_readonly("step_analyses", &calibration_result::step_analyses)
       .def_readonly("warnings", &calibration_result::warnings);
   py::class_<backtest_row>(m, "BacktestRow")
@@ -84,6 +85,8 @@ void register_calibrate(py::module_& m) {
       .def_readonly("experiment_id", &journal::experiment_id)
       .def_readonly("warnings", &journal::warnings)
       .def_readonly("steps_per_value", &journal::steps_per_value)
+      .def_readonly("unknown", &journal::unknown)
+      .def_readonly("derived", &journal::derived)
       .def_property_readonly("duration_s", &journal::duration_s)
       .def_property_readonly(
           "step_times_s",

@@ -1,5 +1,5 @@
 // C++ exceptions become Python exceptions of the same hierarchy (docs/architecture.md):
-//   trnmodel::input_error         -> ScenarioError (a ValueError)
+//   trnmodel::input_error         -> ScenarioError (a ValueError) with .problems
 //   trnmodel::unknown_input_error -> UnknownInputError (a ScenarioError) with .paths
 //   trnmodel::cancelled_error     -> KeyboardInterrupt (a signal stopped the run)
 #include <pybind11/stl.h>
@@ -28,9 +28,13 @@ void register_errors(py::module_& m) {
     } catch (const unknown_input_error& e) {
       py::object error = py::handle(unknown_input_error_type)(e.what());
       error.attr("paths") = py::cast(e.paths());
+      error.attr("_problems") = py::cast(e.problems());
       PyErr_SetObject(unknown_input_error_type, error.ptr());
     } catch (const input_error& e) {
-      PyErr_SetString(scenario_error_type, e.what());
+      // .problems: every problem a validation found, one "<path>: <rule>" each.
+      py::object error = py::handle(scenario_error_type)(e.what());
+      error.attr("_problems") = py::cast(e.problems());
+      PyErr_SetObject(scenario_error_type, error.ptr());
     } catch (const cancelled_error& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }

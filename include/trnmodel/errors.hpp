@@ -36,7 +36,29 @@ inline std::string printable(const std::string& message) {
 class input_error : public std::invalid_argument {
  public:
   /// `message` as what(), with control characters written out as \\u00XX so a NUL cannot cut it short.
-  explicit input_error(const std::string& message) : std::invalid_argument(detail::printable(message)) {}
+  explicit input_error(const std::string& message)
+      : std::invalid_argument(detail::printable(message)), problems_{what()} {}
+  /// Every problem a validation found at once, each "<path>: <rule>, got <value>": what() is
+  /// the one problem, or "N problems:" and one indented line each. `problems` must not be empty.
+  explicit input_error(const std::vector<std::string>& problems)
+      : std::invalid_argument(joined(printable_each(problems))), problems_(printable_each(problems)) {}
+  /// The problems one at a time (one element when a single rule was broken).
+  const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+ private:
+  static std::string joined(const std::vector<std::string>& problems) {
+    if (problems.size() == 1) return problems.front();
+    std::string text = std::to_string(problems.size()) + " problems:";
+    for (const auto& p : problems) text += "\n  " + p;
+    return text;
+  }
+  static std::vector<std::string> printable_each(const std::vector<std::string>& problems) {
+    std::vector<std::string> out;
+    out.reserve(problems.size());
+    for (const auto& p : problems) out.push_back(detail::printable(p));
+    return out;
+  }
+  std::vector<std::string> problems_;
 };
 
 /// A computation needs inputs that are marked unknown; `paths()` lists every one of them.

@@ -46,6 +46,7 @@ from ._ec2_quotes import (
     spot_price,
 )
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownFieldError, UnknownInputError
+from ._log_journal import journal_from_log
 from ._logs import StepLog, StepSeries, read_log
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._purchase import PurchaseOptions, purchase_options
@@ -136,6 +137,7 @@ __all__ = [
     "SpotHistory",
     "SpotPrice",
     "read_log",
+    "journal_from_log",
     "StepLog",
     "StepSeries",
 ]

@@ -83,6 +83,18 @@ class Journal(Display):
         is where a step-time file named in ``step_times.file`` is looked for."""
         return cls(_core.Journal.from_obj(dict(data), os.fspath(directory or ".")))
 
+    @classmethod
+    def from_log(cls, log: Any, **stated: Any) -> "Journal":
+        """A run's journal from its training log (a :class:`tm.StepLog` from :func:`tm.read_log`)
+        and what you state: ``platform``, ``nodes``, ``kind``, ``model``, ``global_batch``,
+        ``micro_batch``, ``sequence_length``, ``tp``, ``pp``, ``dp``, ``precision``, and optionally
+        ``lora_rank``, ``experiment_id``, ``steps_planned``, ``region``, ``framework``,
+        ``neuron_sdk`` or ``cuda`` (:func:`tm.journal_from_log`, docs/importing.md). The fields a
+        log cannot hold are listed in :attr:`unknown`, the computed ones in :attr:`derived`."""
+        from ._log_journal import journal_from_log
+
+        return cls.from_dict(journal_from_log(log, **stated))
+
     # -- reading ------------------------------------------------------------------------
     @property
     def experiment_id(self) -> str:
@@ -92,6 +104,17 @@ class Journal(Display):
     def warnings(self) -> list:
         """The journal's warnings (also issued as JournalWarning when it was loaded)."""
         return list(self._core.warnings)
+
+    @property
+    def unknown(self) -> Dict[str, str]:
+        """The fields the run did not record (dotted path -> why): calibration leaves what they
+        would measure assumed, and the rules that need them are not checked."""
+        return dict(self._core.unknown)
+
+    @property
+    def derived(self) -> Dict[str, str]:
+        """The fields computed by a stated rule rather than recorded (dotted path -> the rule)."""
+        return dict(self._core.derived)
 
     @property
     def step_times_s(self) -> np.ndarray:
@@ -114,18 +137,42 @@ class Journal(Display):
 
         d = self.to_dict()
         a = self.steady_state()
-        phases, billed, training = d["phases"], d["billed"], d["training"]
+        unknown, derived = self.unknown, self.derived
+        phases, billed, training = d["phases"], d.get("billed", {}), d["training"]
         rows: list = []
 
         def add(name: str, value: Any, unit: str, note: str = "") -> None:
             rows.append((name, value, unit, note))
 
-        add("wall time", self._core.duration_s / 3600, "h", "ended_at − started_at")
+        def missing(path: str, name: str) -> bool:
+            """A row saying the field was not recorded, and why; True when it was not."""
+            if path not in unknown:
+                return False
+            add(name, None, "", f"not recorded: {unknown[path]}")
+            return True
+
+        if not (missing("started_at", "wall time") or missing("ended_at", "wall time")):
+            add("wall time", self._core.duration_s / 3600, "h", "ended_at − started_at")
+        if "before_first_step_s" in phases:
+            add(
+                "phases.before_first_step_s",
+                float(phases["before_first_step_s"]),
+                "s",
+                derived.get("phases.before_first_step_s", "queue, set-up, compile and data load, not split"),
+            )
         for key in ("queue_s", "setup_s", "compile_s", "data_load_s", "training_s", "final_eval_s", "teardown_s"):
-            note = ("cache hit" if phases["compile_cache_hit"] else "cold compile") if key == "compile_s" else ""
+            if missing(f"phases.{key}", f"phases.{key}"):
+                continue
+            note = derived.get(f"phases.{key}", "")
+            if key == "compile_s" and "compile_cache_hit" in phases:
+                note = "; ".join(filter(None, ["cache hit" if phases["compile_cache_hit"] else "cold compile", note]))
             add(f"phases.{key}", float(phases.get(key, 0.0)), "s", note)
+        planned = training.get("effective_steps_planned")
         add(
-            "steps completed", training["steps_completed"], "steps", f"of {training['effective_steps_planned']} planned"
+            "steps completed",
+            training["steps_completed"],
+            "steps",
+            f"of {planned} planned" if planned is not None else "planned steps not recorded",
         )
         warmup = sum(s["warmup_values"] for s in a["segments"])
         add(
@@ -145,7 +192,8 @@ class Journal(Display):
             add("data wait", util["data_wait_fraction"], "fraction", "utilisation.data_wait_fraction")
             add("sync wait", util["sync_wait_fraction"], "fraction", "utilisation.sync_wait_fraction")
         add("step time without data wait", a["step_time_s"], "s", "the scenario's throughput.step_time_s")
-        checkpoints = d["checkpoints"]
+        checkpoints = d.get("checkpoints", [])
+        missing("checkpoints", "checkpoints")
         if checkpoints:
             add(
                 "checkpoint save",
@@ -175,16 +223,20 @@ class Journal(Display):
             len(interruptions),
             "count",
             "; ".join(
-                f"step {x['step']} {x['cause']}, recovery {x['recovery_s']} s, {x['redone_steps']} steps redone"
+                f"step {x['step']} {x.get('cause', 'cause not recorded')}, "
+                + (f"recovery {x['recovery_s']} s, " if "recovery_s" in x else "")
+                + f"{x['redone_steps']} steps redone"
                 for x in interruptions
             ),
         )
-        add("node failures", self._core.node_failures, "count", "causes counted in the failure rate")
-        add("billed", billed["node_hours"], "node-h", "")
+        if not (interruptions and missing("interruptions[].cause", "node failures")):
+            add("node failures", self._core.node_failures, "count", "causes counted in the failure rate")
+        if not missing("billed", "billed"):
+            add("billed", billed["node_hours"], "node-h", "")
         if "usd" in billed:
             add("billed cost", billed["usd"], "USD", "")
         done = training["steps_completed"]
-        if billed["node_hours"] > 0 and done > 0:
+        if billed.get("node_hours", 0) > 0 and done > 0:
             add(
                 "useful steps per billed node-hour",
                 done / billed["node_hours"],
@@ -216,10 +268,11 @@ class Journal(Display):
 
     def __repr__(self) -> str:
         d = self.to_dict()
+        unknown = f", {len(self.unknown)} field(s) not recorded" if self.unknown else ""
         return (
             f"<Journal {self.experiment_id}: {d['instance']['nodes']} × {d['instance']['type']}, "
             f"{d['training']['steps_completed']} steps, {len(d['interruptions'])} interruption(s), "
-            f"{len(self.warnings)} warning(s)>"
+            f"{len(self.warnings)} warning(s){unknown}>"
         )
 
 
@@ -272,6 +325,9 @@ class CalibrationReport(Display):
             columns=["path", "source", "value"],
         ).set_index("path")
         self.warnings = list(result.warnings)
+        #: Inputs a journal would have measured but whose fields it did not record, each
+        #: "<input>: <experiment_id> did not record <field> (<why>)": they keep the base's value.
+        self.stayed_assumed: List[str] = list(result.stayed_assumed)
         self.steady_state = pd.DataFrame(
             [
                 {
@@ -304,7 +360,8 @@ class CalibrationReport(Display):
         return (
             f"<CalibrationReport: {int((self.inputs['status'] == 'measured').sum())} inputs measured, "
             f"{int((self.inputs['status'] != 'measured').sum())} measured once and kept, "
-            f"{len(self.unmeasured)} unmeasured, {len(self.warnings)} warning(s)>"
+            f"{len(self.unmeasured)} unmeasured, {len(self.stayed_assumed)} stayed assumed (not recorded), "
+            f"{len(self.warnings)} warning(s)>"
         )
 
     def _text(self) -> str:

@@ -11,6 +11,22 @@ from . import _core
 ScenarioError = _core.ScenarioError
 ScenarioError.__doc__ = "Bad input (a ValueError): the message names the JSON path, the value and the rule."
 
+
+def _problems(self: BaseException) -> list[str]:
+    return list(getattr(self, "_problems", None) or [str(self)])
+
+
+# A property on the class the C++ module made: its instances carry the list as _problems.
+setattr(  # noqa: B010
+    ScenarioError,
+    "problems",
+    property(
+        _problems,
+        doc="Every problem the validation found, one '<path>: <rule>, got <value>' each "
+        "(a file with five mistakes gets five; the message lists them too).",
+    ),
+)
+
 #: A computation needs inputs marked unknown; ``.paths`` lists every one of them.
 UnknownInputError = _core.UnknownInputError
 UnknownInputError.__doc__ = "A ScenarioError raised when a result needs inputs marked unknown; `.paths` lists them all."
@@ -43,7 +59,9 @@ def in_file(path: Any) -> Iterator[None]:
     except ScenarioError as e:
         if type(e) is not ScenarioError or str(e).startswith(f"{path}:"):
             raise
-        raise ScenarioError(f"{path}: {e}") from None
+        error = ScenarioError(f"{path}: {e}")
+        error._problems = [f"{path}: {p}" for p in e.problems]  # type: ignore[attr-defined]
+        raise error from None
 
 
 __all__ = ["ScenarioError", "UnknownInputError", "CompletenessWarning", "PlausibilityWarning", "in_file"]

@@ -26,8 +26,9 @@ import numpy as np
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
-from ._errors import PlausibilityWarning
+from ._errors import PlausibilityWarning, ScenarioError
 from ._files import is_journal_file
+from ._log_journal import journal_from_log
 from ._logs import read_log
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
@@ -40,6 +41,8 @@ from .fields import (
     PRICES_NODE_HOUR_USD,
     PRICES_PURCHASE_CHOICES,
     PRICES_SPOT_NODE_HOUR_USD,
+    ComputePrecision,
+    JobKind,
     LogFormat,
     MetricMeaning,
 )
@@ -181,6 +184,69 @@ def _purchase(args: argparse.Namespace) -> int:
     return 0
 
 
+# What a journal needs stated beside the log: (argument, journal_from_log's keyword).
+_JOURNAL_ARGS = [
+    ("--platform", "platform"),
+    ("--nodes", "nodes"),
+    ("--job-kind", "kind"),
+    ("--model", "model"),
+    ("--global-batch", "global_batch"),
+    ("--micro-batch", "micro_batch"),
+    ("--seq-len", "sequence_length"),
+    ("--tp", "tp"),
+    ("--pp", "pp"),
+    ("--dp", "dp"),
+    ("--precision", "precision"),
+]
+
+
+def _write_journal(log: Any, args: argparse.Namespace) -> None:
+    """The run's journal from the log and the arguments, checked by loading it, then written."""
+    values = {
+        "platform": args.platform,
+        "nodes": args.nodes,
+        "kind": args.job_kind,
+        "model": args.model,
+        "global_batch": args.global_batch,
+        "micro_batch": args.micro_batch,
+        "sequence_length": args.seq_len,
+        "tp": args.tp,
+        "pp": args.pp,
+        "dp": args.dp,
+        "precision": args.precision,
+    }
+    missing = [flag for flag, key in _JOURNAL_ARGS if values[key] is None]
+    if missing:
+        error = ScenarioError(
+            f"-o: a journal needs what the log cannot hold; missing: {', '.join(missing)} (docs/importing.md)"
+        )
+        error._problems = [f"{flag}: required with -o" for flag in missing]  # type: ignore[attr-defined]
+        raise error
+    doc = journal_from_log(
+        log,
+        lora_rank=args.lora_rank,
+        experiment_id=args.experiment_id,
+        steps_planned=args.steps_planned,
+        region=args.region,
+        framework=args.framework,
+        neuron_sdk=args.neuron_sdk,
+        cuda=args.cuda,
+        **values,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JournalWarning)
+        journal = Journal.from_dict(doc)
+    out = pathlib.Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"journal written: {out} ({journal.experiment_id})")
+    print(f"  not recorded (unknown): {', '.join(journal.unknown)}")
+    for path, rule in journal.derived.items():
+        print(f"  derived {path}: {rule}")
+    for w in caught:
+        print(f"  warning: {w.message}")
+
+
 def _import(args: argparse.Namespace) -> int:
     log = read_log(
         args.paths if len(args.paths) > 1 else args.paths[0],
@@ -191,7 +257,7 @@ def _import(args: argparse.Namespace) -> int:
         throughput_window_steps=args.throughput_window,
         resumed_from_step=args.resumed_from_step,
         pattern=args.pattern,
-        run=args.run,
+        run=args.mlflow_run,
     )
     print(f"{log.source}: {log.format} log")
     if not len(log.points):
@@ -210,6 +276,8 @@ def _import(args: argparse.Namespace) -> int:
             print(f"  wrote {args.steps_csv} (step,part,step_time_s; steps_per_value {series.steps_per_value})")
     for note in log.notes:
         print(f"  note: {note}")
+    if args.output:
+        _write_journal(log, args)
     if args.steps_csv and not len(log.points):
         print("trnmodel: the log holds only a mean: no step-time CSV written", file=sys.stderr)
         return 2
@@ -265,6 +333,10 @@ def _calibrate(args: argparse.Namespace) -> int:
         if row["status"] != "measured":
             print(f"  {path}: {row['note']}")
     print(f"\nunmeasured (kept from {args.base}): {', '.join(report.unmeasured.index) or 'none'}")
+    if report.stayed_assumed:
+        print("stayed assumed (the trials did not record what would measure them):")
+        for line in report.stayed_assumed:
+            print(f"  {line}")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.output:
@@ -555,7 +627,7 @@ def _parser() -> argparse.ArgumentParser:
     common(p, 20_000)
     p.set_defaults(run=_purchase)
 
-    p = sub.add_parser("validate", help="check scenario and journal files; print the first error of each")
+    p = sub.add_parser("validate", help="check scenario and journal files; print every problem of each")
     p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
     p.set_defaults(run=_validate)
 
@@ -582,8 +654,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pattern", help="console: a regular expression with named groups step and step_time_s or timestamp"
     )
-    p.add_argument("--run", help="mlflow: the run's id or name in a SQLite store (mlflow.db) of several runs")
+    p.add_argument(
+        "--run", dest="mlflow_run", help="mlflow: the run's id or name in a SQLite store (mlflow.db) of several runs"
+    )
     p.add_argument("--steps-csv", metavar="FILE", help="write the step-time series to this CSV")
+    j = p.add_argument_group(
+        "a journal (-o)",
+        "the run's journal from the log and what you state (docs/importing.md, 'A journal from a log'): "
+        "what the log cannot hold is listed as unknown, not invented",
+    )
+    j.add_argument("-o", "--output", metavar="JOURNAL", help="write the run's journal (trnmodel.journal/1) here")
+    j.add_argument("--experiment-id", help="the run's id (default: from the log's name)")
+    j.add_argument("--platform", help="the instance type it ran on, e.g. trn2.48xlarge")
+    j.add_argument("--nodes", type=int, help="nodes of the run")
+    j.add_argument("--job-kind", choices=[m.value for m in JobKind], help="lora, full or continued")
+    j.add_argument("--model", help="the model id, e.g. meta-llama/Meta-Llama-3-70B")
+    j.add_argument("--micro-batch", type=int, help="sequences per micro-batch per data-parallel rank")
+    j.add_argument("--seq-len", type=int, help="tokens per sequence")
+    j.add_argument("--tp", type=int, help="tensor-parallel degree")
+    j.add_argument("--pp", type=int, help="pipeline-parallel degree")
+    j.add_argument("--dp", type=int, help="data-parallel degree")
+    j.add_argument("--precision", choices=[m.value for m in ComputePrecision], help="compute precision")
+    j.add_argument("--lora-rank", type=int, help="LoRA rank (a LoRA run)")
+    j.add_argument("--steps-planned", type=int, help="optimizer steps the trial was planned to run")
+    j.add_argument("--region", help="cloud region")
+    j.add_argument("--framework", help='training framework and version, e.g. "pytorch 2.9.0"')
+    j.add_argument("--neuron-sdk", help="AWS Neuron SDK release")
+    j.add_argument("--cuda", help="CUDA version")
     p.set_defaults(run=_import)
 
     p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")

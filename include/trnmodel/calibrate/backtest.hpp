@@ -63,28 +63,34 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
     detail::fail("instance.nodes", j.experiment_id + " ran on " + std::to_string(j.instance.nodes) +
                                        " node(s), the scenario on " + std::to_string(s.integer(field::cluster_nodes)) +
                                        "; a backtest needs the same cluster");
+  using key = journal_key;
   std::vector<std::pair<std::string, ordered_json>> changes{
       {path_of(field::job_effective_steps), static_cast<double>(j.training.steps_completed)},
       {path_of(field::compile_planned_changes), 0},
-      {path_of(field::quality_rerun_prob), 0},
-      {path_of(field::startup_queue_billed), j.billed.queue_billed}};
+      {path_of(field::quality_rerun_prob), 0}};
   note("job.effective_steps = " + std::to_string(j.training.steps_completed) +
        " (the steps the trial completed); no "
        "planned recompiles; no quality rerun");
-  const std::int64_t every = j.checkpoints.empty() ? 0 : j.checkpoints.front().step;
-  changes.emplace_back(path_of(field::checkpoint_every_steps), static_cast<double>(every));
-  changes.emplace_back(path_of(field::checkpoint_final),
-                       !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
+  if (j.known(key::billed)) changes.emplace_back(path_of(field::startup_queue_billed), j.billed.queue_billed);
   const std::int64_t eval_every = j.evaluations.empty() ? 0 : j.evaluations.front().step;
   changes.emplace_back(path_of(field::eval_every_steps), static_cast<double>(eval_every));
-  note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
-       " steps, as in the trial");
+  if (j.known(key::checkpoints)) {
+    const std::int64_t every = j.checkpoints.empty() ? 0 : j.checkpoints.front().step;
+    changes.emplace_back(path_of(field::checkpoint_every_steps), static_cast<double>(every));
+    changes.emplace_back(path_of(field::checkpoint_final),
+                         !j.checkpoints.empty() && j.checkpoints.back().step == j.training.steps_completed);
+    note("checkpoint every " + std::to_string(every) + " steps and evaluation every " + std::to_string(eval_every) +
+         " steps, as in the trial");
+  } else {
+    note("evaluation every " + std::to_string(eval_every) +
+         " steps, as in the trial; its checkpoints are not recorded, so the scenario's cadence is kept");
+  }
   // The job's final evaluation is not part of a trial, whose own is a proxy with its own time.
-  if (!j.quality || j.quality->scope == quality_scope::trial) {
+  if ((!j.quality || j.quality->scope == quality_scope::trial) && j.known(key::phases_final_eval_s)) {
     changes.emplace_back(path_of(field::eval_final_s), j.phases.final_eval_s);
     note("eval.final_s = " + detail::format_number(j.phases.final_eval_s) + " s, the trial's own final evaluation");
   }
-  if (j.phases.compile_cache_hit) {
+  if (j.known(key::phases_compile_cache_hit) && j.phases.compile_cache_hit) {
     const quantity* load = s.find(field::compile_cache_load_s);
     changes.emplace_back(path_of(field::compile_initial_s), load ? quantity_to_json(*load) : ordered_json(0));
     note("the trial started from the compile cache: compile.initial_s = compile.cache_load_s");
@@ -125,26 +131,43 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
   const scenario trial = trial_scenario(s, j, &result.notes);
   options.keep_samples = true;
   const run_result run = simulate(trial, options, /*allow_unknown=*/true);
+  using key = journal_key;
   const double nodes = static_cast<double>(j.instance.nodes);
   const double teardown_node_h = nodes * j.phases.teardown_s / 3600;
-  std::vector<std::tuple<metric::id, std::string, double>> observed{
-      {metric::wall_h, "ended_at − started_at − phases.teardown_s", (j.duration_s() - j.phases.teardown_s) / 3600},
-      {metric::node_h, "billed.node_hours − nodes × teardown", j.billed.node_hours - teardown_node_h},
-      {metric::queue_h, "phases.queue_s", j.phases.queue_s / 3600},
-      {metric::setup_h, "phases.setup_s", j.phases.setup_s / 3600}};
+  // Each figure with the journal fields it is computed from: one the trial did not record is
+  // not observed, and the notes say so.
+  struct figure {
+    metric::id id;
+    std::string from;
+    double value;
+    std::vector<key> needs;
+  };
   double recovery_compile_s = 0, saves_s = 0, evals_s = j.phases.final_eval_s;
   for (const auto& x : j.interruptions) recovery_compile_s += x.compile_s.value_or(0);
   for (const auto& c : j.checkpoints) saves_s += c.save_s + c.verify_s;
   for (const auto& e : j.evaluations) evals_s += e.time_s;
-  observed.emplace_back(metric::compile_h, "phases.compile_s + interruptions' compile_s",
-                        (j.phases.compile_s + recovery_compile_s) / 3600);
-  observed.emplace_back(metric::checkpoint_h, "checkpoints' save_s + verify_s", saves_s / 3600);
-  observed.emplace_back(metric::eval_h, "evaluations' time_s + phases.final_eval_s", evals_s / 3600);
+  std::vector<figure> observed{
+      {metric::wall_h, "ended_at − started_at − phases.teardown_s", (j.duration_s() - j.phases.teardown_s) / 3600,
+       {key::started_at, key::ended_at}},
+      {metric::node_h, "billed.node_hours − nodes × teardown", j.billed.node_hours - teardown_node_h, {key::billed}},
+      {metric::queue_h, "phases.queue_s", j.phases.queue_s / 3600, {key::phases_queue_s}},
+      {metric::setup_h, "phases.setup_s", j.phases.setup_s / 3600, {key::phases_setup_s}},
+      {metric::compile_h, "phases.compile_s + interruptions' compile_s", (j.phases.compile_s + recovery_compile_s) / 3600,
+       {key::phases_compile_s}},
+      {metric::checkpoint_h, "checkpoints' save_s + verify_s", saves_s / 3600, {key::checkpoints}},
+      {metric::eval_h, "evaluations' time_s + phases.final_eval_s", evals_s / 3600, {key::phases_final_eval_s}}};
   if (j.billed.usd && j.billed.node_hours > 0)
-    observed.emplace_back(metric::cost_compute_usd, "billed.usd − the teardown's share",
-                          *j.billed.usd * (1 - teardown_node_h / j.billed.node_hours));
-  observed.emplace_back(metric::failures, "node-failure interruptions", static_cast<double>(j.node_failures()));
-  for (const auto& [id, from, value] : observed) {
+    observed.push_back({metric::cost_compute_usd, "billed.usd − the teardown's share",
+                        *j.billed.usd * (1 - teardown_node_h / j.billed.node_hours), {key::billed}});
+  observed.push_back({metric::failures, "node-failure interruptions", static_cast<double>(j.node_failures()),
+                      {j.interruptions.empty() ? key::training_steps_completed : key::interruption_cause}});
+  for (const auto& [id, from, value, needs] : observed) {
+    const auto missing = std::find_if(needs.begin(), needs.end(), [&](key k) { return !j.known(k); });
+    if (missing != needs.end()) {
+      result.notes.push_back(std::string(metric_names()[id]) + " is not observed: " + j.experiment_id +
+                             " did not record " + journal_path(*missing));
+      continue;
+    }
     const auto column = static_cast<Eigen::Index>(id);
     if (std::isnan(run.values()(0, column))) {
       result.notes.push_back(std::string(metric_names()[id]) + " is not predicted (an unknown input)");

@@ -45,6 +45,9 @@ struct calibration_result {
   scenario calibrated;  ///< the base with the measured inputs replaced and its description extended
   std::vector<calibrated_input> inputs;  ///< derived from the journals, in table order
   std::vector<std::string> unmeasured;  ///< base inputs no journal measured (kept as they were)
+  /// Inputs a journal would have measured but whose fields it lists as unknown, each
+  /// "<input>: <experiment_id> did not record <journal field> (<why>)": they keep the base's value.
+  std::vector<std::string> stayed_assumed;
   std::vector<step_analysis> step_analyses;  ///< one per journal, in the order given
   std::vector<std::string>
       warnings;  ///< the journals' own, the step analyses', the pooling's and the fits': usable, but worth a look
@@ -154,9 +157,18 @@ class calibrator {
     std::set<std::string> said;
     for (const auto& w : result_.warnings)
       if (said.insert(w).second) caveats += (caveats.empty() ? "" : "; ") + w;
+    // What stayed assumed because a trial did not record it: the input paths, each once.
+    std::string assumed;
+    std::set<std::string> assumed_inputs;
+    for (const auto& line : result_.stayed_assumed) {
+      const std::string input = line.substr(0, line.find(':'));
+      if (assumed_inputs.insert(input).second) assumed += (assumed.empty() ? "" : ", ") + input;
+    }
     changes.emplace_back("description", description + "Calibrated from trial-run journals: " +
                                             detail::join_ids(all_ids) + "." +
-                                            (caveats.empty() ? "" : " Calibration caveats: " + caveats + "."));
+                                            (caveats.empty() ? "" : " Calibration caveats: " + caveats + ".") +
+                                            (assumed.empty() ? "" : " Stayed assumed (not in the trials' records): " +
+                                                                        assumed + "."));
     try {
       result_.calibrated = base_.updated(changes);
     } catch (const input_error& e) {
@@ -185,6 +197,25 @@ class calibrator {
   ordered_json base_json(const std::string& path) const {
     const quantity* q = base_.find(path);
     return q ? quantity_to_json(*q) : ordered_json();
+  }
+
+  // Whether journal `k` recorded every field in `fields` (the ones `input` is measured from);
+  // when it lists one as unknown, the input stays assumed for it, and stayed_assumed says why
+  // (once per input and journal).
+  bool records(std::size_t k, const std::string& input, std::initializer_list<journal_key> fields) {
+    const auto& j = journals_[k];
+    for (const journal_key f : fields) {
+      if (j.known(f)) continue;
+      const std::string path = journal_path(f);
+      const std::string line =
+          input + ": " + j.experiment_id + " did not record " + path + " (" + j.unknown.at(path) + ")";
+      const std::string head = input + ": " + j.experiment_id + " ";
+      const bool said = std::any_of(result_.stayed_assumed.begin(), result_.stayed_assumed.end(),
+                                    [&](const std::string& s) { return s.rfind(head, 0) == 0; });
+      if (!said) result_.stayed_assumed.push_back(line);
+      return false;
+    }
+    return true;
   }
 
   // The values-to-quantity rule: ≥ 10 values → the better of lognormal and gamma by AIC
@@ -469,24 +500,34 @@ class calibrator {
     std::vector<double> queue, setup, load;
     std::set<std::string> pools;
     std::set<bool> queue_billed;
+    std::vector<std::size_t> queue_sources, setup_sources, load_sources;
     for (std::size_t k = 0; k < journals_.size(); ++k) {
       const auto& j = journals_[k];
-      queue.push_back(j.phases.queue_s);
-      pools.insert(j.instance.region + "/" + (j.instance.purchase ? name_of_choice(*j.instance.purchase) : ""));
-      queue_billed.insert(j.billed.queue_billed);
-      setup.push_back(j.phases.setup_s);
-      load.push_back(j.phases.data_load_s + result_.step_analyses[k].startup_warmup_s());
+      if (records(k, path_of(field::startup_queue_wait_s), {journal_key::phases_queue_s, journal_key::instance_region})) {
+        queue.push_back(j.phases.queue_s);
+        queue_sources.push_back(k);
+        pools.insert(j.instance.region + "/" + (j.instance.purchase ? name_of_choice(*j.instance.purchase) : ""));
+      }
+      if (j.known(journal_key::billed)) queue_billed.insert(j.billed.queue_billed);
+      if (records(k, path_of(field::startup_env_prep_s), {journal_key::phases_setup_s})) {
+        setup.push_back(j.phases.setup_s);
+        setup_sources.push_back(k);
+      }
+      if (records(k, path_of(field::startup_data_load_s), {journal_key::phases_data_load_s})) {
+        load.push_back(j.phases.data_load_s + result_.step_analyses[k].startup_warmup_s());
+        load_sources.push_back(k);
+      }
     }
-    if (pools.size() == 1)
-      add_values(path_of(field::startup_queue_wait_s), queue, all(), "phases.queue_s");
+    if (pools.size() <= 1)
+      add_values(path_of(field::startup_queue_wait_s), queue, queue_sources, "phases.queue_s");
     else
       result_.warnings.push_back(
           "startup.queue_wait_s: not calibrated, the journals mix regions or purchase options "
           "(queues are pooled only within one)");
     if (queue_billed.size() == 1)
       extra_changes_.emplace_back(path_of(field::startup_queue_billed), *queue_billed.begin());
-    add_values(path_of(field::startup_env_prep_s), setup, all(), "phases.setup_s");
-    add_values(path_of(field::startup_data_load_s), load, all(),
+    add_values(path_of(field::startup_env_prep_s), setup, setup_sources, "phases.setup_s");
+    add_values(path_of(field::startup_data_load_s), load, load_sources,
                "phases.data_load_s + warm-up excess of the first steps");
   }
 
@@ -502,16 +543,23 @@ class calibrator {
               [&](auto a, auto b) { return journals_[a].started_at_s < journals_[b].started_at_s; });
     for (const std::size_t k : order) {
       const auto& j = journals_[k];
-      (j.phases.compile_cache_hit ? warm : cold).push_back(j.phases.compile_s);
-      (j.phases.compile_cache_hit ? warm_sources : cold_sources).push_back(k);
+      const bool start_known =
+          records(k, path_of(field::compile_initial_s), {journal_key::phases_compile_s, journal_key::phases_compile_cache_hit});
+      if (start_known) {
+        (j.phases.compile_cache_hit ? warm : cold).push_back(j.phases.compile_s);
+        (j.phases.compile_cache_hit ? warm_sources : cold_sources).push_back(k);
+      }
       const auto compiler =
           j.versions.libraries.count("neuronx-cc") ? j.versions.libraries.at("neuronx-cc") : std::string();
       const std::string group = j.versions.neuron_sdk + "|" + j.versions.cuda + "|" + compiler;
       const bool first_in_group = group_started.insert(group).second;
-      if (!(first_in_group && !j.phases.compile_cache_hit)) {
+      if (start_known && !(first_in_group && !j.phases.compile_cache_hit)) {
         (j.phases.compile_cache_hit ? hits : misses) += 1;
         trial_sources.push_back(k);
       }
+      if (!j.interruptions.empty() &&
+          !records(k, path_of(field::compile_cache_hit_prob), {journal_key::interruption_recompiled}))
+        continue;
       for (const auto& x : j.interruptions) {
         if (!x.recovered) continue;
         (x.recompiled ? misses : hits) += 1;
@@ -552,6 +600,7 @@ class calibrator {
     std::vector<double> save, verify, load, size;
     std::vector<std::size_t> sources, load_sources;
     for (std::size_t k = 0; k < journals_.size(); ++k) {
+      if (!records(k, path_of(field::checkpoint_save_s), {journal_key::checkpoints})) continue;
       for (const auto& c : journals_[k].checkpoints) {
         save.push_back(c.save_s);
         verify.push_back(c.verify_s);
@@ -599,7 +648,8 @@ class calibrator {
         sources.push_back(k);
       }
       // A trial's final evaluation is usually a shorter proxy: only a job-scope one counts.
-      if (journals_[k].quality && journals_[k].quality->scope == quality_scope::job) {
+      if (journals_[k].quality && journals_[k].quality->scope == quality_scope::job &&
+          records(k, path_of(field::eval_final_s), {journal_key::phases_final_eval_s})) {
         finals.push_back(journals_[k].phases.final_eval_s);
         final_sources.push_back(k);
       }
@@ -614,17 +664,38 @@ class calibrator {
     std::vector<double> exposures;
     std::vector<double> restart, warmup;
     std::vector<std::size_t> restart_sources, warmup_sources;
+    std::vector<std::size_t> exposure_sources;
     for (std::size_t r = 0; r < journals_.size(); ++r) {
       const auto& j = journals_[r];
-      exposure_node_h += j.billed.node_hours;
-      exposures.push_back(j.billed.node_hours);
-      k += j.node_failures();
+      // The exposure is the billed node-hours, or the nodes over the run's clock less its
+      // queue when the billing is not recorded; the failures need their causes.
+      const bool causes_known = j.interruptions.empty() || j.known(journal_key::interruption_cause);
+      const bool billed = j.known(journal_key::billed);
+      const bool clock = j.known(journal_key::started_at) && j.known(journal_key::ended_at) &&
+                         j.known(journal_key::phases_queue_s);
+      if (!causes_known) {
+        records(r, path_of(field::failures_node_mtbf_h), {journal_key::interruption_cause});
+      } else if (!billed && !clock) {
+        records(r, path_of(field::failures_node_mtbf_h), {journal_key::billed, journal_key::phases_queue_s});
+      } else {
+        const double node_h = billed ? j.billed.node_hours
+                                     : static_cast<double>(j.instance.nodes) * (j.duration_s() - j.phases.queue_s) / 3600;
+        exposure_node_h += node_h;
+        exposures.push_back(node_h);
+        exposure_sources.push_back(r);
+        k += j.node_failures();
+      }
+      if (!j.interruptions.empty() && !records(r, path_of(field::failures_restart_s),
+                   {journal_key::interruption_detection_s, journal_key::interruption_recovery_s}))
+        continue;
       for (const auto& x : j.interruptions) {
         if (!x.recovered) continue;
         restart.push_back(x.detection_s +
                           (x.restart_s ? *x.restart_s : x.recovery_s - x.compile_s.value_or(0) - x.load_s.value_or(0)));
         restart_sources.push_back(r);
       }
+    }
+    for (std::size_t r = 0; r < journals_.size(); ++r) {
       for (double w : result_.step_analyses[r].restart_warmups_s()) {
         warmup.push_back(w);
         warmup_sources.push_back(r);
@@ -666,7 +737,7 @@ class calibrator {
     add_posterior(path_of(field::failures_node_mtbf_h),
                   make_lognormal_from_quantiles(posterior.mtbf_median_h, posterior.mtbf_hi_h,
                                                 path_of(field::failures_node_mtbf_h)),
-                  exposures, all(), "gamma posterior", note, exposure_node_h, b0, "node-hours");
+                  exposures, exposure_sources, "gamma posterior", note, exposure_node_h, b0, "node-hours");
   }
 
   void quality() {

@@ -15,11 +15,14 @@
 //   journal_reader.hpp  reading a field by its id, under the table's rules
 // The loader reads each field through detail::journal_reader, which takes the key, the
 // requiredness, the minimums, number rules and choices from the field table.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trnmodel/calibrate/journal_fields.hpp"
@@ -69,15 +72,18 @@ class journal : public journal_record {
   using reader = detail::journal_reader;
   using key = journal_key;
 
+  // Reads every field, keeping each problem; throws one input_error listing them all.
   void load(const ordered_json& doc, const std::filesystem::path& directory) {
-    reader top(doc, "", "");
+    detail::journal_reading reading;
+    reader top(doc, "", "", reading);
+    load_unknown(top, reading);
     const std::string schema = top.text(key::schema);
-    if (schema != journal_schema)
-      detail::fail(journal_path(key::schema), std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
+    if (!schema.empty() && schema != journal_schema)
+      top.problem(journal_path(key::schema), std::string("must be \"") + journal_schema + "\", got \"" + schema + "\"");
     experiment_id = top.text(key::experiment_id);
     static const std::regex id_pattern(R"([A-Za-z0-9][A-Za-z0-9._:/-]{0,127})");
-    if (!std::regex_match(experiment_id, id_pattern))
-      detail::fail(
+    if (top.has(key::experiment_id) && !experiment_id.empty() && !std::regex_match(experiment_id, id_pattern))
+      top.problem(
           journal_path(key::experiment_id),
           "must be 1–128 of letters, digits and ._:/- starting with a letter or digit, got \"" + experiment_id + "\"");
     scenario_name = top.optional_text(key::scenario);
@@ -88,7 +94,7 @@ class journal : public journal_record {
     load_versions(top);
     load_training(top);
     load_phases(top);
-    load_step_times(top, directory);
+    reading.problems.attempt([&] { load_step_times(top, directory); });
     if (top.has(key::utilisation)) {
       reader u = top.section(key::utilisation);
       utilisation = journal_utilisation{u.number(key::utilisation_accelerator_busy_fraction),
@@ -103,6 +109,49 @@ class journal : public journal_record {
     load_billed(top);
     if (top.has(key::quality)) load_quality(top);
     top.finish();
+    reading.problems.throw_if_any();
+    unknown = reading.unknown;
+  }
+
+  // "unknown" (path -> why: only the fields journal_unknowable() names) and "derived" (path ->
+  // the rule: any field of the table), read first: every getter consults the unknown map.
+  void load_unknown(reader& top, detail::journal_reading& reading) {
+    const auto read_map = [&](key k, const auto& admit) {
+      if (!top.has(k)) return;
+      const ordered_json& map = top.value(k);
+      const std::string path = journal_path(k);
+      if (!map.is_object())
+        return top.problem(path, "must be an object of field path → reason, got " + detail::describe_json(map));
+      for (const auto& item : map.items()) {
+        const std::string name = item.key();
+        const ordered_json& why = item.value();
+        if (!why.is_string() || why.get<std::string>().empty()) {
+          top.problem(path + "." + name, "must be a text saying why, got " + detail::describe_json(why));
+          continue;
+        }
+        if (admit(path + "." + name, name)) (k == key::unknown ? reading.unknown : derived)[name] = why.get<std::string>();
+      }
+    };
+    const auto field_named = [](const std::string& name) -> const journal_field* {
+      for (const auto& f : journal_fields())
+        if (f.path() == name) return &f;
+      return nullptr;
+    };
+    read_map(key::unknown, [&](const std::string& path, const std::string& name) {
+      const journal_field* f = field_named(name);
+      const auto& may = journal_unknowable();
+      if (f && std::find(may.begin(), may.end(), f->id) != may.end()) return true;
+      std::string list;
+      for (const auto id : may) list += (list.empty() ? "" : ", ") + journal_path(id);
+      top.problem(path, std::string(f ? "cannot be unknown: a journal must give it" : "names no journal field") +
+                            " (the fields that may be unknown: " + list + ")");
+      return false;
+    });
+    read_map(key::derived, [&](const std::string& path, const std::string& name) {
+      if (field_named(name)) return true;
+      top.problem(path, "names no journal field");
+      return false;
+    });
   }
 
   void load_instance(reader& top) {
@@ -126,14 +175,20 @@ class journal : public journal_record {
       const std::string path = journal_path(key::versions_libraries);
       const ordered_json& libs = r.value(key::versions_libraries);
       if (!libs.is_object())
-        detail::fail(path, "must be an object of name → version, got " + detail::describe_json(libs));
-      for (const auto& [name, version] : libs.items()) versions.libraries[name] = detail::json_string(version, path + "." + name);
+        r.problem(path, "must be an object of name → version, got " + detail::describe_json(libs));
+      else
+        for (const auto& [name, version] : libs.items())
+          if (version.is_string()) versions.libraries[name] = version.get<std::string>();
+          else r.problem(path + "." + name, "must be a string, got " + detail::describe_json(version));
     }
     versions.neuron_sdk = r.optional_text(key::versions_neuron_sdk);
     versions.cuda = r.optional_text(key::versions_cuda);
-    if (r.has(key::versions_neuron_sdk) == r.has(key::versions_cuda))
-      detail::fail(journal_path(key::versions), "must name exactly one of neuron_sdk and cuda, got " +
-                                                    std::string(r.has(key::versions_cuda) ? "both" : "neither"));
+    // Exactly one of the two; when the journal lists either as unknown, at most one.
+    const bool either_unknown = r.unknown(key::versions_neuron_sdk) || r.unknown(key::versions_cuda);
+    const bool sdk = r.has(key::versions_neuron_sdk), cuda = r.has(key::versions_cuda);
+    if (top.has(key::versions) && ((sdk && cuda) || (!sdk && !cuda && !either_unknown)))
+      r.problem(journal_path(key::versions),
+                std::string("must name exactly one of neuron_sdk and cuda, got ") + (cuda ? "both" : "neither"));
     versions.driver = r.optional_text(key::versions_driver);
     versions.container_image = r.optional_text(key::versions_container_image);
     r.finish();
@@ -145,10 +200,6 @@ class journal : public journal_record {
     t.kind = r.choice<job_kind>(key::training_kind);
     t.effective_steps_planned = r.integer(key::training_effective_steps_planned);
     t.steps_completed = r.integer(key::training_steps_completed);
-    if (t.steps_completed > t.effective_steps_planned)
-      detail::fail(journal_path(key::training_steps_completed),
-                   "must be ≤ " + journal_path(key::training_effective_steps_planned) + " (" +
-                       std::to_string(t.effective_steps_planned) + "), got " + std::to_string(t.steps_completed));
     t.global_batch = r.integer(key::training_global_batch);
     t.micro_batch = r.integer(key::training_micro_batch);
     t.gradient_accumulation = r.optional_integer(key::training_gradient_accumulation);
@@ -157,29 +208,36 @@ class journal : public journal_record {
     t.pp = r.integer(key::training_pp);
     t.dp = r.integer(key::training_dp);
     t.zero_stage = r.optional_integer(key::training_zero_stage);
-    if (t.zero_stage && *t.zero_stage > journal_field_of(key::training_zero_stage).maximum)
-      detail::fail(journal_path(key::training_zero_stage), "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
     t.precision = r.choice<compute_precision>(key::training_precision);
     t.recompute = r.optional_choice<recompute_kind>(key::training_recompute).value_or(recompute_kind::none);
     t.lora_rank = r.optional_integer(key::training_lora_rank);
-    const bool lora = t.kind == job_kind::lora;
-    if (lora && !t.lora_rank)
-      detail::fail(journal_path(key::training_lora_rank), "required key is missing (training.kind is lora)");
     if (r.has(key::training_lora_targets)) {
       const ordered_json& targets = r.array(key::training_lora_targets);
       for (std::size_t i = 0; i < targets.size(); ++i)
-        detail::json_string(targets[i], journal_path(key::training_lora_targets) + "[" + std::to_string(i) + "]");
+        if (!targets[i].is_string())
+          r.problem(journal_path(key::training_lora_targets) + "[" + std::to_string(i) + "]",
+                    "must be a string, got " + detail::describe_json(targets[i]));
     }
     t.optimizer = r.optional_text(key::training_optimizer);
     r.optional_number(key::training_learning_rate);
     t.dataset = r.optional_text(key::training_dataset);
     t.seed = r.optional_integer(key::training_seed);
     r.finish();
+    if (!top.has(key::training) || !r.clean()) return;  // the rules across fields need sound fields
+    const bool lora = t.kind == job_kind::lora;
+    if (!r.unknown(key::training_effective_steps_planned) && t.steps_completed > t.effective_steps_planned)
+      r.problem(journal_path(key::training_steps_completed),
+                "must be ≤ " + journal_path(key::training_effective_steps_planned) + " (" +
+                    std::to_string(t.effective_steps_planned) + "), got " + std::to_string(t.steps_completed));
+    if (t.zero_stage && *t.zero_stage > journal_field_of(key::training_zero_stage).maximum)
+      r.problem(journal_path(key::training_zero_stage), "must be 0, 1, 2 or 3, got " + std::to_string(*t.zero_stage));
+    if (lora && !t.lora_rank)
+      r.problem(journal_path(key::training_lora_rank), "required key is missing (training.kind is lora)");
     if (t.gradient_accumulation && t.global_batch != t.micro_batch * t.dp * *t.gradient_accumulation)
-      detail::fail(journal_path(key::training_global_batch),
-                   "must equal micro_batch × dp × gradient_accumulation (" +
-                       std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) + "), got " +
-                       std::to_string(t.global_batch));
+      r.problem(journal_path(key::training_global_batch),
+                "must equal micro_batch × dp × gradient_accumulation (" +
+                    std::to_string(t.micro_batch * t.dp * *t.gradient_accumulation) + "), got " +
+                    std::to_string(t.global_batch));
     if (!lora && (t.lora_rank || r.has(key::training_lora_targets)))
       warnings.push_back(journal_path(key::training_lora_rank) + ": given although training.kind is " +
                          name_of_choice(t.kind));
@@ -196,7 +254,21 @@ class journal : public journal_record {
     p.training_s = r.number(key::phases_training_s);
     p.final_eval_s = r.number(key::phases_final_eval_s);
     p.teardown_s = r.optional_number(key::phases_teardown_s).value_or(0.0);
+    p.before_first_step_s = r.optional_number(key::phases_before_first_step_s);
     r.finish();
+    if (!top.has(key::phases) || !r.clean() || !p.before_first_step_s) return;
+    // The parts given lie inside the time before the first step.
+    double parts = 0;
+    const std::pair<key, double> given[] = {{key::phases_queue_s, p.queue_s},
+                                            {key::phases_setup_s, p.setup_s},
+                                            {key::phases_compile_s, p.compile_s},
+                                            {key::phases_data_load_s, p.data_load_s}};
+    for (const auto& [k, seconds] : given)
+      if (!r.unknown(k)) parts += seconds;
+    if (parts > *p.before_first_step_s * (1 + 1e-9) + 1e-9)
+      r.problem(journal_path(key::phases_before_first_step_s),
+                "must be at least the parts given (queue_s + setup_s + compile_s + data_load_s = " +
+                    detail::format_approx(parts, 6) + " s), got " + detail::format_number(*p.before_first_step_s));
   }
 
   void load_step_times(reader& top, const std::filesystem::path& directory) {
@@ -235,19 +307,21 @@ class journal : public journal_record {
   void load_checkpoints(reader& top) {
     const ordered_json& list = top.array(key::checkpoints);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r = reader::entry(list, key::checkpoints, i);
+      reader r = top.entry(list, key::checkpoints, i);
       journal_checkpoint c;
       c.step = r.integer(key::checkpoint_step);
       c.at_s = r.optional_timestamp(key::checkpoint_at);
       c.save_s = r.number(key::checkpoint_save_s);
       c.verify_s = r.number(key::checkpoint_verify_s);
       c.size_gb = r.number(key::checkpoint_size_gb);
-      c.checksum = r.text(key::checkpoint_checksum);
-      if (!detail::is_checksum(c.checksum))
-        detail::fail(r.path(key::checkpoint_checksum),
-                     "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
+      c.checksum = r.optional_text(key::checkpoint_checksum);
+      if (!c.checksum.empty() && !detail::is_checksum(c.checksum))
+        r.problem(r.path(key::checkpoint_checksum), "must be algorithm:digest (sha256:<hex>), got \"" + c.checksum + "\"");
       c.location = r.text(key::checkpoint_location);
       c.restore_verified = r.boolean(key::checkpoint_restore_verified);
+      if (c.restore_verified && !r.has(key::checkpoint_checksum))
+        r.problem(r.path(key::checkpoint_checksum),
+                  "required key is missing (restore_verified is true: a checked restore names what it checked against)");
       c.restore_error = r.optional_text(key::checkpoint_restore_error);
       c.load_s = r.optional_number(key::checkpoint_load_s);
       r.finish();
@@ -259,7 +333,7 @@ class journal : public journal_record {
     if (!top.has(key::evaluations)) return;
     const ordered_json& list = top.array(key::evaluations);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r = reader::entry(list, key::evaluations, i);
+      reader r = top.entry(list, key::evaluations, i);
       journal_evaluation e;
       e.step = r.integer(key::evaluation_step);
       e.at_s = r.optional_timestamp(key::evaluation_at);
@@ -268,8 +342,11 @@ class journal : public journal_record {
         const ordered_json& metrics = r.value(key::evaluation_metrics);
         const std::string path = r.path(key::evaluation_metrics);
         if (!metrics.is_object())
-          detail::fail(path, "must be an object of name → number, got " + detail::describe_json(metrics));
-        for (const auto& [name, value] : metrics.items()) e.metrics[name] = detail::json_number(value, path + "." + name);
+          r.problem(path, "must be an object of name → number, got " + detail::describe_json(metrics));
+        else
+          for (const auto& [name, value] : metrics.items())
+            if (value.is_number() && std::isfinite(value.get<double>())) e.metrics[name] = value.get<double>();
+            else r.problem(path + "." + name, "must be a finite number, got " + detail::describe_json(value));
       }
       r.finish();
       evaluations.push_back(e);
@@ -279,7 +356,7 @@ class journal : public journal_record {
   void load_interruptions(reader& top) {
     const ordered_json& list = top.array(key::interruptions);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      reader r = reader::entry(list, key::interruptions, i);
+      reader r = top.entry(list, key::interruptions, i);
       journal_interruption x;
       x.at_s = r.timestamp(key::interruption_at);
       x.step = r.integer(key::interruption_step);

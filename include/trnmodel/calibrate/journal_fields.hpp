@@ -39,6 +39,13 @@ inline constexpr const char* journal_schema = "trnmodel.journal/1";
   X(scenario, text, "", "scenario", optional,                                                                        \
     "name of the scenario this run is a trial of (its \"name\" field), e.g. llama3-8b-lora-trn2")                    \
   X(notes, free_text, "", "notes", optional, "free text: how the run was made, anything unusual")                    \
+  X(unknown, text_map, "", "unknown", optional,                                                                      \
+    "fields the run did not record: dotted path (phases.queue_s, checkpoints, interruptions[].cause) -> why. A "     \
+    "field listed here is left out even when required, and calibration leaves what it would measure assumed; only "  \
+    "the fields docs/journal.md names as may-be-unknown can be listed", "^[a-z_]+(\\[\\])?(\\.[a-z_]+)?$")         \
+  X(derived, text_map, "", "derived", optional,                                                                      \
+    "fields computed by a stated rule from what the run recorded, not recorded themselves: dotted path -> the rule " \
+    "and its figures (e.g. a compile split from the first step)", "^[a-z_]+(\\[\\])?(\\.[a-z_]+)?$")             \
   X(started_at, timestamp, "", "started_at", required,                                                               \
     "submission of the job (start of the queue phase), RFC 3339 with time zone")                                     \
   X(ended_at, timestamp, "", "ended_at", required,                                                                   \
@@ -124,6 +131,10 @@ inline constexpr const char* journal_schema = "trnmodel.journal/1";
   X(phases_teardown_s, number, "phases", "teardown_s", optional,                                                     \
     "seconds after the final evaluation until the nodes were released: log upload, shutdown; default 0",             \
     rule::nonnegative)                                                                                               \
+  X(phases_before_first_step_s, number, "phases", "before_first_step_s", optional,                                   \
+    "seconds from started_at until the first step began, when the record cannot split them into queue_s, setup_s, "  \
+    "compile_s and data_load_s: those it does not hold are listed in unknown, and the ones given sum to at most "    \
+    "this", rule::nonnegative)                                                                                       \
   X(step_times, section, "", "step_times", required,                                                                 \
     "seconds per executed optimizer step in execution order: steps 1..n, and after each interruption the redone"     \
     " steps again. A step's time is the wall time between the ends of consecutive steps, data-loader and "           \
@@ -168,8 +179,9 @@ inline constexpr const char* journal_schema = "trnmodel.journal/1";
     "blocking seconds of its verification (checksum of the written files)", rule::nonnegative)                       \
   X(checkpoint_size_gb, number, "checkpoints[]", "size_gb", required,                                                \
     "size of the checkpoint, GB (1e9 bytes)", rule::nonnegative)                                                     \
-  X(checkpoint_checksum, text, "checkpoints[]", "checksum", required,                                                \
-    "algorithm:digest of the checkpoint (e.g. sha256:<hex>, crc64nvme:<base64>)", "^[a-z0-9-]+:[A-Za-z0-9+/=_-]+$")  \
+  X(checkpoint_checksum, text, "checkpoints[]", "checksum", optional,                                                \
+    "algorithm:digest of the checkpoint (e.g. sha256:<hex>, crc64nvme:<base64>); required when restore_verified is " \
+    "true (a restore claimed as checked names what it checked against)", "^[a-z0-9-]+:[A-Za-z0-9+/=_-]+$")          \
   X(checkpoint_location, text, "checkpoints[]", "location", required,                                                \
     "where it is stored: URI or path, e.g. s3://bucket/prefix/")                                                     \
   X(checkpoint_restore_verified, boolean, "checkpoints[]", "restore_verified", required,                             \
@@ -382,6 +394,27 @@ inline const std::vector<journal_field>& journal_fields() {
   static const std::vector<journal_field> table{TRNMODEL_JOURNAL_FIELDS(TRNMODEL_JOURNAL_ROW)};
 #undef TRNMODEL_JOURNAL_ROW
   return table;
+}
+
+/// The fields a journal may list under "unknown" (docs/journal.md, "What a log cannot hold"):
+/// those a training log or a partial record may lack, whose absence the rules and calibration
+/// can honour by checking or measuring less. Everything else (what ran, on what, the step
+/// times) must be given.
+inline const std::vector<journal_key>& journal_unknowable() {
+  using k = journal_key;
+  static const std::vector<journal_key> keys{
+      k::started_at,          k::ended_at,
+      k::instance_region,     k::versions_framework,
+      k::versions_neuron_sdk, k::versions_cuda,
+      k::training_effective_steps_planned,
+      k::phases_queue_s,      k::phases_setup_s,
+      k::phases_compile_s,    k::phases_compile_cache_hit,
+      k::phases_data_load_s,  k::phases_training_s,
+      k::phases_final_eval_s, k::checkpoints,
+      k::interruption_at,     k::interruption_cause,
+      k::interruption_detection_s, k::interruption_recovery_s,
+      k::interruption_recompiled,  k::billed};
+  return keys;
 }
 
 /// The field whose id is `id`.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trnmodel/calibrate/journal_fields.hpp"
 #include "trnmodel/choices.hpp"
 
 namespace trnmodel::calibrate {
@@ -69,9 +70,15 @@ struct journal_phases {
       training_s = 0,  ///< first step to end of training: steps, periodic saves and evaluations, interruptions
       final_eval_s = 0,  ///< the final evaluation after training (0 if none)
       teardown_s = 0;  ///< after the final evaluation until the nodes were released (0 when not given)
+  /// started_at to the first step, when the record cannot split it into queue, setup, compile and data load.
+  std::optional<double> before_first_step_s;
   bool compile_cache_hit = false;  ///< every graph came from the persistent compile cache (compile_s is a load)
-  /// The phases' total, seconds; the journal rules warn when it differs from ended_at − started_at.
-  double sum_s() const { return queue_s + setup_s + compile_s + data_load_s + training_s + final_eval_s + teardown_s; }
+  /// The phases' total, seconds (the time before the first step as one number when the record gives
+  /// it so); the journal rules warn when it differs from ended_at − started_at.
+  double sum_s() const {
+    const double before = before_first_step_s ? *before_first_step_s : queue_s + setup_s + compile_s + data_load_s;
+    return before + training_s + final_eval_s + teardown_s;
+  }
 };
 
 /// Measured utilisation figures of a trial. A plain value: copyable, owns its members; concurrent reads are safe.
@@ -172,6 +179,14 @@ struct journal_record {
   journal_billed billed;  ///< what the run was billed
   std::optional<journal_quality> quality;  ///< the quality outcome, when given
   std::vector<std::string> warnings;  ///< what is odd but leaves the journal usable
+  /// The fields the run did not record (dotted path -> why): their members above hold nothing
+  /// meaningful, and whoever reads them asks known() first.
+  std::map<std::string, std::string> unknown;
+  /// The fields computed by a stated rule rather than recorded (dotted path -> the rule).
+  std::map<std::string, std::string> derived;
+
+  /// Whether the field `k` was recorded (not listed as unknown).
+  bool known(journal_key k) const { return unknown.count(journal_path(k)) == 0; }
 
   /// Seconds from submission to the release of the last node (ended_at − started_at).
   double duration_s() const { return ended_at_s - started_at_s; }

@@ -104,12 +104,20 @@ class json_reader {
 
   // Refuses the keys that no getter asked for.
   void finish() const {
+    for (const auto& key : unasked_keys()) detail::fail(path(key), "unknown key" + did_you_mean(key, asked_));
+  }
+
+ protected:
+  // The keys present that no getter asked for, in document order.
+  std::vector<std::string> unasked_keys() const {
+    std::vector<std::string> keys;
     for (const auto& [key, item] : value_.items()) {
       (void)item;
-      if (std::find(asked_.begin(), asked_.end(), key) == asked_.end())
-        detail::fail(path(key), "unknown key" + did_you_mean(key, asked_));
+      if (std::find(asked_.begin(), asked_.end(), key) == asked_.end()) keys.push_back(key);
     }
+    return keys;
   }
+  const std::vector<std::string>& asked() const { return asked_; }
 
  private:
   const ordered_json* find(const std::string& key) {

@@ -13,6 +13,7 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
 #include "trnmodel/detail/json.hpp"
+#include "trnmodel/detail/problems.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/scenario/fields.hpp"
 
@@ -154,35 +155,41 @@ struct field_values {
       detail::fail("schema",
                    std::string("must be \"") + scenario_schema_v1 + "\", got " + detail::describe_json(doc.at("schema")));
 
+    // Every field's problem is kept and the reading goes on: one input_error lists them all.
+    detail::problem_list problems;
     const auto sections = detail::top_level_keys();
     for (const auto& [head, value] : doc.items()) {
       if (head == "schema" || head == "stages") continue;  // stages: load_stages()
-      if (std::find(sections.begin(), sections.end(), head) == sections.end())
-        detail::fail(head, "unknown key" + detail::did_you_mean(head, sections));
-      if (const field_spec* field = find_field(head)) {  // top-level fields: name, description
-        load_field(*field, value);
+      if (std::find(sections.begin(), sections.end(), head) == sections.end()) {
+        problems.add(head, "unknown key" + detail::did_you_mean(head, sections));
         continue;
       }
-      load_section(head, value);
+      if (const field_spec* field = find_field(head)) {  // top-level fields: name, description
+        problems.attempt([&] { load_field(*field, value); });
+        continue;
+      }
+      load_section(head, value, problems);
     }
     for (const auto& field : scenario_fields()) {
       if (given[field.index()]) continue;
-      if (field.required) detail::fail(field.path, "required (" + field.doc + ")");
-      if (!field.default_value.empty()) load_value(field, ordered_json::parse(field.default_value));
+      if (field.required) problems.add(field.path, "required (" + field.doc + ")");
+      else if (!field.default_value.empty()) load_value(field, ordered_json::parse(field.default_value));
     }
+    problems.throw_if_any();
   }
 
   // The fields of a section, and of its sub-sections (card.owners).
-  void load_section(const std::string& section, const ordered_json& value) {
-    if (!value.is_object()) detail::fail(section, "must be an object of fields, got " + detail::describe_json(value));
+  void load_section(const std::string& section, const ordered_json& value, detail::problem_list& problems) {
+    if (!value.is_object())
+      return problems.add(section, "must be an object of fields, got " + detail::describe_json(value));
     for (const auto& [key, item] : value.items()) {
       const std::string path = section + "." + key;
       if (const field_spec* field = find_field(path)) {
-        load_field(*field, item);
+        problems.attempt([&] { load_field(*field, item); });
       } else if (!detail::section_keys(path).empty()) {
-        load_section(path, item);
+        load_section(path, item, problems);
       } else {
-        detail::fail(path, "unknown key" + detail::suggest_field(section, key));
+        problems.add(path, "unknown key" + detail::suggest_field(section, key));
       }
     }
   }

@@ -10,6 +10,7 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/choices.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
+#include "trnmodel/detail/problems.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/throughput/flops.hpp"
@@ -25,12 +26,44 @@ class scenario_rules {
 
   [[noreturn]] static void need(field f, const std::string& why) { detail::fail(path_of(f), "required " + why); }
 
-  // What each throughput mode needs, then the purchase, context-parallel, layout and memory rules.
+  // The purchase rules, the work, what each throughput mode needs, then the context-parallel,
+  // layout and memory rules: every broken rule of each group, in one input_error (a rule that
+  // needs a field another rule found missing is not checked).
   void check() const {
-    check_purchase();
-    check_work();
+    problem_list problems;
+    problems.attempt([&] { check_purchase(); });
+    problems.attempt([&] { check_work(); });
     if (s_.has(field::job_effective_steps) && s_.has(field::job_tokens))
-      detail::fail(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
+      problems.add(path_of(field::job_tokens), "give either job.effective_steps or job.tokens, not both");
+    bool mode_sound = false;
+    problems.attempt([&] { mode_sound = check_mode(problems); });
+    if (mode_sound && s_.mode() != throughput_mode::measured) {
+      problems.attempt([&] { check_context_parallel(); });
+      problems.attempt([&] {
+        check_layout("parallelism", s_.integer(field::cluster_nodes), s_.integer(field::parallelism_tp),
+                     s_.integer(field::parallelism_pp), s_.integer(field::parallelism_dp),
+                     s_.integer(field::parallelism_micro_batch), s_.integer(field::parallelism_global_batch),
+                     s_.integer(field::parallelism_cp));
+      });
+      if (problems.empty() && s_.profile() && s_.has_integer(field::model_layers) &&
+          s_.has_integer(field::model_hidden_size) && s_.has_integer(field::model_heads))
+        problems.attempt([&] { check_memory_fit(); });
+      if (s_.mode() == throughput_mode::extrapolated)
+        problems.attempt([&] {
+          check_layout("reference", s_.integer(field::reference_nodes), s_.integer(field::reference_tp),
+                       s_.integer(field::reference_pp), s_.integer(field::reference_dp),
+                       s_.integer(field::reference_micro_batch), s_.integer(field::reference_global_batch),
+                       s_.has_integer(field::reference_cp) ? s_.integer(field::reference_cp) : 1);
+        });
+    }
+    problems.throw_if_any();
+  }
+
+ private:
+  // What each throughput mode needs; the needs that do not depend on each other are kept in
+  // `problems` one by one (a scenario missing five reference fields hears of five).
+  // Whether the mode's needs are met (the layout rules read these fields).
+  bool check_mode(problem_list& problems) const {
     const throughput_mode m = s_.mode();
     const std::string& m_name = name_of_choice(m);
     if (m == throughput_mode::measured) {
@@ -47,7 +80,7 @@ class scenario_rules {
       if (!s_.has_integer(field::parallelism_global_batch))
         need(field::parallelism_global_batch, "to derive steps or step time");
     }
-    if (!derived) return;
+    if (!derived) return true;
     if (!s_.has(field::model_parameters) && !(s_.has_integer(field::model_layers) && s_.has_integer(field::model_hidden_size)))
       need(field::model_parameters, "(or model.layers and model.hidden_size) when throughput.mode is " + m_name);
     if (m != throughput_mode::flops || s_.has(field::throughput_model_flops_utilization)) {
@@ -82,36 +115,30 @@ class scenario_rules {
     } else if (!s_.has(field::throughput_compute_efficiency)) {
       need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m_name);
     }
+    const std::size_t before = problems.size();
     if (m == throughput_mode::analytic || m == throughput_mode::extrapolated) {
       for (const field path : {field::model_layers, field::model_hidden_size, field::model_heads})
-        if (!s_.has_integer(path)) need(path, "when throughput.mode is " + m_name);
+        if (!s_.has_integer(path)) problems.attempt([&] { need(path, "when throughput.mode is " + m_name); });
     }
     if (m == throughput_mode::extrapolated) {
       for (const field path : {field::reference_step_time_s})
-        if (!s_.has(path)) need(path, "(the measured step time) when throughput.mode is extrapolated");
+        if (!s_.has(path))
+          problems.attempt([&] { need(path, "(the measured step time) when throughput.mode is extrapolated"); });
       for (const field path :
            {field::reference_nodes, field::reference_tp, field::reference_pp, field::reference_dp,
             field::reference_micro_batch, field::reference_global_batch, field::reference_sequence_length})
         if (!s_.has_integer(path))
-          need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
+          problems.attempt([&] {
+            need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
+          });
       for (const field path : {field::reference_layers, field::reference_hidden_size, field::reference_heads})
         if (s_.has_integer(path) && !s_.has_integer(field::reference_parameters))
-          need(field::reference_parameters,
-               "(the reference model's parameter count) when " + path_of(path) + " is given");
+          problems.attempt([&] {
+            need(field::reference_parameters,
+                 "(the reference model's parameter count) when " + path_of(path) + " is given");
+          });
     }
-    check_context_parallel();
-    check_layout("parallelism", s_.integer(field::cluster_nodes), s_.integer(field::parallelism_tp),
-                 s_.integer(field::parallelism_pp), s_.integer(field::parallelism_dp),
-                 s_.integer(field::parallelism_micro_batch), s_.integer(field::parallelism_global_batch),
-                 s_.integer(field::parallelism_cp));
-    if (s_.profile() && s_.has_integer(field::model_layers) && s_.has_integer(field::model_hidden_size) &&
-        s_.has_integer(field::model_heads))
-      check_memory_fit();
-    if (m == throughput_mode::extrapolated)
-      check_layout("reference", s_.integer(field::reference_nodes), s_.integer(field::reference_tp),
-                   s_.integer(field::reference_pp), s_.integer(field::reference_dp), s_.integer(field::reference_micro_batch),
-                   s_.integer(field::reference_global_batch),
-                   s_.has_integer(field::reference_cp) ? s_.integer(field::reference_cp) : 1);
+    return problems.size() == before;
   }
 
  private:
