@@ -165,7 +165,8 @@ struct field_values {
         continue;
       }
       if (const field_spec* field = find_field(head)) {  // top-level fields: name, description
-        problems.attempt([&] { load_field(*field, value); });
+        const ordered_json& given_value = value;  // a lambda cannot capture a structured binding in C++17
+        problems.attempt([&] { load_field(*field, given_value); });
         continue;
       }
       load_section(head, value, problems);
@@ -185,7 +186,8 @@ struct field_values {
     for (const auto& [key, item] : value.items()) {
       const std::string path = section + "." + key;
       if (const field_spec* field = find_field(path)) {
-        problems.attempt([&] { load_field(*field, item); });
+        const ordered_json& given_value = item;  // a lambda cannot capture a structured binding in C++17
+        problems.attempt([&] { load_field(*field, given_value); });
       } else if (!detail::section_keys(path).empty()) {
         load_section(path, item, problems);
       } else {
