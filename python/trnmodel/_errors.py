@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Any, Iterator, List
 
 from . import _core
 
@@ -50,6 +50,13 @@ class PlausibilityWarning(UserWarning):
     seconds, a price per chip typed as per node): the message says what was probably meant."""
 
 
+def scenario_error(message: str, problems: List[str]) -> Any:
+    """A ScenarioError whose ``.problems`` are ``problems`` (its message says them all)."""
+    error: Any = ScenarioError(message)
+    error._problems = list(problems)
+    return error
+
+
 @contextlib.contextmanager
 def in_file(path: Any) -> Iterator[None]:
     """Prefixes the message of a ScenarioError raised inside with the file it came from, so
@@ -59,9 +66,14 @@ def in_file(path: Any) -> Iterator[None]:
     except ScenarioError as e:
         if type(e) is not ScenarioError or str(e).startswith(f"{path}:"):
             raise
-        error = ScenarioError(f"{path}: {e}")
-        error._problems = [f"{path}: {p}" for p in e.problems]  # type: ignore[attr-defined]
-        raise error from None
+        raise scenario_error(f"{path}: {e}", [f"{path}: {p}" for p in e.problems]) from None
 
 
-__all__ = ["ScenarioError", "UnknownInputError", "CompletenessWarning", "PlausibilityWarning", "in_file"]
+__all__ = [
+    "scenario_error",
+    "ScenarioError",
+    "UnknownInputError",
+    "CompletenessWarning",
+    "PlausibilityWarning",
+    "in_file",
+]

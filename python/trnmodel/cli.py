@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
-from ._errors import PlausibilityWarning, ScenarioError
+from ._errors import PlausibilityWarning, scenario_error
 from ._files import is_journal_file
 from ._log_journal import journal_from_log
 from ._logs import read_log
@@ -202,26 +202,13 @@ _JOURNAL_ARGS = [
 
 def _write_journal(log: Any, args: argparse.Namespace) -> None:
     """The run's journal from the log and the arguments, checked by loading it, then written."""
-    values = {
-        "platform": args.platform,
-        "nodes": args.nodes,
-        "kind": args.job_kind,
-        "model": args.model,
-        "global_batch": args.global_batch,
-        "micro_batch": args.micro_batch,
-        "sequence_length": args.seq_len,
-        "tp": args.tp,
-        "pp": args.pp,
-        "dp": args.dp,
-        "precision": args.precision,
-    }
+    values = {key: getattr(args, flag[2:].replace("-", "_")) for flag, key in _JOURNAL_ARGS}
     missing = [flag for flag, key in _JOURNAL_ARGS if values[key] is None]
     if missing:
-        error = ScenarioError(
-            f"-o: a journal needs what the log cannot hold; missing: {', '.join(missing)} (docs/importing.md)"
+        raise scenario_error(
+            f"-o: a journal needs what the log cannot hold; missing: {', '.join(missing)} (docs/importing.md)",
+            [f"{flag}: required with -o" for flag in missing],
         )
-        error._problems = [f"{flag}: required with -o" for flag in missing]  # type: ignore[attr-defined]
-        raise error
     doc = journal_from_log(
         log,
         lora_rank=args.lora_rank,

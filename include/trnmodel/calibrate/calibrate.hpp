@@ -159,11 +159,7 @@ class calibrator {
       if (said.insert(w).second) caveats += (caveats.empty() ? "" : "; ") + w;
     // What stayed assumed because a trial did not record it: the input paths, each once.
     std::string assumed;
-    std::set<std::string> assumed_inputs;
-    for (const auto& line : result_.stayed_assumed) {
-      const std::string input = line.substr(0, line.find(':'));
-      if (assumed_inputs.insert(input).second) assumed += (assumed.empty() ? "" : ", ") + input;
-    }
+    for (const auto& input : assumed_inputs_) assumed += (assumed.empty() ? "" : ", ") + input;
     changes.emplace_back("description", description + "Calibrated from trial-run journals: " +
                                             detail::join_ids(all_ids) + "." +
                                             (caveats.empty() ? "" : " Calibration caveats: " + caveats + ".") +
@@ -206,13 +202,13 @@ class calibrator {
     const auto& j = journals_[k];
     for (const journal_key f : fields) {
       if (j.known(f)) continue;
-      const std::string path = journal_path(f);
-      const std::string line =
-          input + ": " + j.experiment_id + " did not record " + path + " (" + j.unknown.at(path) + ")";
-      const std::string head = input + ": " + j.experiment_id + " ";
-      const bool said = std::any_of(result_.stayed_assumed.begin(), result_.stayed_assumed.end(),
-                                    [&](const std::string& s) { return s.rfind(head, 0) == 0; });
-      if (!said) result_.stayed_assumed.push_back(line);
+      if (assumed_said_.emplace(input, k).second) {
+        const std::string path = journal_path(f);
+        result_.stayed_assumed.push_back(input + ": " + j.experiment_id + " did not record " + path + " (" +
+                                         j.unknown.at(path) + ")");
+        if (std::find(assumed_inputs_.begin(), assumed_inputs_.end(), input) == assumed_inputs_.end())
+          assumed_inputs_.push_back(input);
+      }
       return false;
     }
     return true;
@@ -773,6 +769,8 @@ class calibrator {
   calibration_result result_;
   bool ran_ = false;  // run() derives once
   std::vector<std::pair<std::string, ordered_json>> extra_changes_;
+  std::set<std::pair<std::string, std::size_t>> assumed_said_;  // (input, journal) pairs in stayed_assumed
+  std::vector<std::string> assumed_inputs_;  // the inputs in stayed_assumed, each once, in order
 };
 
 /// Calibrates `base` from trial-run journals of one configuration.

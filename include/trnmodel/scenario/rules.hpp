@@ -116,27 +116,23 @@ class scenario_rules {
       need(field::throughput_compute_efficiency, "(achieved / peak FLOPS of the compute) when throughput.mode is " + m_name);
     }
     const std::size_t before = problems.size();
+    const auto want = [&](field f, const std::string& why) { problems.add(path_of(f), "required " + why); };
     if (m == throughput_mode::analytic || m == throughput_mode::extrapolated) {
       for (const field path : {field::model_layers, field::model_hidden_size, field::model_heads})
-        if (!s_.has_integer(path)) problems.attempt([&] { need(path, "when throughput.mode is " + m_name); });
+        if (!s_.has_integer(path)) want(path, "when throughput.mode is " + m_name);
     }
     if (m == throughput_mode::extrapolated) {
-      for (const field path : {field::reference_step_time_s})
-        if (!s_.has(path))
-          problems.attempt([&] { need(path, "(the measured step time) when throughput.mode is extrapolated"); });
+      if (!s_.has(field::reference_step_time_s))
+        want(field::reference_step_time_s, "(the measured step time) when throughput.mode is extrapolated");
       for (const field path :
            {field::reference_nodes, field::reference_tp, field::reference_pp, field::reference_dp,
             field::reference_micro_batch, field::reference_global_batch, field::reference_sequence_length})
         if (!s_.has_integer(path))
-          problems.attempt([&] {
-            need(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
-          });
+          want(path, "(the configuration the step time was measured at) when throughput.mode is extrapolated");
       for (const field path : {field::reference_layers, field::reference_hidden_size, field::reference_heads})
         if (s_.has_integer(path) && !s_.has_integer(field::reference_parameters))
-          problems.attempt([&] {
-            need(field::reference_parameters,
-                 "(the reference model's parameter count) when " + path_of(path) + " is given");
-          });
+          want(field::reference_parameters,
+               "(the reference model's parameter count) when " + path_of(path) + " is given");
     }
     return problems.size() == before;
   }
