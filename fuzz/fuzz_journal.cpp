@@ -1,5 +1,5 @@
 // libFuzzer target: trial-run journal JSON text -> journal -> calibration of the bundled LoRA
-// scenario (docs/reliability.md). Every input must load or be refused with an input_error;
+// scenario (docs/reliability.md); the same text as a trial summary -> calibration. Every input must load or be refused with an input_error;
 // a journal that loads must survive a save and reload unchanged, and calibrating a scenario
 // from it must give a scenario that loads again. Step-time files are looked for next to the
 // example journals, whose series the seeds name.
@@ -11,6 +11,7 @@
 #include "fuzz_support.hpp"
 #include "trnmodel/calibrate/calibrate.hpp"
 #include "trnmodel/calibrate/journal.hpp"
+#include "trnmodel/calibrate/trial_summary.hpp"
 
 using namespace trnmodel;
 using trnmodel::calibrate::journal;
@@ -34,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "the calibrated scenario does not load again", text);
   } catch (const input_error&) {
     // A clear refusal is a correct answer.
+  }
+  try {
+    const auto summary = calibrate::trial_summary::from_text(text);
+    const auto result = calibrate::calibrate(summary, base);
+    require(scenario::from_json(result.calibrated.to_json()).to_json() == result.calibrated.to_json(),
+            "the scenario calibrated from a summary does not load again", text);
+  } catch (const input_error&) {
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "register.hpp"
 #include "trnmodel/calibrate/backtest.hpp"
 #include "trnmodel/calibrate/calibrate.hpp"
+#include "trnmodel/calibrate/trial_summary.hpp"
 
 namespace py = pybind11;
 
@@ -99,6 +100,25 @@ void register_calibrate(py::module_& m) {
       "calibrate",
       [](const std::vector<journal>& journals, const scenario& base) { return calibrate::calibrate(journals, base); },
       py::arg("journals"), py::arg("base"));
+
+  using calibrate::trial_summary;
+  py::class_<trial_summary>(m, "TrialSummary")
+      .def_static(
+          "from_obj", [](py::handle obj) { return trial_summary::from_json(to_json(obj, "")); }, py::arg("obj"))
+      .def_static(
+          "from_text", [](const std::string& text) { return trial_summary::from_text(text); }, py::arg("text"))
+      .def_readonly("experiment_id", &trial_summary::experiment_id)
+      .def_property_readonly("platform", [](const trial_summary& s) { return s.instance.type; })
+      .def_property_readonly("nodes", [](const trial_summary& s) { return s.instance.nodes; })
+      .def_readonly("model", &trial_summary::model)
+      .def_readonly("step_time_mean_s", &trial_summary::step_time_mean_s)
+      .def_readonly("step_time_sd_s", &trial_summary::step_time_sd_s)
+      .def_readonly("steps", &trial_summary::steps);
+  m.def(
+      "calibrate_summary",
+      [](const trial_summary& summary, const scenario& base) { return calibrate::calibrate(summary, base); },
+      py::arg("summary"), py::arg("base"));
+  m.attr("TRIAL_SUMMARY_SCHEMA_V1") = calibrate::trial_summary_schema;
 
   m.def(
       "backtest",

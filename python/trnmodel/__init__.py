@@ -65,6 +65,7 @@ from ._sensitivity import (
     tornado,
 )
 from ._simulate import METRICS, PHASES, STAGE_METRICS, SimulationResult, simulate
+from ._trial_summary import TrialSummary
 
 __version__ = _core.__version__
 
@@ -109,6 +110,7 @@ __all__ = [
     "report",
     "Journal",
     "JournalWarning",
+    "TrialSummary",
     "calibrate",
     "backtest",
     "CalibratedScenario",

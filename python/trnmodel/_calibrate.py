@@ -19,6 +19,7 @@ from ._files import read_utf8
 from ._montecarlo import _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar, shifted
 from ._scenario import Scenario
+from ._trial_summary import TrialSummary, is_trial_summary_file
 
 PathLike = Union[str, os.PathLike]
 
@@ -295,7 +296,7 @@ class CalibrationReport(Display):
     ``steady_state``: per journal, the warm-up and steady-state step time.
     """
 
-    def __init__(self, result: "_core.CalibrationResult", journals: List["Journal"], base: Scenario) -> None:
+    def __init__(self, result: "_core.CalibrationResult", journals: List[Any], base: Scenario) -> None:
         import pandas as pd
 
         inputs, unmeasured, analyses = result.inputs, result.unmeasured, result.step_analyses
@@ -342,6 +343,26 @@ class CalibrationReport(Display):
                 }
                 for j, a in zip(journals, analyses)
             ]
+            or [
+                {  # a trial summary: its mean is the steady step time; no series, so no warm-up or interval
+                    "experiment": s.experiment_id,
+                    "steady_values": s.steps,
+                    "steady_mean_s": s.step_time_mean_s,
+                    "step_time_s": s.step_time_mean_s,
+                }
+                for s in journals
+                if isinstance(s, TrialSummary)
+            ],
+            columns=[
+                "experiment",
+                "warmup_values",
+                "steady_values",
+                "steady_mean_s",
+                "ci_lo_s",
+                "ci_hi_s",
+                "data_wait_fraction",
+                "step_time_s",
+            ],
         ).set_index("experiment")
         self._measured = {i.path: list(i.values) for i in inputs}
 
@@ -376,7 +397,7 @@ class CalibratedScenario(Scenario):
 
 
 def calibrate(
-    journals: Union[Journal, PathLike, Iterable[Union[Journal, PathLike]]], base: Scenario
+    journals: Union[Journal, TrialSummary, PathLike, Iterable[Union[Journal, PathLike]]], base: Scenario
 ) -> CalibratedScenario:
     """The base scenario with every input the journals measure replaced (docs/journal.md).
 
@@ -389,18 +410,50 @@ def calibrate(
     falls outside the base's P5–P95). The failure rate is a Gamma posterior with the base's
     MTBF as prior; cache-hit and quality-gate probabilities are Beta posteriors.
 
+    Trials of another node count, batch, sequence or layout than the base's fill its reference
+    (``reference.*``, extrapolated mode) instead, with the spread of their mean as its
+    uncertainty. A :class:`TrialSummary` (or its file), given alone, calibrates the step time
+    (or the reference) the same way from its mean ± sd over its steps.
+
     Returns a :class:`CalibratedScenario` whose ``calibration`` (:class:`CalibrationReport`)
     lists the measured, kept and unmeasured inputs; warnings are issued as JournalWarning.
     """
     if not isinstance(base, Scenario):
         raise _core.ScenarioError(f"base: must be a tm.Scenario, got {type(base).__name__}")
-    loaded = _journals(journals)
-    raw = _core.calibrate([j._core for j in loaded], base._core)
-    for message in raw.warnings:
-        warnings.warn(message, JournalWarning, stacklevel=2)
+    summary = _summary(journals)
+    if summary is not None:
+        raw = _core.calibrate_summary(summary._core, base._core)
+        loaded: List[Any] = [summary]
+    else:
+        loaded = _journals(journals)  # type: ignore[arg-type]
+        raw = _core.calibrate([j._core for j in loaded], base._core)
+    # Each warning once: a journal's own were issued when it was loaded.
+    issued = {f"{j.experiment_id}: {w}" for j in loaded if isinstance(j, Journal) for w in j.warnings}
+    for message in dict.fromkeys(raw.warnings):
+        if message not in issued:
+            warnings.warn(message, JournalWarning, stacklevel=2)
     result = CalibratedScenario(raw.calibrated)
     result.calibration = CalibrationReport(raw, loaded, base)
     return result
+
+
+def _summary(given: Any) -> Optional[TrialSummary]:
+    """The trial summary when `given` is one (an object or a file), None when it holds journals;
+    a summary among journals is refused: a summary is calibrated alone."""
+    items = [given] if isinstance(given, (Journal, TrialSummary, str, os.PathLike)) else list(given)
+    found = [
+        x if isinstance(x, TrialSummary) else TrialSummary.from_json(x)
+        for x in items
+        if isinstance(x, TrialSummary) or (isinstance(x, (str, os.PathLike)) and is_trial_summary_file(x))
+    ]
+    if not found:
+        return None
+    if len(items) > 1:
+        raise _core.ScenarioError(
+            f"journals: {found[0].experiment_id} is a trial summary, given with {len(items) - 1} other record(s): "
+            "calibrate a trial summary alone (it holds one mean step time; journals pool runs)"
+        )
+    return found[0]
 
 
 class BacktestResult(Display):

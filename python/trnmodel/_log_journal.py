@@ -143,8 +143,23 @@ def journal_from_log(
         after = points[points["part"] == j].iloc[0]
         first_step = int(after["step"])
         restored = max(first_step - d, 0)
+        reload = ""
         if not stated:  # the new part's first interval has no value: take its next one's
             parts[j].insert(0, parts[j][0])
+        elif len(parts[j]) > 1 and far(parts[j][0]):
+            # The first step's rule again: a restarted process loads (or recompiles) its graphs and
+            # the checkpoint inside its first step, which is recovery, not a step.
+            excess = d * (parts[j][0] - parts[j][1])
+            reload = (
+                f"; its first step took {parts[j][0]:.6g} s against a steady {steady:.4g} s (above 10 × and + 60 s): "
+                f"the excess, {excess:.6g} s, is the restart's graph and checkpoint load, part of its recovery, "
+                "and is not counted as a step"
+            )
+            parts[j][0] = parts[j][1]
+            derived["step_times.values"] = (
+                "a restarted process's first step far above the steady step (10 × and + 60 s) is taken as its "
+                "second's: its excess is recovery (each interruption's detail gives it)"
+            )
         step = int(before["step"])
         gap = float(after["wall_time_s"] - before["wall_time_s"]) if clocked else math.nan
         x: Dict[str, Any] = {
@@ -152,6 +167,7 @@ def journal_from_log(
             "detail": (
                 f"restart seen in the log: steps went back from {step} to {first_step}"
                 + (f", {gap:.0f} s between the two (detection, recovery and the first steps again)" if clocked else "")
+                + reload
             ),
             "restored_from_step": restored,
             "redone_steps": step - restored,
@@ -177,7 +193,11 @@ def journal_from_log(
             "the log starts when the training script starts" if key != "data_load_s" else "not in the log"
         )
     if "compile_s" not in phases:
-        unknown["phases.compile_s"] = "no compile inside the first step, and the log records none before it"
+        unknown["phases.compile_s"] = (
+            "inside phases.before_first_step_s with the set-up and data load: the log cannot split them"
+            if before_first_step_s
+            else "no compile inside the first step, and the log records none before it"
+        )
         unknown["phases.compile_cache_hit"] = "the log does not say"
     unknown["phases.final_eval_s"] = "the log does not separate a final evaluation"
     unknown["checkpoints"] = "a training log does not record checkpoint saves"

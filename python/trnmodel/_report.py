@@ -73,7 +73,8 @@ def provenance_rows(scenario: Scenario) -> List[ProvenanceRow]:
 
 
 def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[str]:
-    """Warnings for price quotes older than 30 days (or without a date)."""
+    """Warnings for price quotes older than 30 days. A quote without a date is the scenario's
+    own expectation (``scenario.expectations()``), said there."""
     today = today or _dt.date.today()
     warnings = []
     for row in scenario.provenance():
@@ -84,8 +85,6 @@ def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[s
                 warnings.append(
                     f"{row.path}: quote of {row.date}{region} is {age} days old; confirm it before sign-off"
                 )
-        elif row.source == "quote":
-            warnings.append(f"{row.path}: quote without a date; confirm it before sign-off")
     return warnings
 
 
@@ -100,6 +99,8 @@ class Document:
         self.blocks: List[Tuple[str, Any]] = []
         #: The few lines that say it all (printed by the command line).
         self.summary: List[str] = []
+        #: (scenario name, warning) pairs already said, so that a later section does not repeat them.
+        self.said: set = set()
 
     def heading(self, text: str, level: int = 2) -> None:
         self.blocks.append(("heading", (level, text)))
@@ -531,7 +532,7 @@ def completeness_section(doc: Document, results: Dict[str, SimulationResult]) ->
         rows.append([phase, *cells, first.loc[phase, "why"]])
     doc.table(["phase", *frames, "why it matters"], rows)
     for name, result in results.items():
-        unmet = result.scenario.expectations()
+        unmet = [w for w in result.scenario.expectations() if (name, w) not in doc.said]
         if unmet:
             doc.paragraph(f"**{name}: platform expectations not met**")
             doc.bullets(unmet)
@@ -604,7 +605,7 @@ def inputs_section(doc: Document, results: Dict[str, SimulationResult], today: O
             for r in sourced
         ]
         doc.table(["input", "value", "source", "note"], rows, html_rows)
-        warnings = stale_quotes(scn, today)
+        warnings = [w for w in stale_quotes(scn, today) if (name, w) not in doc.said]
         if warnings:
             doc.paragraph("**Warnings**")
             doc.bullets(warnings)
@@ -820,9 +821,11 @@ def _signoff_document(
             )
     for name, result in results.items():
         headline.append(f"**{name} rests on**: {evidence_line(result.scenario)}.")
-    stale = [f"{name}: {w}" for name, result in results.items() for w in stale_quotes(result.scenario, today)]
-    headline += [f"**Warning**: {w}" for w in stale]
-    said = set()  # each warning once, though two checks may find the same thing
+    for name, result in results.items():
+        for w in stale_quotes(result.scenario, today):
+            doc.said.add((name, w))
+            headline.append(f"**Warning**: {name}: {w}")
+    said = doc.said  # each warning once: the sections below leave out what the headline said
     for name, result in results.items():
         for w in result.scenario.implausible() + result.scenario.expectations() + result.implausible_tail():
             if (name, w) not in said:

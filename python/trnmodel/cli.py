@@ -5,8 +5,8 @@
     trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
     trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
     trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
-    trnmodel validate FILE...              (scenarios and trial-run journals)
-    trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]
+    trnmodel validate FILE...              (scenarios, trial-run journals and trial summaries)
+    trnmodel calibrate JOURNAL... --base SCENARIO [-o CALIBRATED.json]   (or one TRIAL_SUMMARY.json)
     trnmodel new --config config.json --platform P --kind lora --tokens 786M -o SCENARIO.json
     trnmodel quote PRICE_LIST --instance-type T --region R [--scenario SCENARIO.json [-o OUT.json]]
 
@@ -32,6 +32,7 @@ from ._log_journal import journal_from_log
 from ._logs import read_log
 from ._scenario import Scenario, check_quantity_path
 from ._simulate import simulate
+from ._trial_summary import TrialSummary, is_trial_summary_file
 from .fields import (
     CLUSTER_NODES,
     CLUSTER_PLATFORM,
@@ -278,7 +279,13 @@ def _validate(args: argparse.Namespace) -> int:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", JournalWarning)
                 warnings.simplefilter("ignore", PlausibilityWarning)  # listed below, once
-                loaded = Journal.from_json(path) if is_journal_file(path) else Scenario.from_json(path)
+                loaded: Any
+                if is_journal_file(path):
+                    loaded = Journal.from_json(path)
+                elif is_trial_summary_file(path):
+                    loaded = TrialSummary.from_json(path)
+                else:
+                    loaded = Scenario.from_json(path)
             messages = [str(w.message) for w in caught]
             left_out: list = []
             assumed: list = []
@@ -615,7 +622,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_purchase)
 
     p = sub.add_parser("validate", help="check scenario and journal files; print every problem of each")
-    p.add_argument("files", nargs="+", help="scenario or trial-run journal JSON files")
+    p.add_argument("files", nargs="+", help="scenario, trial-run journal or trial-summary JSON files")
     p.set_defaults(run=_validate)
 
     p = sub.add_parser(
@@ -671,7 +678,12 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_import)
 
     p = sub.add_parser("calibrate", help="replace a scenario's inputs by what trial-run journals measured")
-    p.add_argument("journals", nargs="+", help="journal JSON files (trnmodel.journal/1) of one configuration")
+    p.add_argument(
+        "journals",
+        nargs="+",
+        help="journal JSON files (trnmodel.journal/1) of one configuration, or one trial summary "
+        "(trnmodel.trial-summary/1)",
+    )
     p.add_argument("--base", required=True, help="the scenario to calibrate (JSON file)")
     p.add_argument("-o", "--output", help="write the calibrated scenario to this JSON file")
     p.set_defaults(run=_calibrate)

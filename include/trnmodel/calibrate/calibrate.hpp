@@ -11,7 +11,6 @@
 #include <numeric>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "trnmodel/calibrate/journal.hpp"
 #include "trnmodel/calibrate/statistics.hpp"
 #include "trnmodel/calibrate/step_analysis.hpp"
+#include "trnmodel/calibrate/trial_configuration.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
@@ -169,9 +169,7 @@ class calibrator {
       result_.calibrated = base_.updated(changes);
     } catch (const input_error& e) {
       if (config_matches_) throw;
-      detail::fail("journals", std::string("the trials ran another configuration (") + differences_ +
-                                   "), so their step time is the reference of extrapolated mode, which needs the "
-                                   "scenario's model and layout (docs/throughput.md): " + e.what());
+      fail_extrapolation("journals", differences_, e.what());
     }
     return result_;
   }
@@ -347,59 +345,11 @@ class calibrator {
     // A trial of another node count, batch, sequence or layout than the scenario's (each compared
     // where the scenario states it) measures the step time of its own configuration: it becomes
     // the reference the step-time model extrapolates from, not the scenario's step time.
-    const auto& t = first.training;
-    trial_layout_ = chip_layout(first);
-    const std::vector<std::tuple<field, std::int64_t, const char*>> layout{
-        {field::cluster_nodes, first.instance.nodes, "nodes"},
-        {field::parallelism_global_batch, t.global_batch, "global batch"},
-        {field::model_sequence_length, t.sequence_length, "sequence length"},
-        {field::parallelism_micro_batch, t.micro_batch, "micro-batch"},
-        {field::parallelism_tp, trial_layout_.tp, "tp"},
-        {field::parallelism_pp, trial_layout_.pp, "pp"},
-        {field::parallelism_dp, trial_layout_.dp, "dp"}};
-    for (const auto& [f, trial, name] : layout)
-      if (base_.has(f) && base_.integer(f) != trial)
-        differences_ += (differences_.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(trial) + " → " +
-                        std::to_string(base_.integer(f));
+    trial_layout_ = chip_layout(first.instance, first.training, first.experiment_id, base_,
+                                journal_path(journal_key::training_tp));
+    differences_ = configuration_differences(base_, first.instance.nodes, first.training, trial_layout_);
     config_matches_ = differences_.empty();
-    if (!config_matches_)
-      result_.warnings.push_back(
-          "the trials ran another configuration than the scenario (" + differences_ +
-          "): their step time becomes the reference (reference.*) that the step-time model extrapolates to the "
-          "scenario's (throughput.mode extrapolated, docs/throughput.md); data_stall_fraction is not calibrated" +
-          (trial_layout_.note.empty() ? "" : "; " + trial_layout_.note));
-  }
-
-  // The trials' layout in chips, as the scenario counts it. A journal counts ranks (worker
-  // processes): on Trainium2 a chip runs several (4 logical NeuronCores a chip at LNC 2), so
-  // tp x pp x dp may be a multiple r of the chips. The ranks of one chip belong to one
-  // tensor-parallel group when r divides tp (tp / r chips), else to data parallelism (dp / r).
-  struct layout_in_chips {
-    std::int64_t tp = 1, pp = 1, dp = 1;
-    std::string note;  // how the ranks were counted as chips, when they were
-  };
-  layout_in_chips chip_layout(const journal& j) const {
-    const auto& t = j.training;
-    layout_in_chips out{t.tp, t.pp, t.dp, ""};
-    std::int64_t chips = 0;
-    if (j.instance.chips_per_node) chips = j.instance.nodes * *j.instance.chips_per_node;
-    else if (base_.profile()) chips = j.instance.nodes * static_cast<std::int64_t>(base_.profile()->chips_per_node);
-    const std::int64_t ranks = t.tp * t.pp * t.dp;
-    if (chips <= 0 || ranks == chips) return out;
-    if (ranks % chips != 0)
-      detail::fail(journal_path(journal_key::training_tp),
-                   j.experiment_id + ": tp x pp x dp = " + std::to_string(ranks) + " ranks on " + std::to_string(chips) +
-                       " chips: not a whole number of ranks a chip, so the layout cannot be read in chips");
-    const std::int64_t r = ranks / chips;
-    if (t.tp % r == 0) out.tp = t.tp / r;
-    else if (t.dp % r == 0) out.dp = t.dp / r;
-    else
-      detail::fail(journal_path(journal_key::training_tp),
-                   j.experiment_id + ": " + std::to_string(r) + " ranks a chip divide neither tp nor dp");
-    out.note = "the trials count " + std::to_string(ranks) + " ranks on " + std::to_string(chips) + " chips (" +
-               std::to_string(r) + " a chip): in chips their layout is tp " + std::to_string(out.tp) + ", pp " +
-               std::to_string(out.pp) + ", dp " + std::to_string(out.dp);
-    return out;
+    if (!config_matches_) result_.warnings.push_back(extrapolation_warning(differences_, trial_layout_));
   }
 
   // ---- the inputs ----------------------------------------------------------------------
@@ -431,15 +381,8 @@ class calibrator {
                      " s, with " + spread + " as its uncertainty; extrapolated to the scenario's (" + differences_ +
                      ")");
     const journal& first = journals_.front();
-    const auto& t = first.training;
-    const std::vector<std::pair<field, std::int64_t>> reference{
-        {field::reference_nodes, first.instance.nodes},   {field::reference_tp, trial_layout_.tp},
-        {field::reference_pp, trial_layout_.pp},           {field::reference_dp, trial_layout_.dp},
-        {field::reference_micro_batch, t.micro_batch},     {field::reference_global_batch, t.global_batch},
-        {field::reference_sequence_length, t.sequence_length}};
-    for (const auto& [f, value] : reference) extra_changes_.emplace_back(path_of(f), value);
-    extra_changes_.emplace_back(path_of(field::throughput_mode), name_of_choice(throughput_mode::extrapolated));
-    if (base_.has(field::throughput_step_time_s)) extra_changes_.emplace_back(path_of(field::throughput_step_time_s), nullptr);
+    for (auto& change : reference_changes(base_, first.instance.nodes, first.training, trial_layout_))
+      extra_changes_.push_back(std::move(change));
   }
 
   void step_time_and_stall() {

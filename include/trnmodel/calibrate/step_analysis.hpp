@@ -130,7 +130,7 @@ inline step_analysis analyze_steps(const journal& j, std::size_t min_values_for_
     a.lag1_autocorrelation = bm.lag1_autocorrelation;
     if (bm.lag1_autocorrelation > 0.2)
       a.warnings.push_back(j.experiment_id + ": the batch means are autocorrelated (lag 1: " +
-                           detail::format_number(bm.lag1_autocorrelation) +
+                           detail::format_approx(bm.lag1_autocorrelation, 2) +
                            "), so the step-time interval is too narrow");
   } else {
     for (double x : steady) a.steady_mean_s += x / static_cast<double>(steady.size());
