@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   trnmodel::python::register_sensitivity(m);
   trnmodel::python::register_prices(m);
   trnmodel::python::register_logs(m);
+  trnmodel::python::register_decisions(m);
 }

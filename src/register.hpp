@@ -13,4 +13,5 @@ void register_calibrate(pybind11::module_& m);
 void register_sensitivity(pybind11::module_& m);
 void register_prices(pybind11::module_& m);
 void register_logs(pybind11::module_& m);
+void register_decisions(pybind11::module_& m);
 }  // namespace trnmodel::python

@@ -49,6 +49,7 @@ from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, Un
 from ._log_journal import journal_from_log
 from ._logs import StepLog, StepSeries, read_log
 from ._montecarlo import MonteCarloResult, monte_carlo
+from ._payback import PaybackResult, payback
 from ._purchase import PurchaseOptions, purchase_options
 from ._quote import PriceList, Quote, quote, read_price_list
 from ._report import report
@@ -111,6 +112,8 @@ __all__ = [
     "Journal",
     "JournalWarning",
     "TrialSummary",
+    "payback",
+    "PaybackResult",
     "calibrate",
     "backtest",
     "CalibratedScenario",

@@ -59,6 +59,18 @@ def money(x: float) -> str:
     return sign + (f"${x:,.0f}" if x >= 100 else f"${x:,.2f}" if x >= 1 else f"${x:,.4f}")
 
 
+def short_money(x: float) -> str:
+    """USD as a manager writes it: $950, $12.4k, $403k, $1.25M; 'unknown' for NaN."""
+    if not np.isfinite(x):
+        return "unknown"
+    sign, x = ("−", -x) if x < 0 else ("", x)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if x >= scale * 0.9995:
+            v = x / scale
+            return f"{sign}${v:.3g}{suffix}" if v < 1000 else f"{sign}${v:,.0f}{suffix}"
+    return f"{sign}${x:.0f}" if x >= 1 else f"{sign}${x:.2f}"
+
+
 def hours(x: float) -> str:
     """Hours with one decimal; from three days on, whole hours and days."""
     if not np.isfinite(x):

@@ -3,6 +3,7 @@
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
     trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
     trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
+    trnmodel payback SCENARIO_A SCENARIO_B [--side a|b]      (runs until a port pays back)
     trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
     trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
     trnmodel validate FILE...              (scenarios, trial-run journals and trial summaries)
@@ -113,6 +114,16 @@ def _compare(args: argparse.Namespace) -> int:
     if args.break_even:
         value = cmp.break_even(args.break_even)
         print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
+    return 0
+
+
+def _payback(args: argparse.Namespace) -> int:
+    from ._payback import payback
+
+    a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
+    result = payback(a, b, side=args.side, samples=args.samples, seed=args.seed)
+    print(result.sentence())
+    print(result.summary().to_string())
     return 0
 
 
@@ -573,6 +584,18 @@ def _parser() -> argparse.ArgumentParser:
     metric(p)
     p.add_argument("--break-even", metavar="PATH", help="solve PATH of B (e.g. prices.node_hour_usd) for equal means")
     p.set_defaults(run=_compare)
+
+    p = sub.add_parser(
+        "payback",
+        help="how many runs until a port pays back (common random numbers)",
+        description="Per sample, the runs after which the side cheaper to run has earned back its extra porting "
+        "cost (engineering.adaptation_h x rate): P50, P90, P(within n runs), P(never).",
+    )
+    p.add_argument("scenario_a")
+    p.add_argument("scenario_b")
+    common(p, 100_000)
+    p.add_argument("--side", choices=["a", "b"], help="the side whose porting is paid back (default: cheaper to run)")
+    p.set_defaults(run=_payback)
 
     p = sub.add_parser(
         "sensitivity",

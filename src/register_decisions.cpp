@@ -1,0 +1,59 @@
+// Decisions (docs/decisions.md): payback of a port. Per-sample arrays cross to Python as NumPy
+// arrays; python/trnmodel/_decisions.py turns them into a result with its summary and plot.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "python_run.hpp"
+#include "register.hpp"
+#include "trnmodel/decisions/payback.hpp"
+
+namespace py = pybind11;
+
+namespace trnmodel::python {
+
+namespace {
+py::array_t<double> to_array(const std::vector<double>& v) { return py::array_t<double>(v.size(), v.data()); }
+}  // namespace
+
+void register_decisions(py::module_& m) {
+  py::class_<payback_result>(m, "PaybackRun")
+      .def_property_readonly("side", [](const payback_result& r) { return std::string(1, r.side); })
+      .def_property_readonly("runs", [](const payback_result& r) { return to_array(r.runs); })
+      .def_property_readonly("run_saving_usd", [](const payback_result& r) { return to_array(r.run_saving_usd); })
+      .def_property_readonly("extra_porting_usd",
+                             [](const payback_result& r) { return to_array(r.extra_porting_usd); })
+      .def_readonly("mean_run_cost_a_usd", &payback_result::mean_run_cost_a_usd)
+      .def_readonly("mean_run_cost_b_usd", &payback_result::mean_run_cost_b_usd);
+  m.def(
+      "payback",
+      [](const scenario& a, const scenario& b, const std::string& side, std::uint64_t samples, std::uint64_t seed,
+         int threads, const py::object& progress) {
+        run_options options;
+        options.samples = samples;
+        options.seed = seed;
+        options.threads = threads;
+        const char which = side.empty() ? 0 : side[0];
+        if (side.size() > 1 || (which != 0 && which != 'a' && which != 'b'))
+          detail::fail("side", "must be \"a\", \"b\" or None (the side cheaper to run on average), got \"" + side +
+                                   "\"");
+        return with_python_hooks(options, progress,
+                                 [&](const run_options& hooked) { return payback(a, b, hooked, which); });
+      },
+      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("side"), py::arg("samples"), py::arg("seed"),
+      py::arg("threads"), py::arg("progress"));
+  m.def(
+      "payback_runs",
+      [](py::array_t<double, py::array::c_style | py::array::forcecast> run_side,
+         py::array_t<double, py::array::c_style | py::array::forcecast> run_other,
+         py::array_t<double, py::array::c_style | py::array::forcecast> adapt_side,
+         py::array_t<double, py::array::c_style | py::array::forcecast> adapt_other) {
+        const auto n = static_cast<std::size_t>(run_side.size());
+        if (static_cast<std::size_t>(run_other.size()) != n || static_cast<std::size_t>(adapt_side.size()) != n ||
+            static_cast<std::size_t>(adapt_other.size()) != n)
+          detail::fail("payback", "the four arrays must have one value per sample, the same length");
+        return to_array(payback_runs(run_side.data(), run_other.data(), adapt_side.data(), adapt_other.data(), n));
+      },
+      py::arg("run_side"), py::arg("run_other"), py::arg("adapt_side"), py::arg("adapt_other"));
+}
+
+}  // namespace trnmodel::python
