@@ -44,6 +44,7 @@ LAYERS: List[Layer] = [
     Layer("calibrate", ("calibrate/",), "trial-run journals -> measured inputs, backtests"),
     Layer("prices", ("prices/",), "quotes read from AWS's price list"),
     Layer("sensitivity", ("sensitivity/",), "tornado, Sobol, rank correlations, compare, sweeps, searches"),
+    Layer("decisions", ("decisions/",), "payback of a port, the advisor's rules"),
     Layer("umbrella", ("trnmodel.hpp", "embed.hpp"), "the umbrella header; the compiled embedding's header"),
 ]
 

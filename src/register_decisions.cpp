@@ -5,7 +5,9 @@
 
 #include "python_run.hpp"
 #include "register.hpp"
+#include "trnmodel/decisions/advisor.hpp"
 #include "trnmodel/decisions/payback.hpp"
+#include "json_convert.hpp"
 
 namespace py = pybind11;
 
@@ -16,6 +18,28 @@ py::array_t<double> to_array(const std::vector<double>& v) { return py::array_t<
 }  // namespace
 
 void register_decisions(py::module_& m) {
+  py::class_<fired_rule>(m, "FiredRule")
+      .def_property_readonly("makes", [](const fired_rule& r) { return std::string(code_of(r.makes)); })
+      .def_readonly("rule", &fired_rule::rule)
+      .def_readonly("because", &fired_rule::because);
+  py::class_<advice>(m, "Advice")
+      .def_property_readonly("recommendation", [](const advice& a) { return std::string(code_of(a.what)); })
+      .def_property_readonly("label", [](const advice& a) { return std::string(label_of(a.what)); })
+      .def_readonly("rules", &advice::rules)
+      .def_readonly("score", &advice::score);
+  m.def(
+      "advise_scenario",
+      [](const scenario& s, const std::string& kind) {
+        return advise(project_facts::from_scenario(s), parse_choice<job_kind>("job_kind", kind));
+      },
+      py::arg("scenario"), py::arg("job_kind"));
+  m.def(
+      "advise_facts",
+      [](py::handle facts, const std::string& kind) {
+        return advise(project_facts::from_json(to_json(facts, "project")), parse_choice<job_kind>("job_kind", kind));
+      },
+      py::arg("facts"), py::arg("job_kind"));
+
   py::class_<payback_result>(m, "PaybackRun")
       .def_property_readonly("side", [](const payback_result& r) { return std::string(1, r.side); })
       .def_property_readonly("runs", [](const payback_result& r) { return to_array(r.runs); })

@@ -12,7 +12,8 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/did_you_mean.hpp"
 
-// X(enum, spellings...): the first spelling is the enumerator 0.
+// X(enum, spellings...): the first spelling is the enumerator 0. An enumerator that would be a
+// C++ keyword ends in an underscore, which its spelling leaves out (short_ is spelt "short").
 // clang-format off
 #define TRNMODEL_CHOICES(X)                                                                     \
   /* the scenario format (docs/scenario.md) */                                                  \
@@ -22,6 +23,10 @@
   X(compute_precision, bf16, fp8, fp32)                       /* throughput.precision */        \
   X(failure_distribution, exponential, weibull)               /* failures.distribution */       \
   X(purchase_mode, on_demand, capacity_block, spot)           /* prices.purchase */             \
+  X(change_rate, rare, frequent)                              /* project.architecture_changes */\
+  X(neuron_experience, none, some, experienced)               /* project.team_neuron_experience */\
+  X(error_cost, low, high)                                    /* project.error_cost */          \
+  X(cycle_length, short_, long_)                              /* project.training_cycle */      \
   /* the journal format's own (docs/journal.md) */                                              \
   X(purchase_option, on_demand, spot, reserved, capacity_block, savings_plan, other)            \
   X(time_unit, s, ms)                                         /* step_times.unit */             \
@@ -56,6 +61,8 @@ inline std::vector<std::string> split_enumerators(const char* text) {
       names.back() += *c;
     }
   }
+  for (auto& name : names)
+    if (name.size() > 1 && name.back() == '_') name.pop_back();  // a keyword's enumerator: short_ is "short"
   return names;
 }
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include "trnmodel/calibrate/log_step_times.hpp"
 #include "trnmodel/calibrate/tfrecord.hpp"
 #include "trnmodel/calibrate/trial_summary.hpp"
+#include "trnmodel/decisions/advisor.hpp"
 #include "trnmodel/decisions/payback.hpp"
 #include "trnmodel/check.hpp"
 #include "trnmodel/dist/distributions.hpp"

@@ -8,6 +8,7 @@ input uncertain, on AWS Trainium or GPUs.
 """
 
 from . import _core, fields, plot, theory
+from ._advisor import Advice, advise
 from ._builder import read_hf_config
 from ._calibrate import (
     BacktestResult,
@@ -114,6 +115,8 @@ __all__ = [
     "TrialSummary",
     "payback",
     "PaybackResult",
+    "advise",
+    "Advice",
     "calibrate",
     "backtest",
     "CalibratedScenario",

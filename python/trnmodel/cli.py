@@ -4,6 +4,7 @@
     trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
     trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
     trnmodel payback SCENARIO_A SCENARIO_B [--side a|b]      (runs until a port pays back)
+    trnmodel advise SCENARIO | --project FACTS.json --job-kind K   (GPU, pilot or dual track)
     trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
     trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
     trnmodel validate FILE...              (scenarios, trial-run journals and trial summaries)
@@ -27,8 +28,8 @@ import numpy as np
 
 from . import _core
 from ._calibrate import Journal, JournalWarning, calibrate
-from ._errors import PlausibilityWarning, scenario_error
-from ._files import is_journal_file
+from ._errors import PlausibilityWarning, in_file, scenario_error
+from ._files import is_journal_file, read_utf8
 from ._log_journal import journal_from_log
 from ._logs import read_log
 from ._scenario import Scenario, check_quantity_path
@@ -124,6 +125,25 @@ def _payback(args: argparse.Namespace) -> int:
     result = payback(a, b, side=args.side, samples=args.samples, seed=args.seed)
     print(result.sentence())
     print(result.summary().to_string())
+    return 0
+
+
+def _advise(args: argparse.Namespace) -> int:
+    from ._advisor import advise
+
+    if (args.scenario is None) == (args.project is None):
+        raise _core.ScenarioError("advise: give a scenario with a project block, or --project FACTS.json")
+    if args.scenario is not None:
+        advice = advise(Scenario.from_json(args.scenario), job_kind=args.job_kind)
+    else:
+        path = pathlib.Path(args.project)
+        with in_file(path):
+            try:
+                facts = json.loads(read_utf8(path, "project"))
+            except json.JSONDecodeError as e:
+                raise _core.ScenarioError(f"not JSON ({e})") from None
+            advice = advise(facts, job_kind=args.job_kind)
+    print(advice._text())
     return 0
 
 
@@ -596,6 +616,17 @@ def _parser() -> argparse.ArgumentParser:
     common(p, 100_000)
     p.add_argument("--side", choices=["a", "b"], help="the side whose porting is paid back (default: cheaper to run)")
     p.set_defaults(run=_payback)
+
+    p = sub.add_parser(
+        "advise",
+        help="GPU, a Trainium pilot or a dual track: the advisor's rules over a project's facts",
+        description="The advisor (docs/decisions.md): the recommendation, every rule that fired with the facts "
+        "that fired it, and the suitability score of LoRA on Trainium.",
+    )
+    p.add_argument("scenario", nargs="?", help="a scenario JSON with a project block")
+    p.add_argument("--project", help="a JSON file of the project's facts instead of a scenario")
+    p.add_argument("--job-kind", choices=["lora", "full", "continued"], help="the job kind (default: the scenario's)")
+    p.set_defaults(run=_advise)
 
     p = sub.add_parser(
         "sensitivity",

@@ -69,6 +69,35 @@ class PurchaseMode(Choice):
     SPOT = "spot"
 
 
+class ChangeRate(Choice):
+    """The spellings of project.architecture_changes (C++: trnmodel::change_rate)."""
+
+    RARE = "rare"
+    FREQUENT = "frequent"
+
+
+class NeuronExperience(Choice):
+    """The spellings of project.team_neuron_experience (C++: trnmodel::neuron_experience)."""
+
+    NONE = "none"
+    SOME = "some"
+    EXPERIENCED = "experienced"
+
+
+class ErrorCost(Choice):
+    """The spellings of project.error_cost (C++: trnmodel::error_cost)."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+class CycleLength(Choice):
+    """The spellings of project.training_cycle (C++: trnmodel::cycle_length)."""
+
+    SHORT = "short"
+    LONG = "long"
+
+
 class PurchaseOption(Choice):
     """A choice of the journal format (docs/journal.md) (C++: trnmodel::purchase_option)."""
 
@@ -365,6 +394,34 @@ CARD_OWNERS_QUALITY = "card.owners.quality"
 CARD_OWNERS_TRAJECTORY = "card.owners.trajectory"
 #: text: who runs and restores the job
 CARD_OWNERS_OPERATIONS = "card.owners.operations"
+#: choice: advisor: how often the model architecture changes (rare or frequent)
+PROJECT_ARCHITECTURE_CHANGES = "project.architecture_changes"
+#: The spellings project.architecture_changes allows.
+PROJECT_ARCHITECTURE_CHANGES_CHOICES: Tuple[str, ...] = ("rare", "frequent")
+#: boolean: advisor: the job uses experimental operators
+PROJECT_EXPERIMENTAL_OPS = "project.experimental_ops"
+#: boolean: advisor: the job relies on custom CUDA extensions or kernels
+PROJECT_CUSTOM_CUDA_EXTENSIONS = "project.custom_cuda_extensions"
+#: boolean: advisor: the team needs a fast edit-run-debug loop
+PROJECT_FAST_DEBUG_LOOP = "project.fast_debug_loop"
+#: boolean: advisor: the job mixes non-standard model parts
+PROJECT_MIXED_NONSTANDARD_MODELS = "project.mixed_nonstandard_models"
+#: boolean: advisor: the job would need manual compiler tuning
+PROJECT_MANUAL_COMPILER_TUNING = "project.manual_compiler_tuning"
+#: choice: advisor: the team's Neuron experience (none, some, experienced)
+PROJECT_TEAM_NEURON_EXPERIENCE = "project.team_neuron_experience"
+#: The spellings project.team_neuron_experience allows.
+PROJECT_TEAM_NEURON_EXPERIENCE_CHOICES: Tuple[str, ...] = ("none", "some", "experienced")
+#: choice: advisor: the cost of an error in the job's output (low or high)
+PROJECT_ERROR_COST = "project.error_cost"
+#: The spellings project.error_cost allows.
+PROJECT_ERROR_COST_CHOICES: Tuple[str, ...] = ("low", "high")
+#: boolean: advisor: acceptance metrics are agreed against a baseline
+PROJECT_AGREED_METRICS = "project.agreed_metrics"
+#: choice: advisor: the training cycle (short or long)
+PROJECT_TRAINING_CYCLE = "project.training_cycle"
+#: The spellings project.training_cycle allows.
+PROJECT_TRAINING_CYCLE_CHOICES: Tuple[str, ...] = ("short", "long")
 
 #: The blocks a stage may give (the others belong to the whole job), in the format's order.
 STAGE_BLOCKS: Tuple[str, ...] = (
@@ -490,4 +547,14 @@ ALL: Tuple[str, ...] = (
     CARD_OWNERS_QUALITY,
     CARD_OWNERS_TRAJECTORY,
     CARD_OWNERS_OPERATIONS,
+    PROJECT_ARCHITECTURE_CHANGES,
+    PROJECT_EXPERIMENTAL_OPS,
+    PROJECT_CUSTOM_CUDA_EXTENSIONS,
+    PROJECT_FAST_DEBUG_LOOP,
+    PROJECT_MIXED_NONSTANDARD_MODELS,
+    PROJECT_MANUAL_COMPILER_TUNING,
+    PROJECT_TEAM_NEURON_EXPERIENCE,
+    PROJECT_ERROR_COST,
+    PROJECT_AGREED_METRICS,
+    PROJECT_TRAINING_CYCLE,
 )

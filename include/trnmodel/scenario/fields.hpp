@@ -352,7 +352,36 @@ enum class counting { none, up, nearest };
     "who accepts the loss trajectory")                                                                                \
   X(card_owners_operations, "card.owners.operations", text, any, "", false, setting, always, none, nullptr,           \
     no_choice,                                                                                                        \
-    "who runs and restores the job")
+    "who runs and restores the job")                                                                                  \
+  X(project_architecture_changes, "project.architecture_changes", choice, any, "", false, setting, always, none,      \
+    nullptr, change_rate,                                                                                             \
+    "advisor: how often the model architecture changes (rare or frequent)")                                           \
+  X(project_experimental_ops, "project.experimental_ops", boolean, any, "", false, setting, always, none, nullptr,    \
+    no_choice,                                                                                                        \
+    "advisor: the job uses experimental operators")                                                                   \
+  X(project_custom_cuda_extensions, "project.custom_cuda_extensions", boolean, any, "", false, setting, always, none, \
+    nullptr, no_choice,                                                                                               \
+    "advisor: the job relies on custom CUDA extensions or kernels")                                                   \
+  X(project_fast_debug_loop, "project.fast_debug_loop", boolean, any, "", false, setting, always, none, nullptr,      \
+    no_choice,                                                                                                        \
+    "advisor: the team needs a fast edit-run-debug loop")                                                             \
+  X(project_mixed_nonstandard_models, "project.mixed_nonstandard_models", boolean, any, "", false, setting, always,   \
+    none, nullptr, no_choice,                                                                                         \
+    "advisor: the job mixes non-standard model parts")                                                                \
+  X(project_manual_compiler_tuning, "project.manual_compiler_tuning", boolean, any, "", false, setting, always, none, \
+    nullptr, no_choice,                                                                                               \
+    "advisor: the job would need manual compiler tuning")                                                             \
+  X(project_team_neuron_experience, "project.team_neuron_experience", choice, any, "", false, setting, always, none,  \
+    nullptr, neuron_experience,                                                                                       \
+    "advisor: the team's Neuron experience (none, some, experienced)")                                                \
+  X(project_error_cost, "project.error_cost", choice, any, "", false, setting, always, none, nullptr, error_cost,     \
+    "advisor: the cost of an error in the job's output (low or high)")                                                \
+  X(project_agreed_metrics, "project.agreed_metrics", boolean, any, "", false, setting, always, none, nullptr,        \
+    no_choice,                                                                                                        \
+    "advisor: acceptance metrics are agreed against a baseline")                                                      \
+  X(project_training_cycle, "project.training_cycle", choice, any, "", false, setting, always, none, nullptr,         \
+    cycle_length,                                                                                                     \
+    "advisor: the training cycle (short or long)")
 // clang-format on
 
 /// Every field of the scenario format, by name: `field::checkpoint_save_s`.
