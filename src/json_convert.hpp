@@ -2,6 +2,7 @@
 // Python objects <-> trnmodel::json, so that dicts reach the C++ validators unchanged:
 // a NaN in a dict arrives as a NaN number and is rejected with its path, rather than failing
 // in a JSON encoder with a message that names nothing.
+#include <map>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -87,6 +88,16 @@ inline py::object from_json(const trnmodel::ordered_json& j) {
     }
     default: return py::none();
   }
+}
+
+// name -> profile document (a dict) from Python: the hardware profiles a scenario may name.
+inline std::map<std::string, trnmodel::ordered_json> library_of(const py::dict& profiles) {
+  std::map<std::string, trnmodel::ordered_json> library;
+  for (const auto& [name, doc] : profiles) {
+    const auto key = py::str(name).cast<std::string>();
+    library[key] = to_json(doc, "profiles." + key);
+  }
+  return library;
 }
 
 }  // namespace trnmodel::python

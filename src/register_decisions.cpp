@@ -7,6 +7,7 @@
 #include "register.hpp"
 #include "trnmodel/decisions/advisor.hpp"
 #include "trnmodel/decisions/payback.hpp"
+#include "trnmodel/decisions/plan.hpp"
 #include "json_convert.hpp"
 
 namespace py = pybind11;
@@ -65,6 +66,47 @@ void register_decisions(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("side"), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("progress"));
+  py::class_<plan>(m, "Plan")
+      .def_static(
+          "from_text",
+          [](const std::string& text, const std::string& directory, const py::dict& profiles) {
+            return plan::from_json(detail::parse_strict_json(text, "plan"), directory, library_of(profiles));
+          },
+          py::arg("text"), py::arg("directory"), py::arg("profiles"))
+      .def_static(
+          "from_obj",
+          [](py::handle obj, const std::string& directory, const py::dict& profiles) {
+            return plan::from_json(to_json(obj, ""), directory, library_of(profiles));
+          },
+          py::arg("obj"), py::arg("directory"), py::arg("profiles"))
+      .def_readonly("name", &plan::name)
+      .def_readonly("description", &plan::description)
+      .def_readonly("gpu_baseline", &plan::gpu_baseline)
+      .def_readonly("trainium_pilot", &plan::trainium_pilot)
+      .def_readonly("trainium_production", &plan::trainium_production)
+      .def_readonly("project", &plan::project)
+      .def("input_names", [](const plan& p) {
+        std::vector<std::string> names;
+        for (const auto& input : p.inputs()) names.push_back(input.name);
+        return names;
+      });
+  py::class_<project_facts>(m, "ProjectFacts");
+  m.def("advise_plan", [](const project_facts& facts, const std::string& kind) {
+    return advise(facts, parse_choice<job_kind>("job_kind", kind));
+  }, py::arg("facts"), py::arg("job_kind"));
+  m.attr("PLAN_SCHEMA_V1") = plan_schema;
+  m.attr("PLAN_OUTPUTS") = plan_output_names();
+  m.def(
+      "plan_strategies",
+      [](const plan& p, std::uint64_t samples, std::uint64_t seed, int threads, const py::object& progress) {
+        run_options options;
+        options.samples = samples;
+        options.seed = seed;
+        options.threads = threads;
+        return with_python_hooks(options, progress,
+                                 [&](const run_options& hooked) { return plan_strategies(p, hooked); });
+      },
+      py::arg("plan"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
   m.def(
       "payback_runs",
       [](py::array_t<double, py::array::c_style | py::array::forcecast> run_side,

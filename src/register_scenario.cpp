@@ -19,15 +19,6 @@ namespace py = pybind11;
 namespace trnmodel::python {
 
 namespace {
-// name -> profile document (a dict) from Python.
-profile_library library_of(const py::dict& profiles) {
-  profile_library library;
-  for (const auto& [name, doc] : profiles) {
-    const auto key = py::str(name).cast<std::string>();
-    library[key] = to_json(doc, "profiles." + key);
-  }
-  return library;
-}
 // The layout figures of the profile a scenario resolved (the layout search and the report's
 // implied MFU need them).
 struct profile_shape {

@@ -14,6 +14,7 @@
 #include "trnmodel/calibrate/trial_summary.hpp"
 #include "trnmodel/decisions/advisor.hpp"
 #include "trnmodel/decisions/payback.hpp"
+#include "trnmodel/decisions/plan.hpp"
 #include "trnmodel/check.hpp"
 #include "trnmodel/dist/distributions.hpp"
 #include "trnmodel/dist/quantity.hpp"

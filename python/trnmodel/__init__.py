@@ -51,6 +51,7 @@ from ._log_journal import journal_from_log
 from ._logs import StepLog, StepSeries, read_log
 from ._montecarlo import MonteCarloResult, monte_carlo
 from ._payback import PaybackResult, payback
+from ._plan import Plan, PlanResult
 from ._purchase import PurchaseOptions, purchase_options
 from ._quote import PriceList, Quote, quote, read_price_list
 from ._report import report
@@ -117,6 +118,8 @@ __all__ = [
     "PaybackResult",
     "advise",
     "Advice",
+    "Plan",
+    "PlanResult",
     "calibrate",
     "backtest",
     "CalibratedScenario",

@@ -5,6 +5,7 @@
     trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
     trnmodel payback SCENARIO_A SCENARIO_B [--side a|b]      (runs until a port pays back)
     trnmodel advise SCENARIO | --project FACTS.json --job-kind K   (GPU, pilot or dual track)
+    trnmodel plan PLAN.json [-n SAMPLES] [--seed S]            (the strategies of a migration)
     trnmodel sensitivity SCENARIO [--metric METRIC] [--method tornado|sobol|rank]
     trnmodel sweep SCENARIO PATH=V1,V2,... [PATH=...] [--metric METRIC]
     trnmodel validate FILE...              (scenarios, trial-run journals and trial summaries)
@@ -144,6 +145,19 @@ def _advise(args: argparse.Namespace) -> int:
                 raise _core.ScenarioError(f"not JSON ({e})") from None
             advice = advise(facts, job_kind=args.job_kind)
     print(advice._text())
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from ._plan import Plan
+
+    plan = Plan.from_json(args.plan)
+    result = plan.evaluate(samples=args.samples, seed=args.seed)
+    print(result._text())
+    try:
+        print(plan.advise()._text())
+    except _core.ScenarioError as e:
+        print(f"advice: none ({e})")
     return 0
 
 
@@ -627,6 +641,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--project", help="a JSON file of the project's facts instead of a scenario")
     p.add_argument("--job-kind", choices=["lora", "full", "continued"], help="the job kind (default: the scenario's)")
     p.set_defaults(run=_advise)
+
+    p = sub.add_parser(
+        "plan",
+        help="cost GPU only, Trainium only and a dual track on common random numbers",
+        description="A migration plan (trnmodel.plan/1, docs/decisions.md): the three strategies' time and cost, "
+        "P(each is cheapest), and the advisor on the plan's project block.",
+    )
+    p.add_argument("plan", help="the plan's JSON file")
+    common(p, 100_000)
+    p.set_defaults(run=_plan)
 
     p = sub.add_parser(
         "sensitivity",
