@@ -68,7 +68,31 @@ def short_money(x: float) -> str:
         if x >= scale * 0.9995:
             v = x / scale
             return f"{sign}${v:.3g}{suffix}" if v < 1000 else f"{sign}${v:,.0f}{suffix}"
+    if x == 0:
+        return "$0"
     return f"{sign}${x:.0f}" if x >= 1 else f"{sign}${x:.2f}"
+
+
+def short_hours(x: float) -> str:
+    """A duration in hours as people write it: 45 min, 14.2 h, 2.5 d, 29 d; 'unknown' for NaN."""
+    if not np.isfinite(x):
+        return "unknown"
+    sign, x = ("−", -x) if x < 0 else ("", x)
+    if x < 1:
+        return f"{sign}{x * 60:.0f} min"
+    if x < 48:
+        return f"{sign}{x:.3g} h"
+    days = x / 24
+    return f"{sign}{days:.2g} d" if days < 10 else f"{sign}{days:,.0f} d"
+
+
+def short_value(x: float, metric: str) -> str:
+    """A metric's value as people write it: money for *_usd, durations for *_h, else 4 digits."""
+    if metric.endswith("_usd"):
+        return short_money(x)
+    if metric.endswith("_h"):
+        return short_hours(x)
+    return number(x)
 
 
 def hours(x: float) -> str:

@@ -939,7 +939,12 @@ def _signoff_document(
             items.append(f"Break-even on `{break_even_path}`: not found ({value}).")
         doc.bullets(items)
         doc.summary += items
-        doc.figure("comparison", plot.comparison(cmp).figure, f"{output} of both scenarios on the same random numbers")
+        doc.figure(
+            "comparison",
+            plot.comparison(cmp).figure,
+            f"{output}: the paired difference A − B, sample by sample on the same random numbers, with 0 marked "
+            "(the share left of 0 is P(A < B)), beside each side's distribution",
+        )
 
     completeness_section(doc, results)
     card_section(doc, results)

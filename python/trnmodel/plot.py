@@ -8,7 +8,7 @@ Every function draws on ``ax`` (a new figure when None) and returns the Axes:
     tm.plot.pit(backtest)                       # calibration (PIT) histogram of backtests
     tm.plot.tornado(tm.tornado(scn))            # swing of each input from its P10 to its P90
     tm.plot.sobol(tm.sobol(scn))                # S1 and ST with their intervals
-    tm.plot.comparison(tm.compare(a, b))        # both distributions and their difference
+    tm.plot.comparison(tm.compare(a, b))        # the paired difference A − B (0 marked) beside both
     tm.plot.sweep(tm.sweep(scn, grid))          # a line (one path) or a heat map (two)
 
 The same plots hang off results: ``res.plot.distribution("wall_h")``.
@@ -21,6 +21,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import _core
+from ._format import short_value
 from ._metrics import COST_PARTS, PHASES, unit_of
 from .fields import PRICES_BLOCK_HOURS, PurchaseMode
 
@@ -89,7 +90,7 @@ def distribution(
     ax = _axes(ax)
     ax.hist(values, bins=bins, density=True, color=color, alpha=0.35, label=label)
     ax.set_xlabel(f"{metric} ({unit_of(metric)})" if unit_of(metric) else metric)
-    ax.set_ylabel("density")
+    ax.set_ylabel("share of samples")
     cdf_ax = ax.twinx()
     x = np.sort(values)
     cdf_ax.plot(x, np.arange(1, x.size + 1) / x.size, color=color, lw=1.4)
@@ -99,7 +100,7 @@ def distribution(
         v = float(np.quantile(values, q))
         ax.axvline(v, color="0.2", ls=style, lw=1)
         ax.annotate(
-            f"P{int(q * 100)} {v:,.3g}",
+            f"P{int(q * 100)} {short_value(v, metric)}",
             (v, 0.98),
             xycoords=("data", "axes fraction"),
             rotation=90,
@@ -108,6 +109,8 @@ def distribution(
             fontsize=8,
         )
     ax.set_xlim(float(x[0]), float(np.quantile(values, 0.999)))  # a far tail would squash the body
+    _people_axis(ax.xaxis, metric)
+    ax.set_yticks([])  # a density's scale means nothing to a reader (and is 1e-6 for dollars)
     ax.set_title(label or metric)
     return ax
 
@@ -143,6 +146,7 @@ def phases(result: Any, ax: Any = None, phase_names: Optional[Sequence[str]] = N
     ax.set_yticks(range(len(rows)), list(rows))
     ax.invert_yaxis()
     ax.set_xlabel("hours")
+    _people_axis(ax.xaxis, "wall_h")
     _legend_below(ax, ncol=6, fontsize=7, frameon=False)
     ax.set_title("Where the time goes")
     return ax
@@ -170,6 +174,7 @@ def stages(result: Any, ax: Any = None) -> Any:
     ax.set_yticks(range(len(frame)), list(frame.index))
     ax.invert_yaxis()
     ax.set_xlabel("hours (mean)")
+    _people_axis(ax.xaxis, "wall_h")
     ax.legend(ncol=5, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.5), frameon=False)
     ax.set_title("Stages")
     return ax
@@ -192,6 +197,7 @@ def ledger(result: Any, ax: Any = None) -> Any:
     ax.set_yticks(y, [m.removesuffix("_usd") for m in lines])
     ax.invert_yaxis()
     ax.set_xscale("symlog", linthresh=max(1.0, float(np.min(mean[mean > 0])) if np.any(mean > 0) else 1.0))
+    _people_axis(ax.xaxis, "cost_usd")
     ax.set_xlabel("USD (mean, bar P10–P90)")
     ax.set_title("Cost ledger")
     return ax
@@ -264,10 +270,81 @@ def sobol(frame: Any, ax: Any = None) -> Any:
     return ax
 
 
-def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
-    """Both scenarios' distributions of the compared output, overlaid, with P(A < B)."""
-    a, b = np.asarray(cmp.a, dtype=float), np.asarray(cmp.b, dtype=float)
+def _people_axis(axis: Any, metric: str) -> None:
+    """Tick labels as people write the metric's unit ($403k, 29 d), never 4.03e+05 or an offset.
+    Hours take one unit for the whole axis (minutes, hours or days, by the axis's reach), so
+    that 0 reads "0 d" beside "12 d", not "0 min"."""
+    from matplotlib.ticker import FuncFormatter
+
+    def hours_tick(x: float, _: Any) -> str:
+        reach = max(abs(v) for v in axis.get_view_interval())
+        if reach >= 48:
+            return f"{x / 24:.3g} d"
+        return f"{x:.3g} h" if reach >= 1 else f"{x * 60:.3g} min"
+
+    if metric.endswith("_usd"):
+        axis.set_major_formatter(FuncFormatter(lambda x, _: short_value(x, metric)))
+    elif metric.endswith("_h"):
+        axis.set_major_locator(_HoursLocator())
+        axis.set_major_formatter(FuncFormatter(hours_tick))
+
+
+def _hours_locator_class() -> Any:
+    from matplotlib.ticker import Locator, MaxNLocator
+
+    class HoursLocator(Locator):
+        """Ticks at round days on an axis reaching two days or more (4 d, 8 d, not 4.17 d)."""
+
+        def __call__(self) -> Any:
+            axis: Any = self.axis
+            lo, hi = axis.get_view_interval()
+            nice = MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10])
+            if max(abs(lo), abs(hi)) < 48:
+                return nice.tick_values(lo, hi)
+            return np.asarray(nice.tick_values(lo / 24, hi / 24), dtype=float) * 24
+
+    return HoursLocator
+
+
+def _HoursLocator() -> Any:
+    return _hours_locator_class()()
+
+
+def difference(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
+    """The paired difference A − B of the compared output, sample by sample on the same random
+    numbers, with 0 marked: the share left of 0 is P(A < B)."""
+    d = np.asarray(cmp.difference, dtype=float)
+    d = d[np.isfinite(d)]
     ax = _axes(ax)
+    lo, hi = (float(v) for v in np.quantile(d, [0.001, 0.999]))
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else bins
+    ax.hist(d, bins=edges, color="#6a1b9a", alpha=0.45)
+    ax.axvline(0, color="0.1", lw=1.2)
+    a_name, b_name = cmp.scenario_a.name or "A", cmp.scenario_b.name or "B"
+    ax.annotate(f"{a_name} cheaper ←", (0, 0.97), xycoords=("data", "axes fraction"), ha="right", va="top", fontsize=8)
+    ax.annotate(f"→ {b_name} cheaper", (0, 0.90), xycoords=("data", "axes fraction"), ha="left", va="top", fontsize=8)
+    median = float(np.median(d))
+    ax.axvline(median, color="#6a1b9a", ls="--", lw=1)
+    _people_axis(ax.xaxis, cmp.output)
+    ax.set_xlabel(f"{cmp.output}: A − B, sample by sample (P50 {short_value(median, cmp.output)})")
+    ax.set_ylabel("samples")
+    ax.set_title(f"P(A < B) = {cmp.p_a_less_b:.3f}: the share left of 0")
+    return ax
+
+
+def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
+    """Both scenarios on the same random numbers. Without ``ax``: the paired difference A − B
+    with 0 marked (left, the axes returned) beside the two marginal distributions (right); with
+    ``ax``: the marginals only, in it."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+        difference(cmp, left, bins)
+        comparison(cmp, right, bins)
+        return left
+    a, b = np.asarray(cmp.a, dtype=float), np.asarray(cmp.b, dtype=float)
     hi = float(np.quantile(np.concatenate([a, b]), 0.999))
     lo = float(min(a.min(), b.min()))
     edges = np.linspace(lo, hi, bins + 1)
@@ -276,14 +353,21 @@ def comparison(cmp: Any, ax: Any = None, bins: int = 60) -> Any:
         (b, cmp.scenario_b.name or "B", "#ef6c00"),
     ):
         ax.hist(
-            values, bins=edges, density=True, alpha=0.4, color=colour, label=f"{name}: P50 {np.median(values):,.4g}"
+            values,
+            bins=edges,
+            density=True,
+            alpha=0.4,
+            color=colour,
+            label=f"{name}: P50 {short_value(float(np.median(values)), cmp.output)}",
         )
+    _people_axis(ax.xaxis, cmp.output)
     ax.set_xlabel(f"{cmp.output} ({unit_of(cmp.output)})" if unit_of(cmp.output) else cmp.output)
-    ax.set_ylabel("density")
+    ax.set_ylabel("share of samples")
+    ax.set_yticks([])  # a density's scale means nothing to a reader (and is 1e-6 for dollars)
     # A fixed corner: "best" searches the 2 × bins bars for the emptiest place, which matplotlib
     # warns is slow (and the test suite turns warnings into errors).
     ax.legend(fontsize=8, loc="upper right")
-    ax.set_title(f"P(A < B) = {cmp.p_a_less_b:.3f}, same random numbers")
+    ax.set_title("each side's distribution")
     return ax
 
 
@@ -310,6 +394,7 @@ def sweep(frame: Any, output: Optional[str] = None, statistic: str = "mean", ax:
             ax.legend(fontsize=8)
         ax.set_xlabel(paths[0])
         ax.set_ylabel(label)
+        _people_axis(ax.yaxis, output)
         return ax
     grid = rows.pivot(index=paths[0], columns=paths[1], values=statistic)
     ax = _axes(ax, (6.5, 4.5))
@@ -344,6 +429,7 @@ def purchase(options: Any, ax: Any = None) -> Any:
         if np.isfinite(row["cost_p50"]):
             cost.axhline(row["cost_p50"], color="#6d4c41", linestyle=style, linewidth=1, label=f"{kind} cost P50")
     cost.set_ylabel("run_cost_usd (USD)")
+    _people_axis(cost.yaxis, "run_cost_usd")
     lines = ax.get_legend_handles_labels()
     more = cost.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=8, loc="center right")
@@ -382,10 +468,14 @@ class ResultPlots(MonteCarloPlots):
 
 
 class ComparisonPlots(_Bound):
-    """``cmp.plot.comparison()`` of a :class:`tm.Comparison`."""
+    """``cmp.plot.comparison()`` (the paired difference beside the marginals) and
+    ``cmp.plot.difference()`` of a :class:`tm.Comparison`."""
 
     def comparison(self, **kwargs: Any) -> Any:
         return comparison(self._result, **kwargs)
+
+    def difference(self, **kwargs: Any) -> Any:
+        return difference(self._result, **kwargs)
 
 
 class BacktestPlots(_Bound):
@@ -404,6 +494,7 @@ __all__ = [
     "tornado",
     "sobol",
     "comparison",
+    "difference",
     "sweep",
     "ResultPlots",
     "MonteCarloPlots",
