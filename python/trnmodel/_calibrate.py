@@ -420,12 +420,14 @@ def calibrate(
     """
     if not isinstance(base, Scenario):
         raise _core.ScenarioError(f"base: must be a tm.Scenario, got {type(base).__name__}")
-    summary = _summary(journals)
+    # Once into a list: a generator of journals is read once, here.
+    given = [journals] if isinstance(journals, (Journal, TrialSummary, str, os.PathLike)) else list(journals)
+    summary = _summary(given)
     if summary is not None:
         raw = _core.calibrate_summary(summary._core, base._core)
         loaded: List[Any] = [summary]
     else:
-        loaded = _journals(journals)  # type: ignore[arg-type]
+        loaded = _journals(given)  # type: ignore[arg-type]  # no summary among them: checked above
         raw = _core.calibrate([j._core for j in loaded], base._core)
     # Each warning once: a journal's own were issued when it was loaded.
     issued = {f"{j.experiment_id}: {w}" for j in loaded if isinstance(j, Journal) for w in j.warnings}
@@ -437,10 +439,9 @@ def calibrate(
     return result
 
 
-def _summary(given: Any) -> Optional[TrialSummary]:
-    """The trial summary when `given` is one (an object or a file), None when it holds journals;
-    a summary among journals is refused: a summary is calibrated alone."""
-    items = [given] if isinstance(given, (Journal, TrialSummary, str, os.PathLike)) else list(given)
+def _summary(items: List[Any]) -> Optional[TrialSummary]:
+    """The trial summary when `items` holds one (an object or a file), None when it holds
+    journals; a summary among journals is refused: a summary is calibrated alone."""
     found = [
         x if isinstance(x, TrialSummary) else TrialSummary.from_json(x)
         for x in items

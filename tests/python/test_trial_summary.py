@@ -145,3 +145,11 @@ def test_the_file_form_round_trips_and_the_cli_takes_it(tmp_path):
     path.write_text(path.read_text().replace('"nodes": 2', '"nodes": 2, "nodes": 3'))
     bad = subprocess.run(cli + ["validate", str(path)], capture_output=True, text=True)
     assert bad.returncode == 2 and str(path) in bad.stderr and "nodes" in bad.stderr
+
+
+def test_journals_may_come_as_a_generator():
+    """calibrate reads its journals once: a generator is not exhausted by the summary check."""
+    base = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json")
+    journals = sorted((ROOT / "examples" / "journals").glob("llama3-8b-lora-trn2-trial-*.json"))
+    scn, _ = _calibrate((tm.Journal.from_json(p) for p in journals), base)
+    assert scn.calibration.inputs.loc["throughput.step_time_s", "n"] == 3
