@@ -107,19 +107,6 @@ void register_decisions(py::module_& m) {
                                  [&](const run_options& hooked) { return plan_strategies(p, hooked); });
       },
       py::arg("plan"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
-  m.def(
-      "payback_runs",
-      [](py::array_t<double, py::array::c_style | py::array::forcecast> run_side,
-         py::array_t<double, py::array::c_style | py::array::forcecast> run_other,
-         py::array_t<double, py::array::c_style | py::array::forcecast> adapt_side,
-         py::array_t<double, py::array::c_style | py::array::forcecast> adapt_other) {
-        const auto n = static_cast<std::size_t>(run_side.size());
-        if (static_cast<std::size_t>(run_other.size()) != n || static_cast<std::size_t>(adapt_side.size()) != n ||
-            static_cast<std::size_t>(adapt_other.size()) != n)
-          detail::fail("payback", "the four arrays must have one value per sample, the same length");
-        return to_array(payback_runs(run_side.data(), run_other.data(), adapt_side.data(), adapt_other.data(), n));
-      },
-      py::arg("run_side"), py::arg("run_other"), py::arg("adapt_side"), py::arg("adapt_other"));
 }
 
 }  // namespace trnmodel::python

@@ -285,16 +285,15 @@ def _people_axis(axis: Any, metric: str) -> None:
     if metric.endswith("_usd"):
         axis.set_major_formatter(FuncFormatter(lambda x, _: short_value(x, metric)))
     elif metric.endswith("_h"):
-        axis.set_major_locator(_HoursLocator())
+        axis.set_major_locator(_hours_locator())
         axis.set_major_formatter(FuncFormatter(hours_tick))
 
 
-def _hours_locator_class() -> Any:
+def _hours_locator() -> Any:
+    """Ticks at round days on an axis reaching two days or more (4 d, 8 d, not 4.17 d)."""
     from matplotlib.ticker import Locator, MaxNLocator
 
     class HoursLocator(Locator):
-        """Ticks at round days on an axis reaching two days or more (4 d, 8 d, not 4.17 d)."""
-
         def __call__(self) -> Any:
             axis: Any = self.axis
             lo, hi = axis.get_view_interval()
@@ -303,11 +302,7 @@ def _hours_locator_class() -> Any:
                 return nice.tick_values(lo, hi)
             return np.asarray(nice.tick_values(lo / 24, hi / 24), dtype=float) * 24
 
-    return HoursLocator
-
-
-def _HoursLocator() -> Any:
-    return _hours_locator_class()()
+    return HoursLocator()
 
 
 def difference(cmp: Any, ax: Any = None, bins: int = 60) -> Any:

@@ -46,7 +46,8 @@ TEST_CASE("payback per sample: the smallest whole number of runs", "[decisions][
       {800, 960, 160, 0, 1},         // one run pays it
   };
   for (const auto& c : cases) {
-    const auto runs = payback_runs(&c[0], &c[1], &c[2], &c[3], 1);
+    const double saving = c[1] - c[0], extra = c[2] - c[3];
+    const auto runs = payback_runs(&saving, &extra, 1);
     INFO("case " << c[0] << " " << c[1] << " " << c[2] << " " << c[3]);
     CHECK(runs[0] == c[4]);
     if (std::isfinite(runs[0]) && runs[0] > 0) {
@@ -55,7 +56,7 @@ TEST_CASE("payback per sample: the smallest whole number of runs", "[decisions][
     }
   }
   const double nan = std::numeric_limits<double>::quiet_NaN(), one = 1;
-  CHECK_THROWS_WITH(payback_runs(&nan, &one, &one, &one, 1), test::contains("sample 0"));
+  CHECK_THROWS_WITH(payback_runs(&nan, &one, 1), test::contains("sample 0"));
 }
 
 TEST_CASE("payback of two constant scenarios equals the hand computation", "[decisions][payback]") {

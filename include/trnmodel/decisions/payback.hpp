@@ -17,25 +17,23 @@
 namespace trnmodel {
 
 /// Runs until the port pays back, per sample: the smallest whole n ≥ 0 with
-/// n × (run_other − run_side) ≥ adapt_side − adapt_other. 0 when the side has no extra porting
-/// cost in that sample; +infinity ("never") when it has one and is not cheaper to run in that
-/// sample. Arrays of equal length, USD; throws input_error naming the array on a length
-/// mismatch or a value that is not finite.
-inline std::vector<double> payback_runs(const double* run_side, const double* run_other, const double* adapt_side,
-                                        const double* adapt_other, std::size_t n) {
+/// n × saving ≥ extra, where saving = run_other − run_side (the run-cost saving of the side) and
+/// extra = adapt_side − adapt_other (its extra porting cost). 0 when there is no extra porting
+/// cost in that sample; +infinity ("never") when there is and the side is not cheaper to run in
+/// that sample. Arrays of n values, USD; throws input_error at "payback" on a value that is not
+/// finite.
+inline std::vector<double> payback_runs(const double* saving, const double* extra, std::size_t n) {
   std::vector<double> runs(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const double extra = adapt_side[i] - adapt_other[i];
-    const double saving = run_other[i] - run_side[i];
-    if (!std::isfinite(extra) || !std::isfinite(saving))
+    if (!std::isfinite(extra[i]) || !std::isfinite(saving[i]))
       detail::fail("payback", "sample " + std::to_string(i) + ": run costs and porting costs must be finite");
-    if (extra <= 0) runs[i] = 0;
-    else if (saving <= 0) runs[i] = std::numeric_limits<double>::infinity();
+    if (extra[i] <= 0) runs[i] = 0;
+    else if (saving[i] <= 0) runs[i] = std::numeric_limits<double>::infinity();
     else {
-      double k = std::ceil(extra / saving);
+      double k = std::ceil(extra[i] / saving[i]);
       // The quotient rounds: keep the smallest whole k whose savings cover the extra cost.
-      if (k > 1 && (k - 1) * saving >= extra) k -= 1;
-      else if (k * saving < extra) k += 1;
+      if (k > 1 && (k - 1) * saving[i] >= extra[i]) k -= 1;
+      else if (k * saving[i] < extra[i]) k += 1;
       runs[i] = k;
     }
   }
@@ -76,13 +74,13 @@ inline payback_result payback(const scenario& a, const scenario& b, run_options 
   const std::size_t n = static_cast<std::size_t>(run_a.size());
   const double *run_s = on_a ? run_a.data() : run_b.data(), *run_o = on_a ? run_b.data() : run_a.data();
   const double *adapt_s = on_a ? adapt_a.data() : adapt_b.data(), *adapt_o = on_a ? adapt_b.data() : adapt_a.data();
-  out.runs = payback_runs(run_s, run_o, adapt_s, adapt_o, n);
   out.run_saving_usd.resize(n);
   out.extra_porting_usd.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     out.run_saving_usd[i] = run_o[i] - run_s[i];
     out.extra_porting_usd[i] = adapt_s[i] - adapt_o[i];
   }
+  out.runs = payback_runs(out.run_saving_usd.data(), out.extra_porting_usd.data(), n);
   return out;
 }
 
