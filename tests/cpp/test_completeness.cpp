@@ -36,7 +36,7 @@ TEST_CASE("a three-field scenario leaves every phase but the steps not described
   CHECK(test::phase(all, "queue").absent_means == "counted as 0");
 }
 
-TEST_CASE("an explicit 0 describes a phase; unknown inputs make it unknown", "[completeness]") {
+TEST_CASE("an explicit 0 describes a phase, unknown inputs make it unknown", "[completeness]") {
   const auto s = scenario::from_text(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 1000},
     "cluster": {"nodes": 1}, "throughput": {"step_time_s": 1.5},
     "startup": {"queue_wait_s": 0, "env_prep_s": {"unknown": "not measured"}},

@@ -306,7 +306,7 @@ TEST_CASE("gamma and beta shapes outside what double precision can follow are re
   }
 }
 
-TEST_CASE("messages are cut at a character boundary; triangular draws stay in the support", "[edge][adversarial]") {
+TEST_CASE("messages are cut at a character boundary, triangular draws stay in the support", "[edge][adversarial]") {
   // Found by the property tests: a message cut inside "é" was not UTF-8, and Python failed to
   // decode it (UnicodeDecodeError instead of ScenarioError).
   CHECK(detail::shorten("a\xc3\xa9"

@@ -41,7 +41,7 @@ TEST_CASE("field ids index the table in row order, and paths are unique", "[fiel
   CHECK(spec(field::job_kind).choices == std::vector<std::string>{"lora", "full", "continued"});
 }
 
-TEST_CASE("quantities, and only they, have a slot; no two share one", "[fields]") {
+TEST_CASE("quantities, and only they, have a slot, no two share one", "[fields]") {
   lifecycle_inputs in;
   std::set<const double*> slots;  // member pointers have no order; the members' addresses do
   for (const auto& f : scenario_fields()) {

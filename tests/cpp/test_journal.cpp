@@ -8,7 +8,7 @@
 // also compiled as unity translation units).
 namespace test_journal {
 
-TEST_CASE("RFC 3339 timestamps are instants; dates are real calendar days", "[journal][time]") {
+TEST_CASE("RFC 3339 timestamps are instants, dates are real calendar days", "[journal][time]") {
   // Epoch seconds from Python's datetime(…, tzinfo=timezone.utc).timestamp().
   CHECK(*detail::parse_timestamp("2026-11-17T08:12:04Z") == 1794903124.0);
   CHECK(*detail::parse_timestamp("2026-11-17T03:12:04-05:00") == 1794903124.0);

@@ -162,7 +162,7 @@ TEST_CASE("bad CSV logs are refused with the file, line and rule", "[log_readers
   CHECK_THROWS_WITH(step_times_of(step_log{}), test::contains("the log has no points"));
 }
 
-TEST_CASE("an MLflow run logged every 5 steps gives 5-step means; its resume is a new part", "[log_readers]") {
+TEST_CASE("an MLflow run logged every 5 steps gives 5-step means, its resume is a new part", "[log_readers]") {
   const auto dir = fresh_dir("mlflow");
   const auto run = dir / "mlruns" / "1" / "0a1b2c";
   const auto steps = truth();

@@ -88,7 +88,7 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----
 
-TEST_CASE("quote dates must be real calendar days; JSON numbers beyond double range are refused", "[edge]") {
+TEST_CASE("quote dates must be real calendar days, JSON numbers beyond double range are refused", "[edge]") {
   CHECK_THAT(
       test::scenario_error(
           test::edge_head + R"("throughput": {"step_time_s": 2}, "prices": {"node_hour_usd": {"dist": "fixed", "value": 3, )"

@@ -19,7 +19,7 @@ scenario with(const std::string& extra) {
 bool reads(const scenario& s, field f) { return reads_field(s, spec(f)); }
 }  // namespace
 
-TEST_CASE("a measured step time is read in measured mode; the platform model's inputs are not", "[relevance]") {
+TEST_CASE("a measured step time is read in measured mode, the platform model's inputs are not", "[relevance]") {
   const scenario s = with("");
   CHECK(reads(s, field::throughput_step_time_s));
   CHECK(!reads(s, field::throughput_compute_efficiency));

@@ -110,7 +110,7 @@ TEST_CASE("every invalid field is rejected with its path, value and rule", "[sce
   CHECK_THAT(error_of("[1, 2]"), test::contains("scenario: must be a JSON object"));
 }
 
-TEST_CASE("JSON syntax errors give line and column; duplicate keys are refused", "[scenario]") {
+TEST_CASE("JSON syntax errors give line and column, duplicate keys are refused", "[scenario]") {
   CHECK_THAT(error_of("{\"schema\": \"trnmodel.scenario/1\",\n  \"job\": {\"effective_steps\": 10,}\n}"),
              test::contains("line 2, column"));
   CHECK_THAT(error_of(with(R"("checkpoint": {"save_s": 5, "save_s": 6})")),
@@ -169,7 +169,7 @@ TEST_CASE("the job card: text fields, owners nested, a plain-number promise", "[
   CHECK_THROWS_WITH(s.q(field::card_dataset), test::contains("card.dataset: is not a field of this kind"));
 }
 
-TEST_CASE("a fixed count must be a whole number in range; only drawn values are rounded", "[scenario]") {
+TEST_CASE("a fixed count must be a whole number in range, only drawn values are rounded", "[scenario]") {
   CHECK(error_of(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 0}, "cluster": {"nodes": 2},
     "throughput": {"step_time_s": 1.5}})") ==
         "job.effective_steps: a fixed count must be a whole number ≥ 1, got 0 (only drawn values are rounded)");
