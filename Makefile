@@ -11,10 +11,12 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: run test setup setup-test install lint docs-cpp docs-cpp-check build-cpp test-cpp test-serial test-python test-consumer test-asan test-tsan fuzz bench clean
 
-# The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100:
+# The main job: the budget sign-off of the bundled Llama-3-8B LoRA job, Trn2 against H100, opening
+# with the decision page (the migration plan costs the dual track beside the two single tracks):
 # a self-contained HTML report with plots and its Markdown twin, in out/.
 run: install
 	$(VENV)/bin/trnmodel report examples/llama3-8b-lora-trn2.json examples/llama3-8b-lora-p5.json \
+	  --plan examples/plans/llama3-8b-lora-migration.json \
 	  -o out/signoff-llama3-8b-lora-trn2-vs-p5.html
 
 test:

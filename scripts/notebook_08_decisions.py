@@ -116,6 +116,19 @@ on the axes is written as people write it.""",
         """cmp = tm.compare(plan.trainium_production, plan.gpu_baseline, output="total_cost_usd", samples=20_000, seed=1)
 cmp.plot.comparison();""",
     ),
+    (
+        "md",
+        """## The page a manager reads first
+
+`tm.decision` puts it together: what to do and why, what each track costs, when the port pays
+back, the evidence each side rests on, and what to measure next (the inputs not yet measured
+that move the total cost with porting most). The sign-off report (`trnmodel report A B --plan
+PLAN`) opens with the same page.""",
+    ),
+    (
+        "code",
+        """tm.decision(plan=plan, samples=20_000, sobol_base_samples=2**10, seed=1)""",
+    ),
 ]
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ void register_decisions(py::module_& m) {
           py::arg("obj"), py::arg("directory"), py::arg("profiles"))
       .def_readonly("name", &plan::name)
       .def_readonly("description", &plan::description)
+      .def_readonly("runs", &plan::runs)
       .def_readonly("gpu_baseline", &plan::gpu_baseline)
       .def_readonly("trainium_pilot", &plan::trainium_pilot)
       .def_readonly("trainium_production", &plan::trainium_production)

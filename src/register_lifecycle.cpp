@@ -1,4 +1,5 @@
 // The lifecycle simulator and the closed forms of checkpoint/restart theory.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,13 +25,21 @@ struct lifecycle_info {
   double extrapolation_log_spread;  // extrapolated mode: fitted sigma of the log error; else 0
   std::vector<std::string> stage_names;  // a multi-stage job's stages, in order; else empty
   std::vector<double> extrapolation_log_spreads;  // each stage's sigma (one value without stages)
+  std::vector<std::uint32_t> input_streams;  // the stream of each of uncertain_inputs (platform-keyed or not)
 };
+
+std::vector<std::uint32_t> streams_of(const lifecycle_model& model) {
+  std::vector<std::uint32_t> streams;
+  for (std::size_t j = 0; j < model.input_count(); ++j) streams.push_back(model.input_stream(j));
+  return streams;
+}
 
 lifecycle_info info_of(const lifecycle_model& model) {
   return lifecycle_info{
       model.unknown_inputs(),           model.unknown_reasons(),      model.unknown_metrics(),
       model.uncertain_inputs(),         name_of_choice(model.mode()), model.profile_name(),
-      model.extrapolation_log_spread(), model.stage_names(),          model.extrapolation_log_spreads()};
+      model.extrapolation_log_spread(), model.stage_names(),          model.extrapolation_log_spreads(),
+      streams_of(model)};
 }
 }  // namespace
 
@@ -55,7 +64,8 @@ void register_lifecycle(py::module_& m) {
       .def_readonly("profile", &lifecycle_info::profile)
       .def_readonly("extrapolation_log_spread", &lifecycle_info::extrapolation_log_spread)
       .def_readonly("stage_names", &lifecycle_info::stage_names)
-      .def_readonly("extrapolation_log_spreads", &lifecycle_info::extrapolation_log_spreads);
+      .def_readonly("extrapolation_log_spreads", &lifecycle_info::extrapolation_log_spreads)
+      .def_readonly("input_streams", &lifecycle_info::input_streams);
   // The model a scenario runs on, built once: tm.simulate reads its info (unknowns, mode) and
   // runs it, where a second construction would read and check every input again.
   py::class_<lifecycle_model>(m, "LifecycleModel")

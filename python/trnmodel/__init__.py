@@ -20,6 +20,7 @@ from ._calibrate import (
     calibrate,
 )
 from ._core import collectives
+from ._decision_page import decision
 from ._distributions import (
     PERT,
     Bernoulli,
@@ -115,6 +116,7 @@ __all__ = [
     "JournalWarning",
     "TrialSummary",
     "payback",
+    "decision",
     "PaybackResult",
     "advise",
     "Advice",

@@ -96,13 +96,14 @@ def evidence_table(scenario: Any) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=["input", "evidence", "source", "detail"]).set_index("input")
 
 
-def evidence_line(scenario: Any) -> str:
-    """One line: the step time's evidence, then how many inputs rest on each class."""
+def evidence_line(scenario: Any, detail: bool = True) -> str:
+    """One line: the step time's evidence (with its note unless ``detail`` is False), then how
+    many inputs rest on each class."""
     table = evidence_table(scenario)
     counts = table["evidence"].value_counts()
     parts = [f"{int(counts[c])} {c}" for c in CLASSES if c in counts.index]
-    klass, detail = step_time_evidence(scenario)
-    return f"step time {klass} ({detail}); inputs: " + ", ".join(parts)
+    klass, note = step_time_evidence(scenario)
+    return f"step time {klass}" + (f" ({note})" if detail else "") + "; inputs: " + ", ".join(parts)
 
 
 def unequal_evidence(name_a: str, a: Any, name_b: str, b: Any) -> str:

@@ -158,6 +158,12 @@ class Plan(Display):
         return self._core.description
 
     @property
+    def runs(self) -> int:
+        """The runs of the production job the port serves (paid once); the strategies' costs are
+        over these runs."""
+        return int(self._core.runs)
+
+    @property
     def gpu_baseline(self) -> Scenario:
         return Scenario(self._core.gpu_baseline)
 

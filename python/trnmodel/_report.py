@@ -10,9 +10,7 @@ ledger, the top drivers and how much is chance, and the comparison with break-ev
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
-import io
 import math
 import pathlib
 import threading
@@ -22,16 +20,14 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core, plot
+from ._decision_page import check_plan, decision_runs, decision_section, named_scenarios
+from ._document import Document
 from ._evidence import CLASSES as EVIDENCE_CLASSES
 from ._evidence import evidence_line, unequal_evidence
 from ._format import (
     QUOTE_MAX_AGE_DAYS,
-    STYLE,
     badge,
     esc,
-    html_table,
-    inline_html,
-    markdown_table,
     probability,
     quote_age_days,
 )
@@ -40,6 +36,7 @@ from ._format import hours as _hours
 from ._format import money as _money
 from ._format import slug as _slug
 from ._metrics import BLOCK_LEDGER_LINES, LEDGER_LINES, PHASES
+from ._plan import Plan
 from ._progress import ProgressArg
 from ._scenario import ProvenanceRow, Scenario
 from ._sensitivity import compare, sobol, tornado
@@ -86,113 +83,6 @@ def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[s
                     f"{row.path}: quote of {row.date}{region} is {age} days old; confirm it before sign-off"
                 )
     return warnings
-
-
-# ---- the document ---------------------------------------------------------------------------
-
-
-class Document:
-    """Headings, paragraphs, lists, tables and figures, rendered to Markdown and to HTML.
-    Text is plain (escaped in HTML); ``**bold**`` spans stay bold in both."""
-
-    def __init__(self) -> None:
-        self.blocks: List[Tuple[str, Any]] = []
-        #: The few lines that say it all (printed by the command line).
-        self.summary: List[str] = []
-        #: (scenario name, warning) pairs already said, so that a later section does not repeat them.
-        self.said: set = set()
-
-    def heading(self, text: str, level: int = 2) -> None:
-        self.blocks.append(("heading", (level, text)))
-
-    def paragraph(self, text: str) -> None:
-        self.blocks.append(("paragraph", text))
-
-    def bullets(self, items: Sequence[str]) -> None:
-        self.blocks.append(("bullets", list(items)))
-
-    def table(
-        self, header: Sequence[str], rows: Sequence[Sequence[str]], html_cells: Optional[Sequence[Sequence[str]]] = None
-    ) -> None:
-        """``html_cells``, when given, replaces the rows in HTML (e.g. provenance badges)."""
-        self.blocks.append(("table", (list(header), [list(r) for r in rows], html_cells)))
-
-    def figure(self, name: str, figure: Any, caption: str) -> None:
-        """A matplotlib figure, rendered once to PNG (its file name stem is ``name``). Drawn once:
-        the plots lay themselves out (constrained layout, legends inside the figure), so no
-        ``bbox_inches="tight"``, which would draw each figure a second time to measure it."""
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=110)
-        import matplotlib.pyplot as plt
-
-        plt.close(figure)
-        self.blocks.append(("figure", (name, buffer.getvalue(), caption)))
-
-    # -- rendering ----------------------------------------------------------------------
-
-    def markdown(self, figure_dir: Optional[pathlib.Path] = None, figure_link: str = "") -> str:
-        """Markdown; figures are written to ``figure_dir`` and linked as ``figure_link/NAME.png``
-        (left out when no directory is given)."""
-        lines: List[str] = []
-        for kind, content in self.blocks:
-            if kind == "heading":
-                level, text = content
-                lines += ["#" * level + " " + text, ""]
-            elif kind == "paragraph":
-                lines += [content, ""]
-            elif kind == "bullets":
-                lines += [f"- {item}" for item in content] + [""]
-            elif kind == "table":
-                header, rows, _ = content
-                lines += markdown_table(header, rows) + [""]
-            elif kind == "figure" and figure_dir is not None:
-                name, png, caption = content
-                figure_dir.mkdir(parents=True, exist_ok=True)
-                (figure_dir / f"{name}.png").write_bytes(png)
-                lines += [f"![{caption}]({figure_link}/{name}.png)", "", f"*{caption}*", ""]
-        return "\n".join(lines).rstrip() + "\n"
-
-    def _repr_html_(self) -> str:
-        body = "".join(f"<li>{inline_html(line)}</li>" for line in self.summary)
-        figures = sum(1 for kind, _ in self.blocks if kind == "figure")
-        return (
-            f'{STYLE}<div class="tm"><h3>Budget sign-off</h3><ul>{body}</ul>'
-            f"<p>{len(self.blocks)} blocks, {figures} figures: write them with <code>tm.report(..., path=...)</code>"
-            f"</p></div>"
-        )
-
-    def html(self, title: str) -> str:
-        """A self-contained HTML page: figures embedded as PNG data, no scripts, no external files."""
-        body: List[str] = []
-        for kind, content in self.blocks:
-            if kind == "heading":
-                level, text = content
-                body.append(f"<h{level}>{inline_html(text)}</h{level}>")
-            elif kind == "paragraph":
-                body.append(f"<p>{inline_html(content)}</p>")
-            elif kind == "bullets":
-                body.append("<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in content) + "</ul>")
-            elif kind == "table":
-                header, rows, html_cells = content
-                cells = html_cells if html_cells is not None else [[inline_html(str(c)) for c in r] for r in rows]
-                body.append(html_table(header, cells))
-            elif kind == "figure":
-                name, png, caption = content
-                data = base64.b64encode(png).decode("ascii")
-                body.append(
-                    f'<figure id="{esc(name)}"><img alt="{esc(caption)}" src="data:image/png;base64,{data}">'
-                    f"<figcaption>{esc(caption)}</figcaption></figure>"
-                )
-        page_style = STYLE.replace(
-            "</style>",
-            ".tm {margin: 24px auto; padding: 0 16px} .tm h1 {font-size: 22px}"
-            " .tm h2 {font-size: 17px; margin-top: 22px; border-bottom: 1px solid #e0e0e0}"
-            " .tm img {max-width: 100%; width: 760px} .tm figcaption {color: #616161; font-size: 12px}</style>",
-        )
-        return (
-            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-            f'{page_style}</head><body><div class="tm">{"".join(body)}</div></body></html>\n'
-        )
 
 
 # ---- sections --------------------------------------------------------------------------------
@@ -725,6 +615,7 @@ def signoff_report(
     threads: Optional[int] = None,
     progress: ProgressArg = None,
     quotes: Optional[Mapping[str, Any]] = None,
+    plan: Optional[Plan] = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as a Document.
 
@@ -733,13 +624,13 @@ def signoff_report(
     chance (Sobol, ``sobol_base_samples``), and with ``b``: P(A < B) on common random numbers
     and the value of ``break_even_path`` in B at which B's mean equals A's. ``progress`` goes
     to every run (see :func:`tm.simulate`). ``quotes`` passes ``offerings``,
-    ``offerings_date`` and ``spot_history`` to the block choice (see :func:`tm.purchase_options`)."""
+    ``offerings_date`` and ``spot_history`` to the block choice (see :func:`tm.purchase_options`).
+    With ``b`` or a ``plan`` (:class:`tm.Plan`) the document opens with the decision page
+    (docs/decisions.md, "The decision page"): the advice, the strategies' costs (the dual track
+    from the plan), payback and what to measure next."""
     today = today or _dt.date.today()
-    name_a = a.name or "A"
-    scenarios = {name_a: a}
-    if b is not None:
-        name_b = b.name or "B"
-        scenarios[name_b if name_b != name_a else name_b + " (B)"] = b
+    check_plan(plan)  # before any run starts
+    scenarios = named_scenarios(a, b)
     background = _Background(progress)
     try:
         # The later runs start first, in the order the document needs them, beside the simulations.
@@ -752,6 +643,20 @@ def signoff_report(
         # A comparison of an output one side cannot compute (an unknown price) is left out, and
         # the document says why, rather than failing the whole sign-off.
         comparable = b is not None and all(output not in _core.lifecycle_info(x._core).unknown_metrics for x in (a, b))
+        decision = (
+            background.submit(
+                decision_runs,
+                scenarios,
+                plan,
+                samples=samples,
+                sobol_base_samples=sobol_base_samples,
+                seed=seed,
+                threads=threads,
+                progress=background.progress,
+            )
+            if b is not None or plan is not None
+            else None
+        )
         comparison = (
             background.submit(
                 _comparison_runs, a, b, output, samples, seed, threads, break_even_path, background.progress
@@ -768,6 +673,7 @@ def signoff_report(
             results,
             drivers,
             comparison,
+            decision,
             samples=samples,
             seed=seed,
             output=output,
@@ -787,6 +693,7 @@ def _signoff_document(
     results: Dict[str, SimulationResult],
     drivers: Dict[str, "Future[Any]"],
     comparison: Optional["Future[Any]"],
+    decision: Optional["Future[Any]"],
     *,
     samples: int,
     seed: int,
@@ -803,6 +710,9 @@ def _signoff_document(
         "times in hours, costs in USD. Every input is uncertain; P50 is the middle outcome, P90 the outcome "
         "not exceeded in nine runs out of ten."
     )
+    if decision is not None:
+        doc.summary += decision_section(doc, scenarios, results, decision.result())
+        doc.heading("The estimates")
     headline = []
     for name, result in results.items():
         s = result.summary()
@@ -908,19 +818,20 @@ def _signoff_document(
         unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
         items = [
             f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
-            f"(every input both scenarios have is drawn at the same quantile in both)"
+            "(the job's inputs and luck drawn once for both, each platform's step time, prices, compiler, "
+            'reliability and porting effort drawn on its own: docs/sensitivity.md, "What two scenarios share")'
             + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "")
             + ".",
             "With only the inputs both scenarios describe identically paired, and the others ("
             + ", ".join(f"`{p}`" for p in unpaired[:6])
             + (", …" if len(unpaired) > 6 else "")
             + ") and all chance events drawn independently: **"
-            f"{check['p_a_less_b']:.1%}**. The truth lies between: common random numbers treat each platform's "
-            "unknowns (its step time, for one) as moving together, independent draws treat them as unrelated.",
+            f"{check['p_a_less_b']:.1%}**. The two figures differ by the job's inputs the scenarios describe "
+            "differently and by the job's shared luck (its quality gate and restore checks).",
             f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(diff, 0.1))}, "
             f"P50 {_money(np.quantile(diff, 0.5))}, P90 {_money(np.quantile(diff, 0.9))}.",
             f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
-            f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with independent platform inputs.",
+            f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with only identical inputs paired.",
         ]
         unequal = unequal_evidence(name_a, scenarios[name_a], name_b, scenarios[name_b])
         if unequal:
@@ -966,6 +877,7 @@ def report(
     offerings: Any = None,
     offerings_date: Optional[str] = None,
     spot_history: Any = None,
+    plan: Optional[Plan] = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as in
     ``trnmodel report``: simulates each scenario ``samples`` times (default 100,000, ``seed``
@@ -976,7 +888,8 @@ def report(
     ``aws ec2 describe-capacity-block-offerings`` outputs; ``offerings_date`` the day they were
     read) and ``spot_history`` (a saved ``aws ec2 describe-spot-price-history`` output), a
     capacity-block job's choice of length uses the quoted fees and the spot price's history (see
-    :func:`tm.purchase_options`). Returns the document:
+    :func:`tm.purchase_options`). With ``plan`` (a :class:`tm.Plan`), the decision page that
+    opens the report costs the dual track beside the two single tracks. Returns the document:
     ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``."""
     doc = signoff_report(
         a,
@@ -992,6 +905,7 @@ def report(
             for k, v in dict(offerings=offerings, offerings_date=offerings_date, spot_history=spot_history).items()
             if v is not None
         },
+        plan=plan,
     )
     if path is not None:
         write_signoff(

@@ -393,11 +393,11 @@ class Comparison(Display):
     def pairing_check(self) -> Dict[str, Any]:
         """P(A < B) again, pairing only the inputs that both scenarios describe identically.
 
-        Common random numbers draw an input with the same JSON path at the same quantile in
-        both scenarios. For an input that is the same unknown in both (the job's step count,
-        its data pipeline) that is right; for one that means different things (each platform's
-        step time, its price) it makes the comparison more certain than the knowledge behind
-        it. Here inputs whose distributions differ, and the chance draws, are independent.
+        Common random numbers draw a job input with the same JSON path at the same quantile in
+        both scenarios (the platform's inputs are keyed by the platform already). For an input
+        that is the same unknown in both (the job's step count, its data pipeline) that is
+        right; two scenarios may still describe one differently. Here inputs whose streams or
+        distributions differ, and the chance draws, are independent.
         Returns ``p_a_less_b``, ``p_equal``, ``paired`` and ``unpaired`` (input paths), and
         ``difference`` (a − b per sample)."""
         ya, yb, paired, unpaired = self._partly_paired(self.output)
@@ -469,12 +469,16 @@ class _Pairing(NamedTuple):
 
 
 def _pairing(a: Scenario, b: Scenario, samples: int, seed: int) -> _Pairing:
-    inputs_a = _core.lifecycle_info(a._core).uncertain_inputs
-    inputs_b = _core.lifecycle_info(b._core).uncertain_inputs
+    info_a, info_b = _core.lifecycle_info(a._core), _core.lifecycle_info(b._core)
+    inputs_a, inputs_b = info_a.uncertain_inputs, info_b.uncertain_inputs
+    # Paired: the same stream in both runs (an input of the platform on two platforms is not)
+    # and the same distribution.
+    streams_a = dict(zip(inputs_a, info_a.input_streams))
+    streams_b = dict(zip(inputs_b, info_b.input_streams))
     paired = [
         p
         for p in inputs_b
-        if p in inputs_a
+        if streams_a.get(p) == streams_b[p]
         and _distribution_only(a, p) is not None
         and _distribution_only(a, p) == _distribution_only(b, p)
     ]
@@ -513,10 +517,14 @@ def compare(
 ) -> Comparison:
     """Compare two scenarios on common random numbers.
 
-    Both run on the same seed and sample indices; an input present in both (same JSON path)
-    draws the same uniforms, and so do failures, cache draws and the quality gate. The
+    Both run on the same seed and sample indices. An input of the job (its steps, data,
+    checkpoints; same JSON path) draws the same uniforms in both, and so does the job's luck
+    (quality gate, restore checks); an input that describes the platform (step time, prices,
+    compiler, reliability, porting effort) and the platform's luck (failures, cache, spot) are
+    drawn on streams keyed by ``cluster.platform``, independent between two platforms and
+    shared by two scenarios on one (docs/sensitivity.md, "What two scenarios share"). The
     per-sample difference is therefore the effect of what differs between A and B, not of two
-    different samples: a scenario compared with itself differs by exactly zero.
+    different guesses of the same work: a scenario compared with itself differs by exactly zero.
     """
     _check_scenario("a", a)
     _check_scenario("b", b)

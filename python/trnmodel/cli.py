@@ -1,7 +1,7 @@
 """The trnmodel command line.
 
     trnmodel estimate SCENARIO [-n SAMPLES] [--seed S] [-o REPORT.md]
-    trnmodel report SCENARIO [SCENARIO_B] [-o report.html]     (HTML sign-off + Markdown twin)
+    trnmodel report SCENARIO [SCENARIO_B] [--plan PLAN] [-o report.html]   (HTML sign-off + Markdown twin)
     trnmodel compare SCENARIO_A SCENARIO_B [--metric METRIC] [--break-even PATH]
     trnmodel payback SCENARIO_A SCENARIO_B [--side a|b]      (runs until a port pays back)
     trnmodel advise SCENARIO | --project FACTS.json --job-kind K   (GPU, pilot or dual track)
@@ -75,6 +75,7 @@ def _report(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
+    from ._plan import Plan
     from ._report import report
 
     a = Scenario.from_json(args.scenario)
@@ -97,6 +98,7 @@ def _report(args: argparse.Namespace) -> int:
         offerings=args.offerings,
         offerings_date=args.offerings_date,
         spot_history=args.spot_history,
+        plan=Plan.from_json(args.plan) if args.plan else None,
     )
     for line in doc.summary:
         print("- " + line.replace("**", "").replace("`", ""))
@@ -584,11 +586,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Write the budget sign-off of SCENARIO (and its comparison with SCENARIO_B): the job "
         "card, assumptions and unknowns, quotes with their dates, P50/P80/P90 time and cost, the breakdown, "
         "cost of a useful step beside lifecycle cost per step, top drivers, how much is chance, and the "
-        "comparison with break-even. Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
+        "comparison with break-even; with SCENARIO_B or --plan it opens with the decision page (what to do and "
+        "why, each track's cost, payback, what to measure next). Writes OUTPUT (HTML, plots embedded) and OUTPUT with .md (figures in "
         "OUTPUT_files/).",
     )
     p.add_argument("scenario", help="scenario JSON file (A)")
     p.add_argument("scenario_b", nargs="?", help="a second scenario to compare with (B)")
+    p.add_argument(
+        "--plan",
+        help="a migration plan (trnmodel.plan/1) whose strategies the decision page costs: the dual track "
+        "beside GPU only and Trainium only",
+    )
     p.add_argument(
         "-o",
         "--output",

@@ -108,7 +108,10 @@ def distribution(
             va="top",
             fontsize=8,
         )
-    ax.set_xlim(float(x[0]), float(np.quantile(values, 0.999)))  # a far tail would squash the body
+    low, high = float(x[0]), float(np.quantile(values, 0.999))  # a far tail would squash the body
+    if not high > low:  # every sample alike (a job without chance): a narrow window around it
+        low, high = low - max(abs(low) * 0.05, 1e-9), high + max(abs(high) * 0.05, 1e-9)
+    ax.set_xlim(low, high)
     _people_axis(ax.xaxis, metric)
     ax.set_yticks([])  # a density's scale means nothing to a reader (and is 1e-6 for dollars)
     ax.set_title(label or metric)

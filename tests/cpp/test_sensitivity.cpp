@@ -235,6 +235,66 @@ TEST_CASE("P(A < B) for independently shifted inputs matches the normal closed f
   CHECK(r.stats(2).mean * 3600 == Approx(-200).margin(4 * 300 * std::sqrt(2.0) / std::sqrt(200'000.0)));
 }
 
+// `steps` steps on one node of `platform`, no failures unless `extra` says so.
+scenario on_platform(const std::string& platform, const std::string& step_time, const std::string& steps = "1000",
+                     const std::string& extra = "") {
+  return make(R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": )" + steps +
+              R"(}, "cluster": {"nodes": 1, "platform": ")" + platform + R"("}, "throughput": {"step_time_s": )" +
+              step_time + R"(}, "prices": {"node_hour_usd": 10})" + extra + "}");
+}
+
+TEST_CASE("inputs that describe a platform are keyed by it and the job's inputs are not", "[sensitivity][compare]") {
+  using model = lifecycle_model;
+  CHECK(model::describes_platform(field::throughput_step_time_s));
+  CHECK(model::describes_platform(field::prices_node_hour_usd));
+  CHECK(model::describes_platform(field::engineering_adaptation_h));
+  CHECK(model::describes_platform(field::failures_node_mtbf_h));
+  CHECK_FALSE(model::describes_platform(field::job_effective_steps));
+  CHECK_FALSE(model::describes_platform(field::startup_data_load_s));
+  CHECK_FALSE(model::describes_platform(field::checkpoint_save_s));
+  CHECK_FALSE(model::describes_platform(field::quality_rerun_prob));
+  const std::string uniform = R"({"dist": "uniform", "lo": 1, "hi": 2})";
+  const std::string steps = R"({"dist": "uniform", "lo": 500, "hi": 1500})";
+  const model trn2(on_platform("trn2.48xlarge", uniform, steps)), p5(on_platform("p5.48xlarge", uniform, steps));
+  const model trn2_again(on_platform("trn2.48xlarge", uniform, steps));
+  REQUIRE(trn2.input_count() == 2);
+  for (std::size_t j = 0; j < trn2.input_count(); ++j) {
+    const std::string path = trn2.uncertain_inputs()[j];
+    INFO(path);
+    CHECK(trn2.input_stream(j) == trn2_again.input_stream(j));  // one platform: shared
+    if (path == "throughput.step_time_s") {
+      CHECK(trn2.input_stream(j) == stream_id("throughput.step_time_s@trn2.48xlarge"));
+      CHECK(trn2.input_stream(j) != p5.input_stream(j));  // two platforms: each its own
+    } else {
+      CHECK(trn2.input_stream(j) == stream_id(path));
+      CHECK(trn2.input_stream(j) == p5.input_stream(j));  // the work: common
+    }
+  }
+  CHECK(trn2.chance_streams().failure != p5.chance_streams().failure);
+  CHECK(trn2.chance_streams().spot != p5.chance_streams().spot);
+  CHECK(trn2.chance_streams().quality == p5.chance_streams().quality);
+  CHECK(trn2.chance_streams().failure == trn2_again.chance_streams().failure);
+}
+
+TEST_CASE("two platforms' step times are independent: P(A < B) is the closed form of independent draws",
+          "[sensitivity][compare]") {
+  // A's step time is U(1, 2) s, B's U(1.2, 2.2) s, everything else fixed: wall_A < wall_B iff
+  // X < Y + 0.2 for X, Y ~ U(0, 1). Independent: P = 1 − 0.8² / 2 = 0.68; a shared stream
+  // would give 1.
+  const scenario a = on_platform("trn2.48xlarge", R"({"dist": "uniform", "lo": 1, "hi": 2})");
+  const scenario b = on_platform("p5.48xlarge", R"({"dist": "uniform", "lo": 1.2, "hi": 2.2})");
+  const std::uint64_t n = 200'000;
+  const run_result r = compare(a, b, metric::wall_h, runs(n));
+  const double p = 0.68, se = std::sqrt(p * (1 - p) / n);
+  CHECK(std::abs(r.stats(3).mean - p) < 4 * se);
+  // The same two distributions on one platform share the stream: B is A + 0.2 s per step.
+  const scenario b_same = on_platform("trn2.48xlarge", R"({"dist": "uniform", "lo": 1.2, "hi": 2.2})");
+  const run_result same = compare(a, b_same, metric::wall_h, runs(n));
+  CHECK(same.stats(3).mean == 1);
+  CHECK(same.stats(2).min * 3600 == Approx(-200).epsilon(1e-9));
+  CHECK(same.stats(2).max * 3600 == Approx(-200).epsilon(1e-9));
+}
+
 TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sensitivity][compare]") {
   // B steps twice as slowly on the same random step times: it breaks even at half A's price.
   const scenario a = simple(R"({"dist": "lognormal", "p50": 2, "p90": 3})");

@@ -13,6 +13,7 @@ import trnmodel as tm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRN2 = ROOT / "examples" / "llama3-8b-lora-trn2.json"
+P5 = ROOT / "examples" / "llama3-8b-lora-p5.json"  # states no project facts
 
 STABLE = {
     "architecture_changes": "rare",
@@ -60,8 +61,10 @@ def test_a_scenarios_project_block_and_its_job_kind():
     assert scn["project.training_cycle"] == tm.fields.CycleLength.LONG
     assert tm.advise(scn).recommendation == "trainium_pilot"  # job.kind lora
     assert tm.advise(scn, job_kind="full").recommendation == "trainium_after_checks"
+    # The bundled trn2 scenario states the plan's facts: a dual track.
+    assert tm.advise(tm.Scenario.from_json(TRN2)).recommendation == "dual_track"
     with pytest.raises(tm.ScenarioError) as e:
-        tm.advise(tm.Scenario.from_json(TRN2))
+        tm.advise(tm.Scenario.from_json(P5))
     assert len(e.value.problems) == 10 and e.value.problems[0].startswith("project.architecture_changes:")
 
 

@@ -64,7 +64,10 @@ def test_the_bundled_pair_against_an_independent_computation():
     np.testing.assert_array_equal(r.run_saving_usd, saving)
     np.testing.assert_array_equal(r.extra_porting_usd, extra)
     assert r.p_within(10) == pytest.approx(np.mean(expected <= 10), abs=1e-4)
-    assert 0 < r.p_never < 0.05 and r.quantile(0.5) > 100  # a small LoRA run saves little a run
+    assert r.p_never == pytest.approx(np.mean(np.isinf(expected)), abs=1e-4)
+    # The two platforms' step times are independent unknowns (docs/sensitivity.md, "What two
+    # scenarios share"): in about a fifth of the samples trn2 is not cheaper to run at all.
+    assert 0.1 < r.p_never < 0.35 and r.quantile(0.5) > 100  # a small LoRA run saves little a run
 
 
 def test_bad_arguments_and_the_cli(tmp_path):

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import trnmodel as tm
+from trnmodel._format import short_money
 from trnmodel._html import STYLE, scenario_html, simulation_html
 
 matplotlib.use("Agg")
@@ -25,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = pathlib.Path(__file__).with_name("golden")
 LORA_TRN2 = ROOT / "examples" / "llama3-8b-lora-trn2.json"
 LORA_P5 = ROOT / "examples" / "llama3-8b-lora-p5.json"
+LORA_PLAN = ROOT / "examples" / "plans" / "llama3-8b-lora-migration.json"
 TODAY = dt.date(2026, 11, 30)
 
 
@@ -179,9 +181,45 @@ def test_cli_compare_sensitivity_sweep():
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "signoff.html"
-    r = run_cli("report", str(LORA_TRN2), str(LORA_P5), "-n", "20000", "-o", str(out))
+    r = run_cli("report", str(LORA_TRN2), str(LORA_P5), "--plan", str(LORA_PLAN), "-n", "20000", "-o", str(out))
     assert r.returncode == 0, r.stderr
     return out
+
+
+def decision_page(markdown: str) -> str:
+    """The decision page of a sign-off's Markdown: from its heading to the estimates."""
+    start = markdown.index("\n## Decision")
+    return markdown[start + 1 : markdown.index("\n## The estimates")] + "\n"
+
+
+def test_the_report_opens_with_the_decision(report):
+    md = report.with_suffix(".md").read_text(encoding="utf-8")
+    headings = [line for line in md.splitlines() if line.startswith("## ")]
+    assert headings[0].startswith("## Decision: ") and headings[1] == "## The estimates"
+    page = decision_page(md)
+    check_golden("signoff_decision.md", page)
+    # What the done-when asks of the first page, each from its own computation.
+    plan = tm.Plan.from_json(LORA_PLAN)
+    advice = plan.advise()
+    assert f"**What to do: {advice.label}** (`{advice.recommendation}`)" in page
+    assert advice.why()[0] in page  # the deciding rule, with its facts
+    strategies = plan.evaluate(samples=20_000, seed=0).table()
+    for label, s in (("GPU only", "gpu_only"), ("Trainium only", "trainium_only"), ("Dual track", "dual_track")):
+        row = next(line for line in page.splitlines() if line.startswith(f"| {label}"))
+        assert short_money(strategies.loc[s, "cost_p90_usd"]) in row, row
+    pb = tm.payback(tm.Scenario.from_json(LORA_TRN2), tm.Scenario.from_json(LORA_P5), samples=20_000, seed=0)
+    p50 = pb.quantile(0.5)
+    assert ("P50 never" if np.isinf(p50) else f"P50 {p50:.0f} runs") in page
+    assert f"P(within 10 runs) = {pb.p_within(10):.0%}" in page
+    measure = page[page.index("**What to measure next**") :]
+    rows = [line for line in measure.splitlines() if line.startswith("| llama3")]
+    assert 1 <= len(rows) <= 5
+    indices = [float(re.search(r"\| ([0-9.]+) ± ", line).group(1)) for line in rows]
+    assert indices == sorted(indices, reverse=True)
+    assert not any("measured |" in line or "quoted |" in line or "chance" in line for line in rows)
+    # The first thing a browser shows is the decision: the first h2 of the page.
+    html = report.read_text(encoding="utf-8")
+    assert re.search(r"<h2[^>]*>([^<]*)</h2>", html).group(1).startswith("Decision: ")
 
 
 def test_report_structure(report):
@@ -261,8 +299,13 @@ def test_report_from_python(tmp_path):
     doc = tm.report(a, b, tmp_path / "s.html", samples=4000, seed=1)
     assert (tmp_path / "s.html").is_file() and (tmp_path / "s.md").is_file()
     assert len(list((tmp_path / "s_files").glob("*.png"))) == 7
-    assert doc.summary[0].startswith("**llama3-8b-lora-trn2**: run cost P50")
-    assert doc.summary[1].startswith("**llama3-8b-lora-p5**: run cost P50")
+    # The decision first (advice, payback, what to measure next), then the estimates.
+    assert doc.summary[0].startswith("Decision: Run a dual track")
+    assert any(line.startswith("**Payback**: llama3-8b-lora-trn2 recovers") for line in doc.summary)
+    assert any(line.startswith("Measure next: engineering.adaptation_h") for line in doc.summary)
+    first = next(k for k, line in enumerate(doc.summary) if line.startswith("**llama3"))
+    assert doc.summary[first].startswith("**llama3-8b-lora-trn2**: run cost P50")
+    assert doc.summary[first + 1].startswith("**llama3-8b-lora-p5**: run cost P50")
     assert sum(line.startswith("**Warning**") for line in doc.summary) == 2  # both price quotes are old
     assert any("P(llama3-8b-lora-trn2 finishes first)" in line for line in doc.summary)
     assert "Budget sign-off" in doc._repr_html_()

@@ -60,10 +60,14 @@ def test_same_seed_same_result_any_thread_count():
 
 
 def test_common_random_numbers_across_platforms():
-    # Inputs shared by the two LoRA scenarios draw the same numbers.
+    # The job's inputs the two LoRA scenarios share draw the same numbers (the steps, the data
+    # pipeline); the platform's (the queue for its capacity) are drawn on each platform's own
+    # streams (docs/sensitivity.md, "What two scenarios share"; test_compare_pairing.py).
     trn2 = tm.simulate(tm.Scenario.from_json(LORA), samples=5000, seed=1)
     p5 = tm.simulate(tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json"), samples=5000, seed=1)
-    np.testing.assert_array_equal(trn2["queue_h"], p5["queue_h"])  # same queue_wait_s distribution
+    # Checkpoints: the job's steps and its storage, one unknown on both platforms.
+    assert np.corrcoef(trn2["checkpoint_h"], p5["checkpoint_h"])[0, 1] > 0.99
+    assert abs(np.corrcoef(trn2["queue_h"], p5["queue_h"])[0, 1]) < 4 / np.sqrt(5000)  # same law, own draws
 
 
 def test_unknowns_raise_or_give_nan_for_exactly_those_metrics():

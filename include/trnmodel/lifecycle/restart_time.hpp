@@ -73,7 +73,7 @@ class restart_time_model {
     std::vector<lifecycle_inputs> stages;
     for (Eigen::Index i = 0; i < block.size; ++i) {
       lifecycle_.inputs_at(x, i, stages);
-      detail::chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i)};
+      detail::chance_draws chance{block.seed, block.first + static_cast<std::uint64_t>(i), lifecycle_.chance_streams()};
       // A promise about every failure: in a staged job, the slowest stage's recovery.
       double longest_s = 0;
       for (std::size_t k = 0; k < stages.size(); ++k) {

@@ -37,7 +37,9 @@ class lifecycle_model {
   /// takes from the top level is the top level's input, drawn once per sample for every stage
   /// that takes it.
   explicit lifecycle_model(const scenario& s)
-      : mode_(s.mode()), profile_name_(s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt) {
+      : mode_(s.mode()),
+        profile_name_(s.profile() ? std::optional<std::string>(s.profile()->name) : std::nullopt),
+        chance_streams_(detail::chance_streams::of(platform_of(s))) {
     const std::size_t stages = std::max<std::size_t>(1, s.stage_count());
     for (std::size_t k = 0; k < stages; ++k) {
       const scenario& stage = s.stage_count() > 0 ? s.stage(k) : s;
@@ -60,7 +62,7 @@ class lifecycle_model {
             add_unknown(path, "absent");
           continue;  // failures.node_mtbf_h keeps +inf: no failures
         }
-        add_input(k, path, *q, f->slot, stream_id(path));
+        add_input(k, path, *q, f->slot, input_stream_of(path, f->id, platform_of(stage)));
       }
       if (stage.mode() != throughput_mode::measured) add_platform_inputs(k, stage);
       if (stage.mode() == throughput_mode::extrapolated) add_extrapolation_error(k, stage, prefix);
@@ -164,6 +166,53 @@ class lifecycle_model {
     }
   }
 
+  /// Whether field f describes the platform the job runs on rather than the job itself: what the
+  /// platform's hardware, software stack or market decides (its speed, compiler, reliability,
+  /// capacity and prices, the evaluation run on it, the effort of porting to it). Such an input
+  /// is drawn on a stream keyed by the platform, "<path>@<cluster.platform>", so two platforms
+  /// draw it independently and two scenarios on one platform share it; every other input (the
+  /// work, the data, the storage, the team) is drawn on the stream of its path alone, shared by
+  /// every scenario that has it (docs/sensitivity.md, "What two scenarios share").
+  static bool describes_platform(field f) {
+    switch (f) {
+      case field::throughput_step_time_s:
+      case field::throughput_achieved_tflops_per_chip:
+      case field::throughput_model_flops_utilization:
+      case field::throughput_compute_efficiency:
+      case field::reference_step_time_s:
+      case field::startup_queue_wait_s:
+      case field::startup_env_prep_s:
+      case field::compile_initial_s:
+      case field::compile_recompile_s:
+      case field::compile_cache_load_s:
+      case field::compile_cache_hit_prob:
+      case field::eval_time_s:
+      case field::eval_final_s:
+      case field::failures_node_mtbf_h:
+      case field::prices_node_hour_usd:
+      case field::prices_spot_node_hour_usd:
+      case field::prices_block_usd:
+      case field::spot_interruptions_per_node_h:
+      case field::spot_notice_s:
+      case field::spot_reacquire_s:
+      case field::engineering_adaptation_h:
+        return true;
+      default:
+        return false;
+    }
+  }
+  /// The platform a scenario's platform-keyed streams are keyed by: its cluster.platform, ""
+  /// when it names none.
+  static std::string platform_of(const scenario& s) {
+    return s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : std::string();
+  }
+  /// The stream of input `path` (field f) in a scenario on `platform`.
+  static std::uint32_t input_stream_of(const std::string& path, field f, const std::string& platform) {
+    return describes_platform(f) ? stream_id(path + "@" + platform) : stream_id(path);
+  }
+  /// The streams of the sample's chance events (keyed by the platform where they are the platform's).
+  const detail::chance_streams& chance_streams() const { return chance_streams_; }
+
   /// The stream drawn input j takes its uniforms from (column j of `evaluate`'s x).
   std::uint32_t input_stream(std::size_t j) const { return drawn_[j].stream; }
   /// The number of drawn inputs (columns of `evaluate`'s x).
@@ -215,7 +264,7 @@ class lifecycle_model {
           step_parts stage_parts;
           throughput_[k].derive(ins[k], stage_parts);
         }
-        detail::chance_draws chance{seed, chance_index(i)};
+        detail::chance_draws chance{seed, chance_index(i), chance_streams_};
         if (stage_names_.empty())
           detail::simulate_sample(in, configs_[0], chance, row_out);
         else
@@ -285,8 +334,9 @@ class lifecycle_model {
     const platform_profile* profile = s.profile();
     if (profile == nullptr) return;  // flops mode from achieved TFLOPS needs no profile
     const std::string precision = s.text(field::throughput_precision);
+    const std::string platform = platform_of(s);
     const auto add = [&](const std::string& path, const quantity& q, double lifecycle_inputs::* member) {
-      add_input(k, path, q, member, stream_id(path));
+      add_input(k, path, q, member, stream_id(path + "@" + platform));  // a figure of this platform
     };
     using in = lifecycle_inputs;
     add("platform.peak_tflops_per_chip." + precision, profile->peak_tflops_per_chip.at(precision), &in::peak_tflops);
@@ -312,8 +362,7 @@ class lifecycle_model {
   void add_extrapolation_error(std::size_t k, const scenario& s, const std::string& prefix) {
     const double sigma = throughput_[k].extrapolation_log_spread();
     const std::string path = prefix + "extrapolation.error";
-    const std::string stream =
-        path + "@" + (s.has_text(field::cluster_platform) ? s.text(field::cluster_platform) : "");
+    const std::string stream = path + "@" + platform_of(s);
     if (sigma > 0)
       add_input(k, path, make_lognormal(0.0, sigma, path), &lifecycle_inputs::extrapolation_error, stream_id(stream));
   }
@@ -336,6 +385,7 @@ class lifecycle_model {
   };
   throughput_mode mode_;
   std::optional<std::string> profile_name_;
+  detail::chance_streams chance_streams_;
   std::vector<detail::lifecycle_config> configs_;
   std::vector<throughput_model> throughput_;
   std::vector<lifecycle_inputs> base_;  // per stage

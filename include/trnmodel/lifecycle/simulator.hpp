@@ -73,26 +73,43 @@ struct lifecycle_config {
   }
 };
 
+/// The streams of a sample's aleatory draws. The events of a platform (its nodes failing, its
+/// spot market, its compile cache) are drawn on streams keyed by the platform's name, so two
+/// platforms' events are independent while two runs on one platform share them; the job's own
+/// events (the quality gate, a restore check of its storage) are shared by every platform
+/// (docs/sensitivity.md, "What two scenarios share").
+struct chance_streams {
+  std::uint32_t failure = stream_id("chance.failures@");
+  std::uint32_t cache = stream_id("chance.cache@");
+  std::uint32_t spot = stream_id("chance.spot@");
+  std::uint32_t quality = stream_id("chance.quality");
+  std::uint32_t restore = stream_id("chance.restore");
+
+  /// The streams of a job on `platform` (the scenario's cluster.platform; "" when unnamed).
+  static chance_streams of(const std::string& platform) {
+    chance_streams s;
+    s.failure = stream_id("chance.failures@" + platform);
+    s.cache = stream_id("chance.cache@" + platform);
+    s.spot = stream_id("chance.spot@" + platform);
+    return s;
+  }
+};
+
 /// Aleatory randomness of one sample: failures, cache draws, restore checks and the quality
 /// gate, each on its own stream, draws numbered per sample. `chance_index` is normally the
 /// sample index; a sensitivity design may remap it to resample luck independently of the inputs.
 struct chance_draws {
   std::uint64_t seed;
   std::uint64_t chance_index;
+  chance_streams streams;
   std::uint32_t failure_draws = 0, cache_draws = 0, restore_draws = 0, spot_draws = 0;
 
-  static constexpr std::uint32_t failure_stream = stream_id("chance.failures");
-  static constexpr std::uint32_t cache_stream = stream_id("chance.cache");
-  static constexpr std::uint32_t quality_stream = stream_id("chance.quality");
-  static constexpr std::uint32_t restore_stream = stream_id("chance.restore");
-  static constexpr std::uint32_t spot_stream = stream_id("chance.spot");
-
-  double failure() { return detail::uniform(seed, chance_index, failure_stream, failure_draws++); }
-  double cache() { return detail::uniform(seed, chance_index, cache_stream, cache_draws++); }
-  double restore() { return detail::uniform(seed, chance_index, restore_stream, restore_draws++); }
-  double spot() { return detail::uniform(seed, chance_index, spot_stream, spot_draws++); }
+  double failure() { return detail::uniform(seed, chance_index, streams.failure, failure_draws++); }
+  double cache() { return detail::uniform(seed, chance_index, streams.cache, cache_draws++); }
+  double restore() { return detail::uniform(seed, chance_index, streams.restore, restore_draws++); }
+  double spot() { return detail::uniform(seed, chance_index, streams.spot, spot_draws++); }
   // The quality gate of stage `stage` (0 for a job without stages).
-  double quality(std::uint32_t stage = 0) const { return detail::uniform(seed, chance_index, quality_stream, stage); }
+  double quality(std::uint32_t stage = 0) const { return detail::uniform(seed, chance_index, streams.quality, stage); }
 };
 
 /// Refuses a sample whose failure rate leaves no realistic chance to finish (bounded time
