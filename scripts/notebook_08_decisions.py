@@ -106,6 +106,30 @@ res.table().round(2)""",
     ),
     (
         "md",
+        """### When is it ready, and what decides the choice?
+
+The port takes calendar time before the job can run on Trainium: the plan's production
+scenario states it as `engineering.port_days`, and the strategies' times include it. The plan's
+`schedule` gives a start and a deadline, so each track gets a ready date and a chance of
+meeting the deadline.""",
+    ),
+    (
+        "code",
+        """print(plan.start, "->", plan.deadline)
+{s: (res.ready_date(s, 0.5), res.ready_date(s, 0.9), round(res.p_by_deadline(s), 3)) for s in tm._plan.STRATEGIES}""",
+    ),
+    (
+        "md",
+        """Which inputs decide between the strategy most often cheapest and the next? Their rank
+correlations with the margin between the two, per sample. Here it is the port's engineering
+hours: a short spike that measures them would settle the question.""",
+    ),
+    (
+        "code",
+        """res.choice_drivers().head(6).round(2)""",
+    ),
+    (
+        "md",
         """## The two platforms on the same random numbers
 
 The paired difference, sample by sample, with 0 marked. The share left of 0 is P(A < B). Money

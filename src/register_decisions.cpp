@@ -6,6 +6,7 @@
 #include "python_run.hpp"
 #include "register.hpp"
 #include "trnmodel/decisions/advisor.hpp"
+#include "trnmodel/decisions/choice_drivers.hpp"
 #include "trnmodel/decisions/payback.hpp"
 #include "trnmodel/decisions/plan.hpp"
 #include "json_convert.hpp"
@@ -82,6 +83,8 @@ void register_decisions(py::module_& m) {
       .def_readonly("name", &plan::name)
       .def_readonly("description", &plan::description)
       .def_readonly("runs", &plan::runs)
+      .def_readonly("start", &plan::start)
+      .def_readonly("deadline", &plan::deadline)
       .def_readonly("gpu_baseline", &plan::gpu_baseline)
       .def_readonly("trainium_pilot", &plan::trainium_pilot)
       .def_readonly("trainium_production", &plan::trainium_production)
@@ -108,6 +111,20 @@ void register_decisions(py::module_& m) {
                                  [&](const run_options& hooked) { return plan_strategies(p, hooked); });
       },
       py::arg("plan"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
+  py::class_<choice_drivers>(m, "ChoiceDrivers")
+      .def_readonly("favourite", &choice_drivers::favourite)
+      .def_readonly("runner_up", &choice_drivers::runner_up)
+      .def_readonly("p_favourite", &choice_drivers::p_favourite)
+      .def_readonly("factors", &choice_drivers::factors)
+      .def_property_readonly("spearman", [](const choice_drivers& d) { return d.correlations.spearman; })
+      .def_property_readonly("prcc", [](const choice_drivers& d) { return d.correlations.prcc; });
+  m.def(
+      "plan_choice_drivers",
+      [](const plan& p, const run_result& strategies, std::uint64_t seed) {
+        py::gil_scoped_release release;
+        return plan_choice_drivers(p, strategies, seed);
+      },
+      py::arg("plan"), py::arg("strategies"), py::arg("seed"));
 }
 
 }  // namespace trnmodel::python

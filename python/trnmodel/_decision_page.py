@@ -23,6 +23,7 @@ from ._progress import ProgressArg
 from ._scenario import Scenario
 from ._sensitivity import sobol
 from ._simulate import simulate
+from .fields import ENGINEERING_ADAPTATION_H, ENGINEERING_PORT_DAYS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,6 +42,10 @@ MEASURED = ("measured", "quoted")
 #: it an input moves less than 1 % of the variance: measuring it would not change the decision).
 MEASURE_NEXT = 5
 MEASURE_NEXT_MIN_INDEX = 0.01
+
+#: How many inputs "what decides the choice" names, and the smallest |PRCC| it names.
+CHOICE_DRIVERS = 3
+CHOICE_MIN_PRCC = 0.1
 
 #: The run counts the page reports P(paid back within n) at.
 PAYBACK_WITHIN = 10
@@ -161,6 +166,7 @@ def _strategy_rows(runs: DecisionRuns, results: Dict[str, "SimulationResult"]) -
     pair (total cost with porting) and the dual track marked as not costed."""
     if runs.plan is not None:
         t = runs.plan.table()
+        dated = runs.plan.plan.deadline is not None
         return [
             [
                 STRATEGY_LABELS[s],
@@ -170,6 +176,11 @@ def _strategy_rows(runs: DecisionRuns, results: Dict[str, "SimulationResult"]) -
                 short_money(t.loc[s, "cost_p90_usd"]),
                 f"{t.loc[s, 'p_cheapest']:.0%}",
             ]
+            + (
+                [runs.plan.ready_date(s, 0.5), runs.plan.ready_date(s, 0.9), f"{t.loc[s, 'p_by_deadline']:.0%}"]
+                if dated
+                else []
+            )
             for s in STRATEGIES
         ]
     rows = []
@@ -188,6 +199,53 @@ def _strategy_rows(runs: DecisionRuns, results: Dict[str, "SimulationResult"]) -
         )
     rows.append(["Dual track", "not costed", "—", "—", "—", "—"])
     return rows
+
+
+def _schedule(doc: Document, result: PlanResult) -> List[str]:
+    """The schedule's line: the deadline and each track's chance to meet it, and the ports whose
+    calendar time is not described (their tracks' times then start when the port is done)."""
+    plan = result.plan
+    lines = []
+    if plan.deadline is not None:
+        odds = ", ".join(f"{STRATEGY_LABELS[s].split(' (')[0]} {result.p_by_deadline(s):.0%}" for s in STRATEGIES)
+        lines.append(
+            f"**Schedule**: the work starts {plan.start}, the first production result is due {plan.deadline} "
+            f"({plan.days_to_deadline:.0f} days); P(ready by then): {odds}. Times run from the start, the port's "
+            "calendar time (`engineering.port_days`) included."
+        )
+    for role, scn in (("GPU baseline", plan.gpu_baseline), ("Trainium production", plan.trainium_production)):
+        if scn[ENGINEERING_PORT_DAYS] is None and float(scn[ENGINEERING_ADAPTATION_H].mean()) > 0:
+            lines.append(
+                f"**Not described**: the calendar time of the {role}'s port (`engineering.port_days` of {scn.name}); "
+                "its tracks' times start when the port is done, not when the work starts."
+            )
+    for line in lines:
+        doc.paragraph(line)
+    return lines
+
+
+def _choice_drivers(doc: Document, plan: PlanResult) -> List[str]:
+    """What decides the choice between the strategy most often cheapest and the next."""
+    drivers = plan.choice_drivers()
+    top = drivers[drivers["prcc"].abs() >= CHOICE_MIN_PRCC].head(CHOICE_DRIVERS)
+    favourite = STRATEGY_LABELS[drivers.attrs["favourite"]].split(" (")[0]
+    runner_up = STRATEGY_LABELS[drivers.attrs["runner_up"]].split(" (")[0]
+    if top.empty:
+        line = (
+            f"**What decides the choice** between {favourite} and {runner_up}: no input has a partial rank "
+            f"correlation of {CHOICE_MIN_PRCC} or more with the margin; chance decides it."
+        )
+    else:
+        parts = [
+            f"`{factor}` (PRCC {r.prcc:+.2f}: larger favours {favourite if r.prcc > 0 else runner_up})"
+            for factor, r in top.iterrows()
+        ]
+        line = (
+            f"**What decides the choice** between {favourite} and {runner_up} (the runner-up's cost less the "
+            "favourite's, per sample; partial rank correlations, docs/decisions.md): " + "; ".join(parts) + "."
+        )
+    doc.paragraph(line)
+    return [line]
 
 
 def decision_section(
@@ -216,7 +274,8 @@ def decision_section(
     doc.paragraph(
         "**What each track costs** ("
         + (
-            f"wall time to the first production result; cost of the plan's {runs.plan.plan.runs} runs with "
+            "time from the start of the work to the first production result, the port's calendar time "
+            f"included; cost of the plan's {runs.plan.plan.runs} runs with "
             f"the porting paid once; {runs.plan.samples:,} samples on common random numbers; the pilot passes in "
             f"{runs.plan.p_pilot_passed:.0%} of them):"
             if runs.plan is not None
@@ -225,10 +284,16 @@ def decision_section(
             'docs/decisions.md, "The plan"):'
         )
     )
+    dated = runs.plan is not None and runs.plan.plan.deadline is not None
     doc.table(
-        ["strategy", "time P50", "time P90", "cost P50", "cost P90", "P(cheapest)"], _strategy_rows(runs, results)
+        ["strategy", "time P50", "time P90", "cost P50", "cost P90", "P(cheapest)"]
+        + (["ready P50", "ready P90", "P(by deadline)"] if dated else []),
+        _strategy_rows(runs, results),
     )
     if runs.plan is not None:
+        summary += _schedule(doc, runs.plan)
+    if runs.plan is not None:
+        summary += _choice_drivers(doc, runs.plan)
         odds = runs.plan.p_cheapest
         best = max(STRATEGIES, key=lambda k: odds[k])
         line = (

@@ -5,6 +5,8 @@ rollback; a dual track), in C++ (include/trnmodel/decisions/plan.hpp)."""
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 import os
 import pathlib
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Union
@@ -45,6 +47,7 @@ class PlanResult(Display):
     def __init__(self, core: "_core.RunResult", plan: "Plan", samples: int, seed: int) -> None:
         self._core = core
         self.plan, self.samples, self.seed = plan, samples, seed
+        self._drivers: Any = None
 
     def values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -58,26 +61,65 @@ class PlanResult(Display):
     def p_pilot_passed(self) -> float:
         return float(self._core.moments("pilot_passed").mean)
 
+    def p_by_deadline(self, strategy: str) -> float:
+        """P(the strategy's first production result is ready by schedule.deadline): the share
+        of samples whose time from schedule.start, the port's calendar time included, is at most
+        the days between them. ScenarioError when the plan states no schedule."""
+        if strategy not in STRATEGIES:
+            raise _core.ScenarioError(f"strategy: must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        if self.plan.deadline is None:
+            raise _core.ScenarioError("schedule: the plan states no schedule.start and schedule.deadline")
+        return float(np.mean(self.values(f"{strategy}_h") <= 24 * self.plan.days_to_deadline))
+
+    def ready_date(self, strategy: str, q: float) -> str:
+        """The ``q`` quantile of the day the strategy's first production result is ready
+        (schedule.start plus its time, rounded up to a whole day), YYYY-MM-DD."""
+        if self.plan.start is None:
+            raise _core.ScenarioError("schedule: the plan states no schedule.start")
+        days = math.ceil(float(np.quantile(self.values(f"{strategy}_h"), q)) / 24)
+        return (_dt.date.fromisoformat(self.plan.start) + _dt.timedelta(days=days)).isoformat()
+
     def table(self) -> "pd.DataFrame":
-        """One row per strategy: time P50 and P90 (hours), cost mean, P50 and P90 (USD), and
-        P(cheapest)."""
+        """One row per strategy: time P50 and P90 (hours from the start of the work, the port's
+        calendar time included), cost mean, P50 and P90 (USD), P(cheapest), and with a
+        schedule, P(ready by the deadline)."""
         import pandas as pd
 
         rows = []
         for s in STRATEGIES:
             h, usd = self.values(f"{s}_h"), self.values(f"{s}_usd")
-            rows.append(
-                {
-                    "strategy": s,
-                    "time_p50_h": float(np.quantile(h, 0.5)),
-                    "time_p90_h": float(np.quantile(h, 0.9)),
-                    "cost_mean_usd": float(np.mean(usd)),
-                    "cost_p50_usd": float(np.quantile(usd, 0.5)),
-                    "cost_p90_usd": float(np.quantile(usd, 0.9)),
-                    "p_cheapest": self.p_cheapest[s],
-                }
-            )
+            row = {
+                "strategy": s,
+                "time_p50_h": float(np.quantile(h, 0.5)),
+                "time_p90_h": float(np.quantile(h, 0.9)),
+                "cost_mean_usd": float(np.mean(usd)),
+                "cost_p50_usd": float(np.quantile(usd, 0.5)),
+                "cost_p90_usd": float(np.quantile(usd, 0.9)),
+                "p_cheapest": self.p_cheapest[s],
+            }
+            if self.plan.deadline is not None:
+                row["p_by_deadline"] = self.p_by_deadline(s)
+            rows.append(row)
         return pd.DataFrame(rows).set_index("strategy")
+
+    def choice_drivers(self) -> "pd.DataFrame":
+        """Which inputs decide the choice (docs/decisions.md, "What decides the choice"): the
+        rank correlations (``spearman``, ``prcc``) of every uncertain input with the margin of
+        the strategy most often cheapest over the next (the runner-up's cost less its own, per
+        sample), sorted by |prcc|. A positive coefficient: a larger value favours the favourite.
+        ``attrs``: ``favourite``, ``runner_up``, ``p_favourite``. Computed once, from this run's
+        samples (no model run)."""
+        import pandas as pd
+
+        if self._drivers is None:
+            raw = _core.plan_choice_drivers(self.plan._core, self._core, self.seed)
+            frame = pd.DataFrame(
+                {"spearman": raw.spearman, "prcc": raw.prcc}, index=pd.Index(raw.factors, name="factor")
+            )
+            frame = frame.iloc[np.argsort(-np.nan_to_num(np.abs(frame["prcc"].to_numpy()), nan=-1), kind="stable")]
+            frame.attrs.update(favourite=raw.favourite, runner_up=raw.runner_up, p_favourite=raw.p_favourite)
+            self._drivers = frame
+        return self._drivers.copy()
 
     def sentence(self) -> str:
         """The strategies' P90 costs and P(cheapest), one line."""
@@ -158,6 +200,16 @@ class Plan(Display):
         return self._core.description
 
     @property
+    def start(self) -> Optional[str]:
+        """schedule.start: the day the work starts (YYYY-MM-DD), or None."""
+        return self._core.start or None
+
+    @property
+    def deadline(self) -> Optional[str]:
+        """schedule.deadline: the day the first production result is due (YYYY-MM-DD), or None."""
+        return self._core.deadline or None
+
+    @property
     def runs(self) -> int:
         """The runs of the production job the port serves (paid once); the strategies' costs are
         over these runs."""
@@ -181,6 +233,13 @@ class Plan(Display):
             raise _core.ScenarioError("project: the plan states no project facts (docs/decisions.md, 'The advisor')")
         kind = str(self.trainium_production[JOB_KIND])
         return Advice(_core.advise_plan(self._core.project, kind), kind)
+
+    @property
+    def days_to_deadline(self) -> float:
+        """Calendar days from schedule.start to schedule.deadline."""
+        if self.deadline is None or self.start is None:
+            raise _core.ScenarioError("schedule: the plan states no schedule.start and schedule.deadline")
+        return float((_dt.date.fromisoformat(self.deadline) - _dt.date.fromisoformat(self.start)).days)
 
     def evaluate(
         self, *, samples: int = 100_000, seed: int = 0, threads: Optional[int] = None, progress: ProgressArg = None

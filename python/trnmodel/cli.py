@@ -156,6 +156,12 @@ def _plan(args: argparse.Namespace) -> int:
     plan = Plan.from_json(args.plan)
     result = plan.evaluate(samples=args.samples, seed=args.seed)
     print(result._text())
+    drivers = result.choice_drivers()
+    print(
+        f"\nwhat decides {drivers.attrs['favourite']} against {drivers.attrs['runner_up']} "
+        "(rank correlations with the margin, docs/decisions.md):"
+    )
+    print(drivers.head(5).round(3).to_string())
     try:
         print(plan.advise()._text())
     except _core.ScenarioError as e:

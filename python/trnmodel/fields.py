@@ -360,6 +360,8 @@ DATA_LOGS_GB_PER_HOUR = "data.logs_gb_per_hour"
 ENGINEERING_ADAPTATION_H = "engineering.adaptation_h"
 #: quantity: USD per engineering hour
 ENGINEERING_RATE_USD_PER_H = "engineering.rate_usd_per_h"
+#: quantity: calendar days from the start of the port until the job can run on this platform
+ENGINEERING_PORT_DAYS = "engineering.port_days"
 #: quantity: spot: interruptions per node-hour of exposed time (required for spot)
 SPOT_INTERRUPTIONS_PER_NODE_H = "spot.interruptions_per_node_h"
 #: quantity: spot: seconds of warning before an interruption
@@ -530,6 +532,7 @@ ALL: Tuple[str, ...] = (
     DATA_LOGS_GB_PER_HOUR,
     ENGINEERING_ADAPTATION_H,
     ENGINEERING_RATE_USD_PER_H,
+    ENGINEERING_PORT_DAYS,
     SPOT_INTERRUPTIONS_PER_NODE_H,
     SPOT_NOTICE_S,
     SPOT_REACQUIRE_S,

@@ -1,9 +1,12 @@
 // A migration plan (include/trnmodel/decisions/plan.hpp): the three strategies against hand
 // computations with constant inputs (the pilot always passes, never passes), P(cheapest)
 // summing to 1, a pass probability drawn as a Bernoulli, and bad plans refused with their paths.
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
+#include "trnmodel/decisions/choice_drivers.hpp"
 #include "trnmodel/decisions/plan.hpp"
 #include "trnmodel/throughput/profile_files.hpp"
 
@@ -101,6 +104,97 @@ TEST_CASE("a drawn pass probability makes the pilot pass in that share of sample
   // Same seed, same bits.
   const run_result again = plan_strategies(constant_plan(0.3), options);
   CHECK((again.values() == r.values()).all());
+}
+
+TEST_CASE("the choice's drivers: Spearman coefficients of the plan's draws with the margin", "[decisions][plan]") {
+  // Constant scenarios, 52 runs: GPU only $51,420 always wins. Trainium only, the runner-up,
+  // costs $5,180 more when the pilot passes (u < 0.5) and $17,000 + $800·f more when it fails
+  // after a share f ~ U(0.05, 0.6) of its first run. With G the margin's CDF (ties averaged):
+  // G = 1/4 on a pass, 1/2 + F(f)/2 on a failure, so Spearman(u, margin) = corr(U, G) =
+  // 0.0625 / √(1/12 · 0.0729167) = 0.8018 and Spearman(f, margin) = 0.0208333 / √(…) = 0.2673.
+  std::string text = R"({"schema": "trnmodel.plan/1", "runs": 52,
+    "scenarios": {"gpu_baseline": )" + job(3600, 12, 10) + R"(, "trainium_pilot": )" + job(360, 10, 0) +
+                     R"(, "trainium_production": )" + job(3600, 10, 100) + R"(},
+    "pilot": {"pass_prob": 0.5},
+    "rollback": {"convert_s": 7200, "engineering_h": 20, "found_after_fraction": {"dist": "uniform", "lo": 0.05, "hi": 0.6}},
+    "dual": {"overhead_h": 40}, "engineering": {"rate_usd_per_h": 100}})";
+  const plan p = plan::from_json(ordered_json::parse(text), ".", load_profiles(shipped_profiles_dir()));
+  run_options options;
+  options.samples = 40'000;
+  options.seed = 8;
+  const run_result r = plan_strategies(p, options);
+  const choice_drivers d = plan_choice_drivers(p, r, options.seed);
+  CHECK(d.favourite == "gpu_only");
+  CHECK(d.runner_up == "trainium_only");
+  CHECK(d.p_favourite == 1);
+  REQUIRE(d.factors == std::vector<std::string>{"plan/pilot.passed", "plan/rollback.found_after_fraction"});
+  // The recomputed uniforms are the run's own: the pilot passed exactly where u < 0.5.
+  std::vector<double> u(options.samples);
+  uniform_column(options.seed, stream_id("plan/pilot.passed"), 0, 0, 1, u.size(), u.data());
+  for (std::size_t i = 0; i < u.size(); ++i)
+    REQUIRE((u[i] < 0.5) == (r.values("pilot_passed")(static_cast<Eigen::Index>(i)) == 1));
+  const double se = 1 / std::sqrt(static_cast<double>(options.samples));  // about that of a coefficient
+  CHECK_THAT(d.correlations.spearman[0], WithinAbs(0.8018, 4 * se));
+  CHECK_THAT(d.correlations.spearman[1], WithinAbs(0.2673, 4 * se));
+  CHECK(d.correlations.prcc[0] > d.correlations.prcc[1]);
+  CHECK(d.correlations.prcc[1] > 0);
+  const run_result streamed(plan_output_names(), 8, false, 1e-3);
+  CHECK_THROWS_WITH(plan_choice_drivers(p, streamed, 9), test::contains("strategies: must keep their samples"));
+}
+
+TEST_CASE("a port's calendar time delays its tracks, and a schedule is read and checked", "[decisions][plan]") {
+  // The GPU set-up takes 1 day, the Trainium port 14: the constant plan's hand computations
+  // (the first test case) with 24 h and 336 h added where each track waits for its port.
+  const auto with_port = [](std::string scenario, const std::string& days) {
+    const std::string rate = R"("rate_usd_per_h": 150)";
+    return scenario.replace(scenario.find(rate), rate.size(), rate + R"(, "port_days": )" + days);
+  };
+  const auto plan_text = [&](double pass_prob, const std::string& port_t, const std::string& schedule) {
+    return R"({"schema": "trnmodel.plan/1",
+    "scenarios": {"gpu_baseline": )" + with_port(job(3600, 12, 10), "1") + R"(, "trainium_pilot": )" +
+           job(360, 10, 0) + R"(, "trainium_production": )" + with_port(job(3600, 10, 100), port_t) + R"(},
+    "pilot": {"pass_prob": )" + std::to_string(pass_prob) + R"(},
+    "rollback": {"convert_s": 7200, "engineering_h": 20, "found_after_fraction": 0.25},
+    "dual": {"overhead_h": 40}, "engineering": {"rate_usd_per_h": 100})" + schedule + "}";
+  };
+  const auto load = [](const std::string& text) {
+    return plan::from_json(ordered_json::parse(text), ".", load_profiles(shipped_profiles_dir()));
+  };
+  run_options options;
+  options.samples = 128;
+  options.seed = 5;
+  const run_result pass = plan_strategies(load(plan_text(1, "14", "")), options);
+  CHECK_THAT(mean(pass, "gpu_only_h"), WithinRel(24.0 + 12, 1e-12));
+  CHECK_THAT(mean(pass, "trainium_only_h"), WithinRel(336.0 + 10, 1e-12));
+  CHECK_THAT(mean(pass, "dual_track_h"), WithinRel(336.0 + 1 + 10, 1e-12));
+  CHECK_THAT(mean(pass, "trainium_only_usd"), WithinRel(800.0 + 15000, 1e-12));  // costs unchanged
+  const run_result fail = plan_strategies(load(plan_text(0, "14", "")), options);
+  CHECK_THAT(mean(fail, "trainium_only_h"), WithinRel(336 + 0.25 * 10 + 2 + 12, 1e-12));
+  CHECK_THAT(mean(fail, "dual_track_h"), WithinRel(336.0 + 1 + 2 + 12, 1e-12));
+  // A drawn port time: the Trainium track's time less its wall time is the port's draw, in the
+  // production scenario's own stream (keyed by the platform): U(7, 21) days, mean 14.
+  const run_result drawn =
+      plan_strategies(load(plan_text(1, R"({"dist": "uniform", "lo": 7, "hi": 21})", "")), options);
+  const Eigen::ArrayXd port_h = drawn.values("trainium_only_h") - 10;
+  std::vector<double> u(options.samples);
+  uniform_column(options.seed, stream_id("engineering.port_days@trn2.48xlarge"), 0, 0, 1, u.size(), u.data());
+  for (std::size_t i = 0; i < u.size(); ++i)
+    CHECK_THAT(port_h(static_cast<Eigen::Index>(i)), WithinRel(24 * (7 + 14 * u[i]), 1e-12));
+  // The schedule: two calendar days, the deadline after the start.
+  const plan dated = load(plan_text(1, "14", R"(, "schedule": {"start": "2027-01-11", "deadline": "2027-03-01"})"));
+  CHECK(dated.days_to_deadline() == 49);
+  const auto refused = [&](const std::string& schedule, const std::string& message) {
+    INFO(schedule);
+    CHECK_THROWS_WITH(load(plan_text(1, "14", schedule)), test::contains(message));
+  };
+  refused(R"(, "schedule": {"start": "2027-02-30", "deadline": "2027-03-01"})",
+          "schedule.start: must be a calendar day written YYYY-MM-DD, got \"2027-02-30\"");
+  refused(R"(, "schedule": {"start": "2027-03-01", "deadline": "2027-03-01"})",
+          "schedule.deadline: must come after schedule.start (2027-03-01), got 2027-03-01");
+  refused(R"(, "schedule": {"start": "2027-03-01"})", "schedule.deadline: required key is missing");
+  // An unknown port time: the times cannot be computed, and the plan says which input.
+  CHECK_THROWS_WITH(plan_strategies(load(plan_text(1, R"({"unknown": "no estimate yet"})", "")), options),
+                    test::contains("engineering.port_days: is unknown (no estimate yet)"));
 }
 
 TEST_CASE("a bad plan is refused with every path at once", "[decisions][plan]") {

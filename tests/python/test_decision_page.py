@@ -2,6 +2,7 @@
 plan and project facts, what it lists to measure next, and what it refuses. The page of the
 bundled pair is checked against its golden file in test_report.py."""
 
+import json
 import pathlib
 
 import pytest
@@ -34,17 +35,36 @@ def test_with_the_plan_every_track_is_costed():
     doc = tm.decision(plan=plan, samples=4000, sobol_base_samples=2**9, seed=3)
     md = doc.markdown()
     assert md.startswith("## Decision: Run a dual track")
-    t = plan.evaluate(samples=4000, seed=3).table()
-    rows = [line for line in md.splitlines() if line.startswith("| ") and " h |" in line]
-    assert [r.split(" | ")[0] for r in rows] == [
-        "| GPU only",
-        "| Trainium only (rollback to GPU if the port fails)",
-        "| Dual track (pilot, then Trainium if it passed, else GPU)",
-    ]
+    res = plan.evaluate(samples=4000, seed=3)
+    t = res.table()
+    labels = ("| GPU only |", "| Trainium only (rollback", "| Dual track (pilot")
+    rows = [line for line in md.splitlines() if line.startswith(labels)]
+    assert len(rows) == 3
     for row, s in zip(rows, ("gpu_only", "trainium_only", "dual_track")):
-        assert f"{t.loc[s, 'p_cheapest']:.0%} |" in row
+        assert f"| {t.loc[s, 'p_cheapest']:.0%} |" in row
+        # The schedule's columns: the ready dates and P(ready by the deadline).
+        assert row.endswith(
+            f"| {res.ready_date(s, 0.5)} | {res.ready_date(s, 0.9)} | {t.loc[s, 'p_by_deadline']:.0%} |"
+        )
     assert "The plan expects 52 runs" in md
+    assert "**Schedule**: the work starts 2027-01-11, the first production result is due 2027-03-01 (49 days)" in md
+    assert "**What decides the choice** between GPU only and Trainium only" in md
+    assert "**Not described**" not in md  # both ports state their calendar time
+    # A production port without its calendar time is said to be not described.
+    bare = tm.Plan.from_dict(
+        {
+            **_plan_doc(),
+            "scenarios": {**_plan_doc()["scenarios"], "trainium_production": "../llama3-8b-lora-trn2.json"},
+        },
+        directory=PLAN.parent,
+    )
+    md = tm.decision(plan=bare, samples=2000, sobol_base_samples=2**8).markdown()
+    assert "**Not described**: the calendar time of the Trainium production's port" in md
     assert doc._repr_html_().count("<table>") == 2  # shown whole in a notebook: tracks, measure next
+
+
+def _plan_doc():
+    return json.loads(PLAN.read_text(encoding="utf-8"))
 
 
 def test_without_a_plan_the_dual_track_is_not_costed_and_without_facts_nothing_is_advised():

@@ -4,6 +4,7 @@ tm.monte_carlo on the same named streams), P(cheapest) summing to 1, the advisor
 project block, every problem of a bad plan at once, and the CLI. Hand computations with constant
 inputs are tests/cpp/test_plan.cpp."""
 
+import datetime as dt
 import json
 import pathlib
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import trnmodel as tm
@@ -42,6 +44,11 @@ def test_the_strategies_against_an_independent_computation():
         "plan/rollback.found_after_fraction": doc["rollback"]["found_after_fraction"],
         "plan/dual.overhead_h": doc["dual"]["overhead_h"],
         "plan/engineering.rate_usd_per_h": doc["engineering"]["rate_usd_per_h"],
+        # The ports' calendar days, on the platform-keyed streams the lifecycle draws them on.
+        "engineering.port_days@p5.48xlarge": doc["scenarios"]["gpu_baseline"]["changes"]["engineering.port_days"],
+        "engineering.port_days@trn2.48xlarge": doc["scenarios"]["trainium_production"]["changes"][
+            "engineering.port_days"
+        ],
     }
     names = list(quantities)
     drawn = tm.monte_carlo(lambda x: x, quantities, samples=samples, seed=seed, outputs=names)
@@ -52,14 +59,15 @@ def test_the_strategies_against_an_independent_computation():
     f, o, r = x["plan/rollback.found_after_fraction"], x["plan/dual.overhead_h"], x["plan/engineering.rate_usd_per_h"]
     gpu_usd = n * g["run_cost_usd"] + g["adaptation_usd"]
     port = t["adaptation_usd"]
+    pg, pt = 24 * x["engineering.port_days@p5.48xlarge"], 24 * x["engineering.port_days@trn2.48xlarge"]
     expected = {
-        "gpu_only_h": g["wall_h"],
+        "gpu_only_h": pg + g["wall_h"],
         "gpu_only_usd": gpu_usd,
-        "trainium_only_h": np.where(passed, t["wall_h"], f * t["wall_h"] + c + g["wall_h"]),
+        "trainium_only_h": pt + np.where(passed, t["wall_h"], f * t["wall_h"] + c + g["wall_h"]),
         "trainium_only_usd": np.where(
             passed, n * t["run_cost_usd"] + port, f * t["run_cost_usd"] + port + e * r + gpu_usd
         ),
-        "dual_track_h": p["wall_h"] + np.where(passed, t["wall_h"], c + g["wall_h"]),
+        "dual_track_h": pt + p["wall_h"] + np.where(passed, t["wall_h"], c + g["wall_h"]),
         "dual_track_usd": p["run_cost_usd"] + port + np.where(passed, n * t["run_cost_usd"] + o * r, e * r + gpu_usd),
     }
     for name, want in expected.items():
@@ -72,6 +80,24 @@ def test_the_strategies_against_an_independent_computation():
     table = result.table()
     assert list(table.index) == list(tm._plan.STRATEGIES)
     assert "P(cheapest)" in result.sentence()
+    # The schedule: 2027-01-11 to 2027-03-01 is 49 days.
+    assert plan.days_to_deadline == 49
+    for s in tm._plan.STRATEGIES:
+        h = expected[f"{s}_h"]
+        assert table.loc[s, "p_by_deadline"] == pytest.approx(np.mean(h <= 49 * 24), abs=1e-12)
+        days = int(np.ceil(np.quantile(h, 0.9) / 24))
+        assert result.ready_date(s, 0.9) == (dt.date(2027, 1, 11) + dt.timedelta(days=days)).isoformat()
+    # What decides the choice: the pilot's luck against the margin, by an independent Spearman.
+    drivers = result.choice_drivers()
+    favourite, runner_up = drivers.attrs["favourite"], drivers.attrs["runner_up"]
+    assert (favourite, runner_up) == ("gpu_only", "trainium_only")
+    margin = pd.Series(expected[f"{runner_up}_usd"] - expected[f"{favourite}_usd"])
+    for factor, u in (("plan/pilot.passed", x["plan/pilot.passed"]), ("plan/rollback.found_after_fraction", f)):
+        spearman = np.corrcoef(pd.Series(u).rank(), margin.rank())[0, 1]
+        assert drivers.loc[factor, "spearman"] == pytest.approx(spearman, abs=1e-9)
+    assert drivers.index[0] == "engineering.adaptation_h (trainium_production)"  # the port's hours decide it
+    with pytest.raises(tm.ScenarioError, match="strategy: must be one of gpu_only, trainium_only, dual_track"):
+        result.p_by_deadline("gpu")
 
 
 def test_the_advisor_on_the_plans_project():
@@ -100,6 +126,9 @@ def test_the_cli():
     assert run.returncode == 0, run.stderr
     assert "<PlanResult llama3-8b-lora-migration" in run.stdout and "dual_track" in run.stdout
     assert "<Advice dual_track" in run.stdout
+    assert "p_by_deadline" in run.stdout  # the schedule's column
+    assert "what decides gpu_only against trainium_only" in run.stdout
+    assert "engineering.adaptation_h (trainium_production)" in run.stdout
 
 
 def test_the_json_schema_agrees_with_the_reader():
@@ -114,7 +143,7 @@ def test_the_json_schema_agrees_with_the_reader():
     doc = json.loads(PLAN.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema, registry=registry).validate(doc)
     assert schema["properties"]["schema"]["const"] == tm._core.PLAN_SCHEMA_V1
-    for section in [None, "pilot", "rollback", "dual", "engineering", "scenarios"]:
+    for section in [None, "pilot", "rollback", "dual", "engineering", "scenarios", "schedule"]:
         where = schema if section is None else schema["properties"][section]
         for key in where["required"]:
             broken = json.loads(json.dumps(doc))

@@ -18,6 +18,7 @@
 
 #include "trnmodel/calibrate/json_reader.hpp"
 #include "trnmodel/decisions/advisor.hpp"
+#include "trnmodel/detail/calendar.hpp"
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/detail/problems.hpp"
 #include "trnmodel/detail/series_file.hpp"
@@ -50,6 +51,16 @@ struct plan {
   quantity rate_usd_per_h;  ///< engineering.rate_usd_per_h: USD per engineering hour of the plan's own work
   std::optional<project_facts> project;  ///< the project's facts, when the plan states them
   std::int64_t runs = 1;  ///< runs of the production job the port serves (paid once): a weekly fine-tune is 52 a year
+  std::string start;  ///< schedule.start: the day the work starts (YYYY-MM-DD), or empty
+  std::string deadline;  ///< schedule.deadline: the day the first production result is due (YYYY-MM-DD), or empty
+
+  /// Calendar days from schedule.start to schedule.deadline (both given).
+  double days_to_deadline() const {
+    const auto days = [](const std::string& d) {
+      return detail::days_since_epoch(std::stoi(d.substr(0, 4)), std::stoi(d.substr(5, 2)), std::stoi(d.substr(8, 2)));
+    };
+    return static_cast<double>(days(deadline) - days(start));
+  }
 
   /// The plan's own quantities with the paths that name their random streams ("plan/<path>").
   std::vector<named_quantity> inputs() const {
@@ -144,6 +155,22 @@ struct plan {
             [&](detail::json_reader& r) { q(r, "rate_usd_per_h", field_rule::nonnegative, p.rate_usd_per_h); });
     if (top.has("project"))
       problems.attempt([&] { p.project = project_facts::from_json(top.required("project"), "project"); });
+    if (top.has("schedule"))
+      section("schedule", [&](detail::json_reader& r) {
+        const auto date = [&](const char* key, std::string& into) {
+          problems.attempt([&] {
+            into = r.text(key);
+            if (!detail::is_iso_date(into))
+              detail::fail(r.path(key), "must be a calendar day written YYYY-MM-DD, got \"" + into + "\"");
+          });
+        };
+        date("start", p.start);
+        date("deadline", p.deadline);
+        problems.attempt([&] {
+          if (detail::is_iso_date(p.start) && detail::is_iso_date(p.deadline) && !(p.days_to_deadline() > 0))
+            detail::fail("schedule.deadline", "must come after schedule.start (" + p.start + "), got " + p.deadline);
+        });
+      });
     problems.attempt([&] { top.finish(); });
     problems.throw_if_any();
     return p;
@@ -166,17 +193,53 @@ inline const std::vector<std::string>& plan_output_names() {
   return names;
 }
 
+namespace detail {
+
+/// The calendar time of a scenario's port (engineering.port_days), in hours, drawn per sample on
+/// the input's own stream (keyed by the platform, as the lifecycle draws it); 0 when the
+/// scenario states none (docs/decisions.md, "Porting as schedule risk").
+class port_hours {
+ public:
+  explicit port_hours(const scenario& s) : days_(s.find(field::engineering_port_days)) {
+    if (days_ != nullptr && days_->is_unknown())
+      trnmodel::detail::fail(spec(field::engineering_port_days).path,
+                             "is unknown (" + days_->unknown_reason() +
+                                 "): a plan's times need the port's calendar time; give a range");
+    stream_ = lifecycle_model::input_stream_of(spec(field::engineering_port_days).path, field::engineering_port_days,
+                                               lifecycle_model::platform_of(s));
+  }
+  /// The hours of the block's samples, into out[0 .. block.size).
+  void draw(const block_view& block, double* out) const {
+    const auto n = static_cast<std::size_t>(block.size);
+    if (days_ == nullptr || days_->is_constant()) {
+      std::fill(out, out + n, days_ == nullptr ? 0.0 : 24 * days_->ppf(0.5));
+      return;
+    }
+    block.uniforms(stream_, out);
+    days_->ppf(out, out, n);
+    for (std::size_t i = 0; i < n; ++i) out[i] *= 24;
+  }
+
+ private:
+  const quantity* days_;
+  std::uint32_t stream_ = 0;
+};
+
+}  // namespace detail
+
 /// The three strategies of a plan, per sample on common random numbers (the scenarios' inputs
 /// on the streams of their paths, the plan's on "plan/<path>"), with the same seed as every other
 /// run. Each scenario's wall_h, run_cost_usd and adaptation_usd (A) enter as follows, with W the
 /// wall time, R the run cost, r the plan's engineering rate, the port A_t the production
-/// scenario's (the pilot's own adaptation is not counted again), n the plan's runs, and
-/// pass = U < pass_prob. Time is to the first production result; cost is over the n runs:
-///   GPU only:       W_g;                        n·R_g + A_g
-///   Trainium only:  pass: W_t;                  n·R_t + A_t
-///                   fail: f·W_t + c + W_g;      f·R_t + A_t + e·r + n·R_g + A_g
-///   dual track:     pass: W_p + W_t;            R_p + A_t + n·R_t + o·r
-///                   fail: W_p + c + W_g;        R_p + A_t + e·r + n·R_g + A_g
+/// scenario's (the pilot's own adaptation is not counted again), n the plan's runs, P the
+/// calendar time of a port (engineering.port_days × 24; 0 when not stated) and
+/// pass = U < pass_prob. Time is from the start of the work to the first production result,
+/// the port's calendar time included; cost is over the n runs:
+///   GPU only:       P_g + W_g;                        n·R_g + A_g
+///   Trainium only:  pass: P_t + W_t;                  n·R_t + A_t
+///                   fail: P_t + f·W_t + c + W_g;      f·R_t + A_t + e·r + n·R_g + A_g
+///   dual track:     pass: P_t + W_p + W_t;            R_p + A_t + n·R_t + o·r
+///                   fail: P_t + W_p + c + W_g;        R_p + A_t + e·r + n·R_g + A_g
 /// with c = rollback.convert_s / 3600, e = rollback.engineering_h, f = found_after_fraction and
 /// o = dual.overhead_h (a failed port shows in the first run). cheapest_*: 1 for the cheapest
 /// strategy of the sample (the first on a tie), so their means sum to 1. Keeps every sample.
@@ -184,6 +247,8 @@ inline run_result plan_strategies(const plan& p, run_options options) {
   options.keep_samples = true;
   run_options quiet = options;
   quiet.progress = nullptr;  // the plan reports its own progress: three runs, then its own
+  // The ports' calendar times first: an unknown one is refused before any run.
+  const detail::port_hours gpu_port(p.gpu_baseline), trainium_port(p.trainium_production);
   const std::vector<std::string> kept{"wall_h", "run_cost_usd", "adaptation_usd"};
   const run_result g = simulate(p.gpu_baseline, quiet, kept, false);
   const run_result pi = simulate(p.trainium_pilot, quiet, kept, false);
@@ -200,13 +265,17 @@ inline run_result plan_strategies(const plan& p, run_options options) {
     const auto wg = rows(g, "wall_h"), rg = rows(g, "run_cost_usd"), ag = rows(g, "adaptation_usd");
     const auto wp = rows(pi, "wall_h"), rp = rows(pi, "run_cost_usd");
     const auto wt = rows(t, "wall_h"), rt = rows(t, "run_cost_usd"), at = rows(t, "adaptation_usd");
+    std::vector<double> pg(static_cast<std::size_t>(block.size)), pt(pg.size());
+    gpu_port.draw(block, pg.data());
+    trainium_port.draw(block, pt.data());
     for (Eigen::Index i = 0; i < block.size; ++i) {
+      const auto k = static_cast<std::size_t>(i);
       const bool pass = x(i, 1) < x(i, 0);
       const double c = x(i, 2) / 3600, e = x(i, 3), f = x(i, 4), o = x(i, 5), r = x(i, 6);
-      const double gpu_h = wg[i], gpu_usd = n * rg[i] + ag[i];
-      const double trn_h = pass ? wt[i] : f * wt[i] + c + wg[i];
+      const double gpu_h = pg[k] + wg[i], gpu_usd = n * rg[i] + ag[i];
+      const double trn_h = pt[k] + (pass ? wt[i] : f * wt[i] + c + wg[i]);
       const double trn_usd = pass ? n * rt[i] + at[i] : f * rt[i] + at[i] + e * r + gpu_usd;
-      const double dual_h = wp[i] + (pass ? wt[i] : c + wg[i]);
+      const double dual_h = pt[k] + wp[i] + (pass ? wt[i] : c + wg[i]);
       const double dual_usd = rp[i] + at[i] + (pass ? n * rt[i] + o * r : e * r + gpu_usd);
       const std::array<double, 3> cost{gpu_usd, trn_usd, dual_usd};
       const auto cheapest = std::min_element(cost.begin(), cost.end()) - cost.begin();

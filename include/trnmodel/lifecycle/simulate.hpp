@@ -196,6 +196,7 @@ class lifecycle_model {
       case field::spot_notice_s:
       case field::spot_reacquire_s:
       case field::engineering_adaptation_h:
+      case field::engineering_port_days:
         return true;
       default:
         return false;

@@ -86,7 +86,8 @@ inline const char* name_of(field_rule rule) {
 
 /// Which metrics an unknown value blocks (docs/metrics.md): `time` inputs feed every time
 /// metric, and through them every cost; the others feed only their own cost lines.
-enum class input_group { setting, time, compute_price, storage, transfer, logs, engineering };
+/// `schedule` inputs block no metric: they move dates (the port's calendar time), not hours or costs.
+enum class input_group { setting, time, compute_price, storage, transfer, logs, engineering, schedule };
 
 /// When the simulator reads a field, given the scenario's throughput mode and failure model.
 enum class relevance {
@@ -311,6 +312,8 @@ enum class counting { none, up, nearest };
     none, &in::adaptation_h, no_choice, "engineering hours to port the job (a separate risk line)")                   \
   X(engineering_rate_usd_per_h, "engineering.rate_usd_per_h", quantity, nonnegative, "0", false, engineering, always, \
     none, &in::rate_usd_per_h, no_choice, "USD per engineering hour")                                                 \
+  X(engineering_port_days, "engineering.port_days", quantity, nonnegative, "", false, schedule, always, none,          \
+    &in::port_days, no_choice, "calendar days from the start of the port until the job can run on this platform")     \
   X(spot_interruptions_per_node_h, "spot.interruptions_per_node_h", quantity, nonnegative, "", false, time, spot,     \
     none, &in::interruptions_per_node_h,                                                                              \
     no_choice, "spot: interruptions per node-hour of exposed time (required for spot)")                               \

@@ -114,7 +114,10 @@ struct lifecycle_inputs {
   /// Engineering hours to port the job (a separate risk line, engineering.adaptation_h).
   /// \var rate_usd_per_h
   /// USD per engineering hour.
-  double adaptation_h = 0, rate_usd_per_h = 0;
+  /// \var port_days
+  /// Calendar days from the start of the port until the job can run on this platform
+  /// (engineering.port_days): a start delay, read by the plan's schedule, not by the run itself.
+  double adaptation_h = 0, rate_usd_per_h = 0, port_days = 0;
   // Step time from the platform (throughput modes other than measured).
   /// \var tokens
   /// Training tokens to the quality bar (job.tokens); NaN: the scenario gives the steps instead.
