@@ -84,7 +84,27 @@ void register_lifecycle(py::module_& m) {
             return run_from_python(model, model.output_names(), options, progress);
           },
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
-          py::arg("allow_unknown"), py::arg("progress"));
+          py::arg("allow_unknown"), py::arg("progress"))
+      .def("require_known", [](const lifecycle_model& model) { detail::require_known(model); })
+      .def(
+          "simulate_partial",
+          [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
+             bool allow_unknown, std::uint64_t first_block, std::uint64_t last_block) {
+            if (!allow_unknown) detail::require_known(model);
+            run_options options;
+            options.samples = samples;
+            options.seed = seed;
+            options.threads = threads;
+            options.keep_samples = keep_samples;
+            std::string bytes;
+            {
+              py::gil_scoped_release release;
+              bytes = compute_partial(model, model.output_names(), options, first_block, last_block).to_bytes();
+            }
+            return py::bytes(bytes);
+          },
+          py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
+          py::arg("allow_unknown"), py::arg("first_block"), py::arg("last_block"));
   m.def("lifecycle_info", [](const scenario& s) { return info_of(lifecycle_model(s)); }, py::arg("scenario"));
 
   m.def(

@@ -14,7 +14,9 @@
 
 #include "python_run.hpp"
 #include "register.hpp"
+#include "trnmodel/montecarlo/fingerprint.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/montecarlo/partial.hpp"
 
 namespace py = pybind11;
 
@@ -146,6 +148,30 @@ void register_montecarlo(py::module_& m) {
         py::arg("outputs"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
         py::arg("block_size"), py::arg("progress"));
   m.def("default_threads", &default_threads);
+
+  // Runs split across processes (docs/scaling.md): a run's blocks, the partial of a range of
+  // them as exact bytes, and the fold of all partials, in block order, into the run's result.
+  m.def("bits_fingerprint", &bits_fingerprint);
+  m.def(
+      "block_count",
+      [](std::uint64_t samples) {
+        run_options options;
+        options.samples = samples;
+        return detail::block_grid{samples, static_cast<std::uint64_t>(with_block_size(options).block_size)}.blocks();
+      },
+      py::arg("samples"));
+  m.def(
+      "fold_partials",
+      [](const std::vector<py::bytes>& parts) {
+        std::vector<std::string> bytes;
+        for (const auto& b : parts) bytes.push_back(std::string(b));
+        py::gil_scoped_release release;
+        std::vector<run_partial> partials;
+        partials.reserve(bytes.size());
+        for (const auto& b : bytes) partials.push_back(run_partial::from_bytes(b));
+        return fold(partials);
+      },
+      py::arg("partials"));
 }
 
 }  // namespace trnmodel::python

@@ -51,6 +51,11 @@ void register_scenario(py::module_& m) {
             return scenario::from_json(to_json(obj, ""), library_of(profiles));
           },
           py::arg("obj"), py::arg("profiles") = py::dict())
+      .def("profile_document",
+           [](const scenario& s) -> py::object {
+             const ordered_json* doc = s.profile_document();
+             return doc == nullptr ? py::none() : from_json(*doc);
+           })
       .def_property_readonly("mode", [](const scenario& s) { return name_of_choice(s.mode()); })
       .def_property_readonly("profile_shape",
                              [](const scenario& s) -> std::optional<profile_shape> {

@@ -158,6 +158,23 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("keep_samples"), py::arg("progress"));
+  // One task of a split comparison (docs/scaling.md): the partial of blocks [first, last), as bytes.
+  m.def(
+      "compare_partial",
+      [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
+         int threads, bool keep_samples, std::uint64_t first_block, std::uint64_t last_block) {
+        const comparison_model model(a, b, metric_named(output));
+        run_options options = make_run(samples, seed, threads);
+        options.keep_samples = keep_samples;
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = compute_partial(model, comparison_model::output_names(), options, first_block, last_block).to_bytes();
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
+      py::arg("threads"), py::arg("keep_samples"), py::arg("first_block"), py::arg("last_block"));
 
   // tm.sweep: the points' results, in grid order (the last path varying fastest), samples
   // streamed (keep_samples false) as Python's sweep has always run them.

@@ -298,6 +298,7 @@ class Scenario:
     @staticmethod
     def from_text(text: str, profiles: dict = ...) -> Scenario: ...
     def has(self, path: str) -> bool: ...
+    def profile_document(self) -> Optional[dict]: ...
     @property
     def mode(self) -> str: ...
     @property
@@ -478,6 +479,18 @@ class LifecycleModel:
         allow_unknown: bool,
         progress: _Progress,
     ) -> RunResult: ...
+    def require_known(self) -> None: ...
+    def simulate_partial(
+        self,
+        *,
+        samples: int,
+        seed: int,
+        threads: int,
+        keep_samples: bool,
+        allow_unknown: bool,
+        first_block: int,
+        last_block: int,
+    ) -> bytes: ...
 
 class LifecycleInfo:
     @property
@@ -879,6 +892,18 @@ def calibrate_summary(summary: TrialSummary, base: Scenario) -> CalibrationResul
 def check_profile(doc: Any, path: str) -> str: ...
 def closest_name(key: str, candidates: Sequence[str]) -> str: ...
 def completeness(scenario: Scenario) -> list[PhaseCompleteness]: ...
+def compare_partial(
+    a: Scenario,
+    b: Scenario,
+    output: str,
+    *,
+    samples: int,
+    seed: int,
+    threads: int,
+    keep_samples: bool,
+    first_block: int,
+    last_block: int,
+) -> bytes: ...
 def compare(
     a: Scenario,
     b: Scenario,
@@ -891,6 +916,9 @@ def compare(
     progress: _Progress,
 ) -> RunResult: ...
 def default_threads() -> int: ...
+def bits_fingerprint() -> str: ...
+def block_count(samples: int) -> int: ...
+def fold_partials(partials: list[bytes]) -> RunResult: ...
 def sweep(
     scenario: Scenario,
     grid: Sequence[tuple[str, list[Any]]],

@@ -174,6 +174,13 @@ class Scenario:
 
         return cls.from_dict(new(config, platform, load_profile(platform), _library(None), **options))
 
+    def __reduce__(self) -> Any:
+        """Pickled as its JSON and its hardware profile's (a task of a split run, a worker of
+        a cluster rebuilds it from them: docs/scaling.md)."""
+        profile = self._core.profile_document()
+        platform = self._core.profile_name
+        return (_rebuild, (self.to_dict(), {platform: profile} if profile is not None and platform else {}))
+
     def to_dict(self) -> dict:
         """The scenario as given (defaults are not written out)."""
         return self._core.to_obj()
@@ -459,6 +466,11 @@ def json_schema() -> dict:
     Generated in C++ from the scenario's field table and the distribution families the loader
     knows (the same function embedders call), so it applies the loader's rules."""
     return _core.scenario_json_schema()
+
+
+def _rebuild(data: dict, profiles: dict) -> Scenario:
+    """The scenario of a pickle (Scenario.__reduce__)."""
+    return Scenario(_core.Scenario.from_obj(data, profiles))
 
 
 __all__ = ["Scenario", "json_schema", "profiles", "load_profile"]

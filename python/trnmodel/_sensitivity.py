@@ -22,6 +22,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution
+from ._executor import compare_task, run_ranges, scenario_state
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar
@@ -514,6 +515,7 @@ def compare(
     *,
     keep_samples: bool = True,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Comparison:
     """Compare two scenarios on common random numbers.
 
@@ -525,22 +527,35 @@ def compare(
     shared by two scenarios on one (docs/sensitivity.md, "What two scenarios share"). The
     per-sample difference is therefore the effect of what differs between A and B, not of two
     different guesses of the same work: a scenario compared with itself differs by exactly zero.
+
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client`` to run on,
+    with the local run's bits (docs/scaling.md).
     """
     _check_scenario("a", a)
     _check_scenario("b", b)
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
+    output = _check_output(output)
     with progress_bar(progress, "compare") as callback:
-        core = _core.compare(
-            a._core,
-            b._core,
-            _check_output(output),
-            samples=samples,
-            seed=seed,
-            threads=_check_threads(threads),
-            keep_samples=bool(keep_samples),
-            progress=callback,
-        )
+        if executor is not None:
+            core = run_ranges(
+                executor,
+                compare_task,
+                (scenario_state(a), scenario_state(b), output, samples, seed, bool(keep_samples)),
+                _core.block_count(samples),
+                callback,
+            )
+        else:
+            core = _core.compare(
+                a._core,
+                b._core,
+                output,
+                samples=samples,
+                seed=seed,
+                threads=_check_threads(threads),
+                keep_samples=bool(keep_samples),
+                progress=callback,
+            )
     return Comparison(core, a, b, output, samples, seed, threads)
 
 

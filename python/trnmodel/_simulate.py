@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _core
 from ._errors import CompletenessWarning, PlausibilityWarning
+from ._executor import run_ranges, scenario_state, simulate_task
 from ._html import extrapolation_text
 from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMNS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
@@ -198,6 +199,8 @@ def simulate(
     keep_samples: bool = True,
     allow_unknown: bool = False,
     progress: ProgressArg = None,
+    *,
+    executor: Any = None,
 ) -> SimulationResult:
     """Simulate a scenario's lifecycle ``samples`` times.
 
@@ -223,21 +226,37 @@ def simulate(
     output is interactive (a terminal or Jupyter); True always, False never; or a callable
     ``f(done, total)`` called between waves of blocks. Ctrl-C stops the run within one wave and
     raises KeyboardInterrupt; nothing is left half-done.
+
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client`` to run on
+    (docs/scaling.md). The blocks are split into ranges, one task each; the scenario is checked
+    here before any task is sent; the result is the local run's, bit for bit.
     """
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
     model = _core.LifecycleModel(scenario._core)
     info = model.info
     seed = _check_whole("seed", seed, 0)
+    samples = _check_whole("samples", samples, 1)
     with progress_bar(progress, scenario.name or "simulate") as callback:
-        core = model.simulate(
-            samples=_check_whole("samples", samples, 1),
-            seed=seed,
-            threads=_check_threads(threads),
-            keep_samples=bool(keep_samples),
-            allow_unknown=bool(allow_unknown),
-            progress=callback,
-        )
+        if executor is not None:
+            if not allow_unknown:
+                model.require_known()  # before any task is sent
+            core = run_ranges(
+                executor,
+                simulate_task,
+                (scenario_state(scenario), samples, seed, bool(keep_samples), bool(allow_unknown)),
+                _core.block_count(samples),
+                callback,
+            )
+        else:
+            core = model.simulate(
+                samples=samples,
+                seed=seed,
+                threads=_check_threads(threads),
+                keep_samples=bool(keep_samples),
+                allow_unknown=bool(allow_unknown),
+                progress=callback,
+            )
     result = SimulationResult(core, scenario, info, seed)
     _warn_expectations(scenario, result)
     for sentence in result.implausible_tail():

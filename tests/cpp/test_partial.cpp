@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "trnmodel/montecarlo/fingerprint.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/scenario/scenario.hpp"
+#include "trnmodel/throughput/profile_files.hpp"
 #include "same_bits.hpp"
 
 using namespace trnmodel;
@@ -143,6 +146,31 @@ TEST_CASE("folding refuses partials out of order, of another run or corrupt", "[
   CHECK_THROWS_WITH(run_partial::from_bytes(bytes + "x"), test::contains("partial: trailing bytes"));
   CHECK_THROWS_WITH(run_partial::from_bytes("nonsense"), test::contains("partial: truncated"));
   CHECK(fold({a, b}).stats(0).count + fold({a, b}).stats(0).nan_count == options.samples);
+}
+
+TEST_CASE("a process's fingerprint names the library, the lane path and the C library", "[partial]") {
+  const std::string mine = bits_fingerprint();
+  CHECK(mine.rfind(std::string("trnmodel ") + TRNMODEL_VERSION_STRING + "; lanes " + isa_name(active_isa()) + "; libm ",
+                   0) == 0);
+  CHECK(bits_fingerprint() == mine);  // a pure function of the process
+}
+
+TEST_CASE("a scenario carries the JSON of its hardware profile to another process", "[partial]") {
+  const profile_library shipped = load_profiles(shipped_profiles_dir());
+  const scenario s = scenario::from_text(
+      R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1,
+          "platform": "trn2.48xlarge"}, "throughput": {"step_time_s": 2}})",
+      shipped);
+  REQUIRE(s.profile_document() != nullptr);
+  CHECK(*s.profile_document() == shipped.at("trn2.48xlarge"));
+  // Rebuilt from its own JSON and that profile alone, it is the same scenario.
+  const scenario again = scenario::from_json(s.to_json(), {{"trn2.48xlarge", *s.profile_document()}});
+  CHECK(again.to_json() == s.to_json());
+  CHECK(again.profile() != nullptr);
+  const scenario free_text = scenario::from_text(
+      R"({"schema": "trnmodel.scenario/1", "job": {"effective_steps": 10}, "cluster": {"nodes": 1,
+          "platform": "my-own-cluster"}, "throughput": {"step_time_s": 2}})");
+  CHECK(free_text.profile_document() == nullptr);
 }
 
 }  // namespace test_partial

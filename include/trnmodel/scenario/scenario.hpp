@@ -291,6 +291,15 @@ class scenario {
     return parse_stage_path(path, names);
   }
 
+  /// The JSON of the hardware profile cluster.platform names (a shipped one or the user's), or
+  /// nullptr for a free-text platform or none: with the scenario's own JSON, all it takes to
+  /// rebuild it elsewhere (another process, a worker of a cluster).
+  const ordered_json* profile_document() const {
+    if (!has_text(field::cluster_platform)) return nullptr;
+    const auto it = profiles_->find(text(field::cluster_platform));
+    return it == profiles_->end() ? nullptr : &it->second;
+  }
+
  private:
   static std::size_t index(field f) { return static_cast<std::size_t>(f); }
 

@@ -1,0 +1,140 @@
+"""Runs split across processes (docs/scaling.md): the same bits as the local run for any executor,
+worker count and finishing order; the scenario checked before any task is sent; partials from a
+process with other bits refused."""
+
+import concurrent.futures as cf
+import multiprocessing
+import pathlib
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import trnmodel as tm
+from trnmodel import _core
+from trnmodel._executor import block_ranges, run_ranges, scenario_state, simulate_task
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LORA = ROOT / "examples" / "llama3-8b-lora-trn2.json"
+SAMPLES = 50_001  # not a whole number of blocks
+
+
+def same(a, b):
+    """Bit for bit: every summary statistic, and every kept sample."""
+    assert a.summary().equals(b.summary())
+    assert a.kept == b.kept
+    if a.kept:
+        for metric in ("wall_h", "run_cost_usd", "failures"):
+            np.testing.assert_array_equal(a[metric], b[metric])
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tm.CompletenessWarning)
+        return tm.Scenario.from_json(LORA)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_thread_pool_gives_the_local_bits(scenario, keep):
+    local = tm.simulate(scenario, samples=SAMPLES, seed=7, keep_samples=keep)
+    with cf.ThreadPoolExecutor(3) as pool:
+        split = tm.simulate(scenario, samples=SAMPLES, seed=7, keep_samples=keep, executor=pool)
+    same(split, local)
+
+
+def test_worker_processes_give_the_local_bits(scenario):
+    local = tm.simulate(scenario, samples=SAMPLES, seed=3, keep_samples=False)
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        split = tm.simulate(scenario, samples=SAMPLES, seed=3, keep_samples=False, executor=pool)
+    same(split, local)
+
+
+def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scenario):
+    distributed = pytest.importorskip("distributed")
+    local = tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False)
+    kept = tm.simulate(scenario, samples=20_000, seed=5)
+    for workers in (1, 2, 3):
+        with (
+            distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            same(tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False, executor=client), local)
+            if workers == 2:
+                same(tm.simulate(scenario, samples=20_000, seed=5, executor=client), kept)
+
+
+def test_a_comparison_on_worker_processes_gives_the_local_bits(scenario):
+    p5 = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    local = tm.compare(scenario, p5, "total_cost_usd", samples=SAMPLES, seed=4)
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        split = tm.compare(scenario, p5, "total_cost_usd", samples=SAMPLES, seed=4, executor=pool)
+    assert split.summary().equals(local.summary())
+    assert split.p_a_less_b == local.p_a_less_b
+    np.testing.assert_array_equal(split.difference, local.difference)
+
+
+def test_the_finishing_order_does_not_matter(scenario):
+    # The tasks finish last first; the fold is still in block order, so the bits are the same.
+    tasks = len(block_ranges(_core.block_count(SAMPLES)))
+
+    class LastFirst(cf.Executor):
+        def __init__(self):
+            self.jobs = []
+
+        def submit(self, fn, *args):
+            self.jobs.append((cf.Future(), fn, args))
+            if len(self.jobs) == tasks:
+                for future, f, a in reversed(self.jobs):
+                    future.set_result(f(*a))
+            return self.jobs[-1][0]
+
+    local = tm.simulate(scenario, samples=SAMPLES, seed=2, keep_samples=False)
+    same(tm.simulate(scenario, samples=SAMPLES, seed=2, keep_samples=False, executor=LastFirst()), local)
+
+
+def test_block_ranges_cover_the_run_in_order():
+    assert block_ranges(10, 4) == [(0, 2), (2, 5), (5, 7), (7, 10)]
+    assert block_ranges(3, 16) == [(0, 1), (1, 2), (2, 3)]
+    assert block_ranges(1) == [(0, 1)]
+
+
+def test_partials_from_a_process_with_other_bits_are_refused(scenario):
+    def other_bits(*args):
+        _, partial = simulate_task(*args)
+        return "trnmodel 0.0.0; lanes sse2; libm musl", partial
+
+    with cf.ThreadPoolExecutor(2) as pool, pytest.raises(tm.ScenarioError, match=r"whose bits may differ"):
+        run_ranges(pool, other_bits, (scenario_state(scenario), 5000, 0, False, False), _core.block_count(5000), None)
+
+
+def test_the_scenario_is_checked_before_any_task_is_sent():
+    class Recording(cf.Executor):
+        submitted = 0
+
+        def submit(self, fn, *args):
+            Recording.submitted += 1
+            raise AssertionError("no task should be sent")
+
+    d = tm.Scenario.from_json(LORA).to_dict()
+    d["prices"]["node_hour_usd"] = {"unknown": "no quote yet"}
+    scn = tm.Scenario.from_dict(d)
+    with pytest.raises(tm.UnknownInputError, match="prices.node_hour_usd"):
+        tm.simulate(scn, samples=1000, executor=Recording())
+    assert Recording.submitted == 0
+    with pytest.raises(tm.ScenarioError, match="executor: must be a concurrent.futures.Executor or a dask"):
+        tm.simulate(scn, samples=1000, allow_unknown=True, executor=object())
+
+
+def test_a_scenario_pickles_with_its_hardware_profile(scenario):
+    profile = tm.load_profile("trn2.48xlarge")
+    profile["name"] = "my-trn2"
+    d = scenario.to_dict()
+    d["cluster"]["platform"] = "my-trn2"
+    mine = tm.Scenario.from_dict(d, profiles={"my-trn2": profile})
+    again = pickle.loads(pickle.dumps(mine))
+    assert again.to_dict() == mine.to_dict()
+    same(tm.simulate(again, samples=3000, seed=1), tm.simulate(mine, samples=3000, seed=1))
