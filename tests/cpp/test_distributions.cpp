@@ -339,7 +339,8 @@ TEST_CASE("a mixture of atoms steps exactly at the weights", "[dist][mixture]") 
 TEST_CASE("a mixture's mean, support and column ppf", "[dist][mixture]") {
   const std::vector<quantity> mixtures{
       two_normals(),
-      make_mixture({{0.8, make_lognormal_from_quantiles(3.65, 5.11)}, {0.2, make_lognormal_from_quantiles(4.75, 6.64)}}),
+      make_mixture(
+          {{0.8, make_lognormal_from_quantiles(3.65, 5.11)}, {0.2, make_lognormal_from_quantiles(4.75, 6.64)}}),
       make_mixture({{0.25, make_gamma(2.5, 3)}, {0.5, make_pert(1, 2, 9)}, {0.25, make_beta(2, 5, 0, 4)}}),
       make_mixture({{1.0, make_weibull(1.5, 2)}}),
       make_mixture({{0.6, make_exponential(2)}, {0.4, make_triangular(1, 2, 6)}}),

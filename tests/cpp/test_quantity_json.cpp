@@ -126,7 +126,8 @@ TEST_CASE("bad mixtures are rejected with the component's path, the value and th
              test::contains("throughput.step_time_s.components[1]: lognormal needs 0 < p50 < p90, got p50=5, p90=4"));
   CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "uniform", "lo": 1, "hgh": 2}])")),
              test::contains("x.components[0].hgh: unknown key for a uniform distribution (did you mean hi?)"));
-  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture"})")), test::contains("x: mixture needs \"components\""));
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture"})")),
+             test::contains("x: mixture needs \"components\""));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture", "components": [], "weight": 1})")),
              test::contains("x.weight: unknown key for a mixture distribution"));
 }
@@ -134,8 +135,9 @@ TEST_CASE("bad mixtures are rejected with the component's path, the value and th
 TEST_CASE("a mixture's whole support must keep its field's rule", "[json][mixture]") {
   const std::string lognormal = R"({"weight": 0.8, "dist": "lognormal", "p50": 3.65, "p90": 5.11})";
   const auto with = [&](const std::string& second) {
-    return test::scenario_error(test::edge_head + R"("throughput": {"step_time_s": {"dist": "mixture", "components": [)" +
-                                lognormal + ", " + second + "]}}}");
+    return test::scenario_error(test::edge_head +
+                                R"("throughput": {"step_time_s": {"dist": "mixture", "components": [)" + lognormal +
+                                ", " + second + "]}}}");
   };
   CHECK(with(R"({"weight": 0.2, "dist": "fixed", "value": 4.4})") == "no error");
   // A lognormal starts at 0 but never draws it; an atom at 0 would (a step time of 0).

@@ -32,7 +32,8 @@ using component_distribution = std::variant<fixed, uniform, normal, lognormal, t
 
 /// Whether a component family puts mass on single values (a draw can equal them exactly).
 template <class T>
-inline constexpr bool has_atoms = std::is_same_v<T, fixed> || std::is_same_v<T, bernoulli> || std::is_same_v<T, empirical>;
+inline constexpr bool has_atoms =
+    std::is_same_v<T, fixed> || std::is_same_v<T, bernoulli> || std::is_same_v<T, empirical>;
 
 }  // namespace trnmodel::dist
 
@@ -51,8 +52,17 @@ inline void check_mixture_weights(const std::string& path, const std::vector<dou
     terms += (k ? " + " : "") + format_number(weights[k]);
   }
   if (!(std::abs(sum - 1) <= 1e-9))
-    fail(path + ".components", "the weights must sum to 1 (within 1e-9), got " + terms + " = " + format_approx(sum, 12));
+    fail(path + ".components",
+         "the weights must sum to 1 (within 1e-9), got " + terms + " = " + format_approx(sum, 12));
 }
+
+// The rules of a component beyond its family's, as make_mixture and the JSON loader word them.
+inline constexpr const char* component_unknown_rule =
+    "a mixture component cannot be unknown (write the whole input as {\"unknown\": ...})";
+inline constexpr const char* component_mixture_rule =
+    "a mixture component cannot be a mixture (multiply the weights out into one level)";
+inline constexpr const char* component_provenance_rule =
+    "a component carries no provenance (source, note, date, region): give it on the mixture";
 
 }  // namespace trnmodel::detail
 

@@ -299,15 +299,14 @@ inline quantity make_mixture(const std::vector<std::pair<double, quantity>>& com
   for (std::size_t k = 0; k < components.size(); ++k) {
     const std::string at = path + ".components[" + std::to_string(k) + "]";
     const quantity& q = components[k].second;
-    if (!q.prov().empty())
-      detail::fail(at, "a component carries no provenance (source, note, date, region): give it on the mixture");
+    if (!q.prov().empty()) detail::fail(at, detail::component_provenance_rule);
     std::visit(
         [&](const auto& d) {
           using T = std::decay_t<decltype(d)>;
           if constexpr (std::is_same_v<T, dist::unknown>) {
-            detail::fail(at, "a mixture component cannot be unknown (write the whole input as {\"unknown\": ...})");
+            detail::fail(at, detail::component_unknown_rule);
           } else if constexpr (std::is_same_v<T, dist::mixture>) {
-            detail::fail(at, "a mixture component cannot be a mixture (multiply the weights out into one level)");
+            detail::fail(at, detail::component_mixture_rule);
           } else {
             detail::check_parameters(at, d);
             parts.push_back({components[k].first, d});

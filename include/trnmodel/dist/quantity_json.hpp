@@ -147,13 +147,10 @@ inline quantity mixture_from_json(const ordered_json& components, const std::str
       detail::fail(at, "must be a component {\"weight\": w, \"dist\": ...}, got " + describe_json(c));
     if (!c.contains("weight")) detail::fail(at, "a mixture component needs \"weight\"");
     const double weight = json_number(c.at("weight"), at + ".weight");
-    if (c.contains("unknown"))
-      detail::fail(at + ".unknown", "a mixture component cannot be unknown (write the whole input as {\"unknown\": ...})");
-    if (auto it = c.find("dist"); it != c.end() && *it == "mixture")
-      detail::fail(at + ".dist", "a mixture component cannot be a mixture (multiply the weights out into one level)");
+    if (c.contains("unknown")) detail::fail(at + ".unknown", component_unknown_rule);
+    if (auto it = c.find("dist"); it != c.end() && *it == "mixture") detail::fail(at + ".dist", component_mixture_rule);
     for (const auto& key : provenance_keys())
-      if (c.contains(key))
-        detail::fail(at + "." + key, "a component carries no provenance (source, note, date, region): give it on the mixture");
+      if (c.contains(key)) detail::fail(at + "." + key, component_provenance_rule);
     ordered_json spec = c;
     spec.erase("weight");
     parts.emplace_back(weight, quantity_from_json(spec, at));
