@@ -36,7 +36,7 @@ LAYERS: List[Layer] = [
     Layer("random", ("random/",), "Philox4x32-10, stream ids, uniform columns, the ISA switch"),
     Layer("detail", ("detail/",), "internals: JSON helpers, did-you-mean, quantile tables, calendar, SHA-256"),
     Layer("choices", ("choices.hpp",), "the choices of the formats: enums and their spellings"),
-    Layer("dist", ("dist/",), "quantities: distributions, quantile functions, unknowns, JSON"),
+    Layer("dist", ("dist/",), "quantities: distributions, mixtures, quantile functions, unknowns, JSON"),
     Layer("montecarlo", ("montecarlo/",), "the block engine: waves, partials, accumulators, results"),
     Layer("throughput", ("throughput/",), "step time from FLOPs, hardware profiles, the alpha-beta model"),
     Layer("scenario", ("scenario/",), "the field table, the inputs of one sample, loading, schema, completeness"),

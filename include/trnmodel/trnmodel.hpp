@@ -17,6 +17,7 @@
 #include "trnmodel/decisions/plan.hpp"
 #include "trnmodel/check.hpp"
 #include "trnmodel/dist/distributions.hpp"
+#include "trnmodel/dist/mixture.hpp"
 #include "trnmodel/dist/quantity.hpp"
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/errors.hpp"

@@ -95,6 +95,11 @@ def _describe(spec: Any) -> str:
     if not isinstance(spec, dict):
         return f"{spec:g}"
     family = spec.get("dist", "")
+    if family == "mixture":  # "mixture(0.8 lognormal(p50=3.65, p90=5.11), 0.2 lognormal(...))"
+        parts = (
+            f"{c['weight']:g} {_describe({k: v for k, v in c.items() if k != 'weight'})}" for c in spec["components"]
+        )
+        return f"mixture({', '.join(parts)})"
     params = ", ".join(
         f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}=…" for k, v in spec.items() if k != "dist"
     )

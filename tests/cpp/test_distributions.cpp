@@ -7,9 +7,12 @@
 
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/gamma.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/interpolators/cubic_hermite.hpp>
 
 #include "catch.hpp"
+#include "input_error_of.hpp"
 #include "scenario_errors.hpp"
 #include "trnmodel/dist/quantity.hpp"
 #include "trnmodel/random/philox.hpp"
@@ -238,6 +241,198 @@ TEST_CASE("invalid parameters are rejected with the rule and the value", "[dist]
   CHECK_THAT(message([] { make_fixed(INFINITY); }), test::contains("fixed: must be a finite number, got inf"));
   CHECK_THAT(message([] { make_unknown(""); }), test::contains("unknown needs a reason"));
   CHECK_THROWS_AS(make_unknown("not measured yet").ppf(0.5), unknown_input_error);
+}
+
+// ---- Mixtures (docs/distributions.md, "Mixtures") -----------------------------------------------
+
+namespace {
+
+// The two normals N(0, 1) and N(3, 1) with weights 0.3 and 0.7.
+quantity two_normals() { return make_mixture({{0.3, make_normal(0, 1)}, {0.7, make_normal(3, 1)}}); }
+
+// u on a grid that is dense in both tails, increasing.
+std::vector<double> probability_grid() {
+  std::vector<double> us;
+  for (int k = 50; k >= 2; --k) us.push_back(std::ldexp(1.0, -k));
+  for (int i = 1; i < 1000; ++i) us.push_back(i / 1000.0);
+  for (int k = 2; k <= 50; ++k) us.push_back(1 - std::ldexp(1.0, -k));
+  std::sort(us.begin(), us.end());
+  return us;
+}
+
+}  // namespace
+
+TEST_CASE("a mixture's ppf inverts its cdf and is monotone", "[dist][mixture]") {
+  const auto q = two_normals();
+  double previous = -dist::infinity;
+  for (const double u : probability_grid()) {
+    const double x = q.ppf(u);
+    INFO("u = " << u << " x = " << std::setprecision(17) << x);
+    CHECK(std::abs(q.cdf(x) - u) <= 1e-12);
+    CHECK(x >= previous);
+    // The generalized inverse exactly: the smallest double where the cdf reaches u.
+    CHECK(q.cdf(x) >= u);
+    CHECK(q.cdf(std::nextafter(x, -dist::infinity)) < u);
+    previous = x;
+  }
+  CHECK(q.ppf(0) == -dist::infinity);
+  CHECK(q.ppf(1) == dist::infinity);
+  CHECK_THAT(q.mean(), Catch::Matchers::WithinRel(0.7 * 3, 1e-15));
+}
+
+TEST_CASE("a mixture's cdf agrees with Boost.Math's normals", "[dist][mixture]") {
+  const auto q = two_normals();
+  const boost::math::normal_distribution<> first(0, 1), second(3, 1);
+  for (double x = -6; x <= 9; x += 0.25) {
+    INFO("x = " << x);
+    const double reference = 0.3 * boost::math::cdf(first, x) + 0.7 * boost::math::cdf(second, x);
+    CHECK_THAT(q.cdf(x), Catch::Matchers::WithinAbs(reference, 1e-15));
+  }
+  // And the draws pass a Kolmogorov-Smirnov test against Boost's mixture cdf.
+  const double statistic = ks_statistic(draw(q, 20'000), [&](double x) {
+    return 0.3 * boost::math::cdf(first, x) + 0.7 * boost::math::cdf(second, x);
+  });
+  CHECK(statistic < ks_critical_0_001);
+}
+
+TEST_CASE("two uniforms on disjoint intervals have the closed-form quantile", "[dist][mixture]") {
+  // 0.4 on [0, 1], 0.6 on [2, 5]: u ≤ 0.4 gives u / 0.4, above 2 + 3 (u − 0.4) / 0.6.
+  const auto q = make_mixture({{0.4, make_uniform(0, 1)}, {0.6, make_uniform(2, 5)}});
+  for (const double u : probability_grid()) {
+    const double expected = u <= 0.4 ? u / 0.4 : 2 + 3 * (u - 0.4) / 0.6;
+    INFO("u = " << u);
+    CHECK_THAT(q.ppf(u), Catch::Matchers::WithinRel(expected, 1e-13) || Catch::Matchers::WithinAbs(expected, 1e-15));
+  }
+  // The cdf is flat at 0.4 on [1, 2]: the generalized inverse is the start of the flat.
+  CHECK(q.ppf(0.4) == 1.0);
+  CHECK(q.support() == dist::support_t{0, 5});
+  CHECK_THAT(q.mean(), Catch::Matchers::WithinRel(0.4 * 0.5 + 0.6 * 3.5, 1e-15));
+}
+
+TEST_CASE("a mixture of atoms steps exactly at the weights", "[dist][mixture]") {
+  // The ported kernel: 1.0 with 80 % chance, 1.3 (30 % slower) with 20 %.
+  const auto q = make_mixture({{0.8, make_fixed(1.0)}, {0.2, make_fixed(1.3)}});
+  CHECK(q.ppf(0.5) == 1.0);
+  CHECK(q.ppf(0.8) == 1.0);
+  CHECK(q.ppf(0.85) == 1.3);
+  CHECK(q.ppf(std::ldexp(1.0, -53)) == 1.0);
+  CHECK(q.ppf(1 - std::ldexp(1.0, -53)) == 1.3);
+  CHECK_THAT(q.cdf(1.2), Catch::Matchers::WithinRel(0.8, 1e-15));
+  CHECK_THAT(q.mean(), Catch::Matchers::WithinRel(0.8 * 1.0 + 0.2 * 1.3, 1e-15));
+  CHECK_FALSE(q.is_constant());
+  CHECK(make_mixture({{0.5, make_fixed(2)}, {0.5, make_fixed(2)}}).is_constant());
+  // An atom inside a continuous component: the uniform on [0, 2] with half the weight, the
+  // other half at exactly 1.
+  const auto atom = make_mixture({{0.5, make_uniform(0, 2)}, {0.5, make_fixed(1)}});
+  CHECK(atom.ppf(0.25) == 1.0);  // F(1−) = 0.25, F(1) = 0.75
+  CHECK(atom.ppf(0.5) == 1.0);
+  CHECK(atom.ppf(0.75) == 1.0);
+  CHECK_THAT(atom.ppf(0.8), Catch::Matchers::WithinRel(1.2, 1e-14));  // F(x) = x / 4 + 1 / 2 above 1
+  // Bernoulli and empirical components keep their own steps and interpolation.
+  const auto coin = make_mixture({{0.5, make_bernoulli(0.5)}, {0.5, make_empirical({2, 4})}});
+  CHECK(coin.ppf(0.1) == 0.0);
+  CHECK(coin.ppf(0.25) == 0.0);
+  CHECK(coin.ppf(0.3) == 1.0);
+  CHECK_THAT(coin.ppf(0.75), Catch::Matchers::WithinRel(3.0, 1e-14));
+}
+
+TEST_CASE("a mixture's mean, support and column ppf", "[dist][mixture]") {
+  const std::vector<quantity> mixtures{
+      two_normals(),
+      make_mixture(
+          {{0.8, make_lognormal_from_quantiles(3.65, 5.11)}, {0.2, make_lognormal_from_quantiles(4.75, 6.64)}}),
+      make_mixture({{0.25, make_gamma(2.5, 3)}, {0.5, make_pert(1, 2, 9)}, {0.25, make_beta(2, 5, 0, 4)}}),
+      make_mixture({{1.0, make_weibull(1.5, 2)}}),
+      make_mixture({{0.6, make_exponential(2)}, {0.4, make_triangular(1, 2, 6)}}),
+  };
+  for (const auto& q : mixtures) {
+    const auto& parts = *std::get<dist::mixture>(q.dist()).components;
+    INFO("components: " << parts.size());
+    // The mean against the weighted means of the components, and against an integral of the
+    // quantile function (E[X] = ∫ ppf(u) du) by Gauss–Kronrod, away from the infinite ends.
+    double weighted = 0;
+    for (const auto& c : parts) weighted += c.weight * std::visit([](const auto& d) { return d.mean(); }, c.dist);
+    CHECK_THAT(q.mean(), Catch::Matchers::WithinRel(weighted, 1e-14));
+    const double integral = boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+        [&](double u) { return q.ppf(u); }, 0.0, 1.0, 15, 1e-11);
+    CHECK_THAT(integral, Catch::Matchers::WithinRel(q.mean(), 1e-7));
+    // The sample mean of 200k draws within 6 standard errors (sd from the draws).
+    const auto x = draw(q, 200'000, 5);
+    double mean = 0, m2 = 0;
+    for (const double v : x) mean += v;
+    mean /= static_cast<double>(x.size());
+    for (const double v : x) m2 += (v - mean) * (v - mean);
+    CHECK(std::abs(mean - q.mean()) <= 6 * std::sqrt(m2 / static_cast<double>(x.size() - 1) / x.size()));
+    // The column gives the scalar's numbers, and both stay in the support.
+    const auto us = probability_grid();
+    std::vector<double> column(us.size());
+    q.ppf(us.data(), column.data(), us.size());
+    const auto [lo, hi] = q.support();
+    for (std::size_t i = 0; i < us.size(); ++i) {
+      CHECK(column[i] == q.ppf(us[i]));
+      CHECK((column[i] >= lo && column[i] <= hi));
+    }
+  }
+}
+
+TEST_CASE("a mixture's quantile is exact across scales and atoms", "[dist][mixture][edge]") {
+  // Found by the property tests: an empirical component on [0, 1.6e-217] beside two uniforms on
+  // [0, 1]. The bracket spans 217 orders of magnitude with a kink: halving values could not
+  // reach the answer (ppf(0.31) came back as 4.6e-51, and ppf decreased).
+  const double tiny = 1.6453567668768989e-217;
+  const auto q = make_mixture(
+      {{1.0 / 3, make_uniform(0, 1)}, {1.0 / 3, make_uniform(0, 1)}, {1.0 / 3, make_empirical({0.0, tiny})}});
+  double previous = -dist::infinity;
+  for (const double u : probability_grid()) {
+    const double x = q.ppf(u);
+    INFO("u = " << u << " x = " << x);
+    CHECK(x >= previous);
+    CHECK(q.cdf(x) >= u);
+    CHECK((x == 0 || q.cdf(std::nextafter(x, -dist::infinity)) < u));
+    previous = x;
+  }
+  CHECK(q.ppf(0.31) < tiny);
+  // One component: the component's own quantile, to the last place its cdf can tell.
+  const auto single = make_mixture({{1, make_gamma(2.5, 3)}});
+  for (const double u : {1e-9, 0.01, 0.5, 0.99, 1 - 1e-9}) {
+    const double x = single.ppf(u);
+    const double representable =
+        single.cdf(std::nextafter(x, dist::infinity)) - single.cdf(std::nextafter(x, -dist::infinity));
+    CHECK(std::abs(single.cdf(x) - u) <= 4 * representable + 1e-16);
+  }
+}
+
+TEST_CASE("a mixture is checked like its families, at its components' paths", "[dist][mixture]") {
+  const auto message = test::input_error_of;
+  const std::string path = "throughput.step_time_s";
+  CHECK_THAT(message([&] { make_mixture({{1.2, make_fixed(1)}, {-0.2, make_fixed(2)}}, path); }),
+             test::contains("throughput.step_time_s.components[1].weight: must be > 0, got -0.2"));
+  CHECK_THAT(message([&] { make_mixture({{0.7, make_fixed(1)}, {0.2, make_fixed(2)}}, path); }),
+             test::contains("throughput.step_time_s.components: the weights must sum to 1 (within 1e-9), got 0.7 + "
+                            "0.2 = 0.9"));
+  CHECK_THAT(message([&] { make_mixture({{NAN, make_fixed(1)}}, path); }),
+             test::contains("components[0].weight: must be a finite number, got nan"));
+  CHECK_THAT(message([&] { make_mixture({}, path); }),
+             test::contains("throughput.step_time_s.components: a mixture needs at least one component, got none"));
+  CHECK_THAT(message([&] { make_mixture({{1, make_unknown("not measured")}}, path); }),
+             test::contains("throughput.step_time_s.components[0]: a mixture component cannot be unknown"));
+  const auto inner = make_mixture({{1, make_fixed(1)}});
+  CHECK_THAT(message([&] { make_mixture({{0.5, make_fixed(1)}, {0.5, inner}}, path); }),
+             test::contains("components[1]: a mixture component cannot be a mixture"));
+  auto sourced = make_fixed(1);
+  sourced.prov().source = "measured";
+  CHECK_THAT(message([&] { make_mixture({{1, sourced}}, path); }),
+             test::contains("components[0]: a component carries no provenance"));
+  // Built directly, the components are still checked by their families' rules.
+  CHECK_THAT(message([] { quantity(dist::mixture({{1.0, dist::normal{0, -1}}})); }),
+             test::contains("mixture.components[0].sd: must be > 0, got -1"));
+  CHECK_THAT(message([] { dist::mixture({{0.5, dist::fixed{1}}}); }),
+             test::contains("mixture.components: the weights must sum to 1 (within 1e-9), got 0.5 = 0.5"));
+  // Within 1e-9 is accepted, and the cdf still reaches exactly 1.
+  const auto rounded = make_mixture({{1.0 / 3, make_uniform(0, 1)}, {1.0 / 3, make_uniform(1, 2)},
+                                     {1.0 / 3 + 5e-10, make_uniform(2, 3)}});
+  CHECK(rounded.cdf(3) == 1.0);
+  CHECK(rounded.ppf(1 - std::ldexp(1.0, -53)) <= 3.0);
 }
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----

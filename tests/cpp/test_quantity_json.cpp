@@ -40,6 +40,12 @@ TEST_CASE("every distribution survives a JSON round trip", "[json]") {
     {"dist": "bernoulli", "p": 0.25},
     {"dist": "empirical", "samples": [1, 2, 3.5]},
     {"dist": "uniform", "lo": 30, "hi": 36, "source": "quote", "date": "2026-11-02", "region": "us-east-2"},
+    {"dist": "mixture", "components": [{"weight": 0.8, "dist": "lognormal", "p50": 3.65, "p90": 5.11},
+                                       {"weight": 0.2, "dist": "lognormal", "p50": 4.75, "p90": 6.64}],
+     "source": "assumption", "note": "20 % chance the ported attention kernel is 1.3x slower"},
+    {"dist": "mixture", "components": [{"weight": 0.5, "dist": "fixed", "value": 1}, {"weight": 0.25, "dist": "pert",
+     "lo": 1, "mode": 2, "hi": 5}, {"weight": 0.25, "dist": "empirical", "samples": [1, 2, 3.5]}]},
+    {"dist": "mixture", "components": [{"weight": 1, "dist": "normal", "mean": 5, "sd": 0.5, "lo": 4}]},
     {"unknown": "no trial run yet"},
     {"unknown": "no quote", "note": "ask the account team"}
   ])");
@@ -84,6 +90,61 @@ TEST_CASE("bad quantity JSON is rejected with the path, the value and the rule",
   CHECK_THAT(error_of(ordered_json(std::nan(""))), test::contains("x: must be a finite number, got nan"));
   ordered_json infinite = {{"dist", "uniform"}, {"lo", 0}, {"hi", INFINITY}};
   CHECK_THAT(error_of(infinite), test::contains("x.hi: must be a finite number, got inf"));
+}
+
+TEST_CASE("bad mixtures are rejected with the component's path, the value and the rule", "[json][mixture]") {
+  const auto mixture = [](const std::string& components) {
+    return ordered_json::parse(R"({"dist": "mixture", "components": )" + components + "}");
+  };
+  const std::string path = "throughput.step_time_s";
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1.2, "dist": "fixed", "value": 3}, {"weight": -0.2, "dist": "fixed",
+                                  "value": 4}])"),
+                      path),
+             test::contains("throughput.step_time_s.components[1].weight: must be > 0, got -0.2"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 0.8, "dist": "fixed", "value": 3}, {"weight": 0.3, "dist": "fixed",
+                                  "value": 4}])"),
+                      path),
+             test::contains("throughput.step_time_s.components: the weights must sum to 1 (within 1e-9), got 0.8 + "
+                            "0.3 = 1.1"));
+  CHECK_THAT(error_of(mixture("[]")), test::contains("x.components: a mixture needs at least one component, got none"));
+  CHECK_THAT(error_of(mixture("3")), test::contains("x.components: must be an array of components"));
+  CHECK_THAT(error_of(mixture("[3]")), test::contains("x.components[0]: must be a component {\"weight\": w"));
+  CHECK_THAT(error_of(mixture(R"([{"dist": "fixed", "value": 3}])")),
+             test::contains("x.components[0]: a mixture component needs \"weight\""));
+  CHECK_THAT(error_of(mixture(R"([{"weight": "1", "dist": "fixed", "value": 3}])")),
+             test::contains("x.components[0].weight: must be a number, got \"1\""));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "unknown": "no trial run yet"}])")),
+             test::contains("x.components[0].unknown: a mixture component cannot be unknown"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "mixture", "components": []}])")),
+             test::contains("x.components[0].dist: a mixture component cannot be a mixture"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "fixed", "value": 3, "source": "measured"}])")),
+             test::contains("x.components[0].source: a component carries no provenance"));
+  // The component's own rules, at its path.
+  CHECK_THAT(error_of(mixture(R"([{"weight": 0.5, "dist": "fixed", "value": 3}, {"weight": 0.5, "dist": "lognormal",
+                                  "p50": 5, "p90": 4}])"),
+                      path),
+             test::contains("throughput.step_time_s.components[1]: lognormal needs 0 < p50 < p90, got p50=5, p90=4"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "uniform", "lo": 1, "hgh": 2}])")),
+             test::contains("x.components[0].hgh: unknown key for a uniform distribution (did you mean hi?)"));
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture"})")),
+             test::contains("x: mixture needs \"components\""));
+  CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture", "components": [], "weight": 1})")),
+             test::contains("x.weight: unknown key for a mixture distribution"));
+}
+
+TEST_CASE("a mixture's whole support must keep its field's rule", "[json][mixture]") {
+  const std::string lognormal = R"({"weight": 0.8, "dist": "lognormal", "p50": 3.65, "p90": 5.11})";
+  const auto with = [&](const std::string& second) {
+    return test::scenario_error(test::edge_head +
+                                R"("throughput": {"step_time_s": {"dist": "mixture", "components": [)" + lognormal +
+                                ", " + second + "]}}}");
+  };
+  CHECK(with(R"({"weight": 0.2, "dist": "fixed", "value": 4.4})") == "no error");
+  // A lognormal starts at 0 but never draws it; an atom at 0 would (a step time of 0).
+  CHECK_THAT(with(R"({"weight": 0.2, "dist": "fixed", "value": 0})"),
+             test::contains("throughput.step_time_s: must be > 0, got {\"dist\":\"mixture\""));
+  CHECK_THAT(with(R"({"weight": 0.2, "dist": "normal", "mean": 4, "sd": 1})"),
+             test::contains("throughput.step_time_s: must be > 0, but {\"dist\":\"mixture\""));
 }
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----

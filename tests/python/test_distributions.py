@@ -1,6 +1,8 @@
 """Uncertain quantities from Python: the contract of docs/distributions.md, README.md."""
 
+import json
 import math
+import pathlib
 
 import numpy as np
 import pytest
@@ -8,6 +10,15 @@ import pytest
 import trnmodel as tm
 from trnmodel import _core
 
+EXAMPLES_DIR = pathlib.Path(__file__).resolve().parents[2] / "examples"
+SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[2] / "schema"
+
+# The step time with a 20 % chance that the ported attention kernel makes it ~1.3x slower.
+PORTED_STEP_S = tm.Mixture(
+    [(0.8, tm.LogNormal.from_quantiles(p50=3.65, p90=5.11)), (0.2, tm.LogNormal.from_quantiles(p50=4.75, p90=6.64))],
+    source="assumption",
+    note="20 % chance the ported attention kernel is 1.3x slower",
+)
 EXAMPLES = [
     tm.Fixed(3.5),
     tm.Uniform(1, 2),
@@ -25,6 +36,8 @@ EXAMPLES = [
     tm.Bernoulli(0.25),
     tm.Empirical([1, 2, 3.5, 2.2]),
     tm.Uniform(30, 36, source="quote", date="2026-11-02", region="us-east-2"),
+    PORTED_STEP_S,
+    tm.Mixture([(0.3, tm.Normal(0, 1)), (0.7, tm.Normal(3, 1))]),
 ]
 
 
@@ -151,3 +164,125 @@ def test_unknown_blocks_what_needs_it():
 def test_numpy_scalars_are_accepted():
     d = tm.Uniform(np.float32(1), np.int64(3))
     assert d.to_dict() == {"dist": "uniform", "lo": 1.0, "hi": 3}
+
+
+# -- mixtures (docs/distributions.md, "Mixtures") ------------------------------------------
+def _normal_cdf(x, mean):
+    return 0.5 * math.erfc(-(x - mean) / math.sqrt(2))
+
+
+def test_mixture_ppf_is_the_inverse_of_its_cdf_and_monotone():
+    d = tm.Mixture([(0.3, tm.Normal(0, 1)), (0.7, tm.Normal(3, 1))])
+    u = np.concatenate([np.ldexp(1.0, -np.arange(50, 1, -1)), np.linspace(0.001, 0.999, 999)])
+    u = np.sort(np.concatenate([u, 1 - np.ldexp(1.0, -np.arange(2, 51))]))
+    x = d.ppf(u)
+    assert np.all(np.diff(x) >= 0)
+    # The cdf, independently: 0.3 Φ(x) + 0.7 Φ(x − 3).
+    reference = np.array([0.3 * _normal_cdf(v, 0) + 0.7 * _normal_cdf(v, 3) for v in x])
+    np.testing.assert_allclose(reference, u, rtol=0, atol=1e-12)
+    assert d.mean() == pytest.approx(0.7 * 3, rel=1e-15)
+    assert d.support() == (-math.inf, math.inf)
+    assert (d.ppf(0.0), d.ppf(1.0)) == (-math.inf, math.inf)
+
+
+def test_mixture_of_atoms_steps_at_the_weights():
+    d = tm.Mixture([(0.8, 1.0), (0.2, tm.Fixed(1.3))])
+    assert [d.ppf(u) for u in (0.5, 0.8, 0.85)] == [1.0, 1.0, 1.3]
+    assert d.to_dict() == {
+        "dist": "mixture",
+        "components": [{"weight": 0.8, "dist": "fixed", "value": 1.0}, {"weight": 0.2, "dist": "fixed", "value": 1.3}],
+    }
+    assert d.mean() == pytest.approx(1.06, rel=1e-15)
+    x = d.sample(100_000, seed=7)
+    assert set(np.unique(x)) == {1.0, 1.3}
+    assert abs(np.mean(x == 1.3) - 0.2) < 5 * math.sqrt(0.2 * 0.8 / x.size)
+
+
+def test_disjoint_uniforms_have_the_closed_form_quantile():
+    d = tm.Mixture([(0.4, tm.Uniform(0, 1)), (0.6, tm.Uniform(2, 5))])
+    u = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(d.ppf(u), np.where(u <= 0.4, u / 0.4, 2 + 3 * (u - 0.4) / 0.6), rtol=1e-13, atol=1e-15)
+
+
+def test_mixture_components_and_repr():
+    slow = tm.LogNormal.from_quantiles(p50=4.75, p90=6.64)
+    d = tm.Mixture([(0.8, PORTED_STEP_S.components[0][1]), [0.2, slow]], source="assumption")  # a list is a pair too
+    assert d.family == "mixture" and isinstance(d, tm.Mixture)
+    assert d.components[1] == (0.2, slow)
+    assert repr(d) == (
+        "Mixture([(0.8, LogNormal(p50=3.65, p90=5.11)), (0.2, LogNormal(p50=4.75, p90=6.64))], source='assumption')"
+    )
+    again = tm.Distribution.from_dict(d.to_dict())
+    assert isinstance(again, tm.Mixture) and again == d
+    # The mean is the weighted mean of the components'.
+    assert d.mean() == pytest.approx(0.8 * d.components[0][1].mean() + 0.2 * slow.mean(), rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda: tm.Mixture([(1.2, tm.Fixed(1)), (-0.2, tm.Fixed(2))]),
+            "tm.Mixture.components[1].weight: must be > 0, got -0.2",
+        ),
+        (
+            lambda: tm.Mixture([(0.8, tm.Fixed(1)), (0.3, tm.Fixed(2))]),
+            "tm.Mixture.components: the weights must sum to 1 (within 1e-9), got 0.8 + 0.3 = 1.1",
+        ),
+        (lambda: tm.Mixture([]), "tm.Mixture.components: a mixture needs at least one component, got none"),
+        (lambda: tm.Mixture([(1, tm.Unknown("no trial run"))]), "components[0].unknown: a mixture component cannot"),
+        (
+            lambda: tm.Mixture([(1, tm.Mixture([(1, tm.Fixed(1))]))]),
+            "tm.Mixture.components[0].dist: a mixture component cannot be a mixture",
+        ),
+        (
+            lambda: tm.Mixture([(1, tm.Fixed(1, source="measured"))]),
+            "tm.Mixture.components[0].source: a component carries no provenance",
+        ),
+        (lambda: tm.Mixture([tm.Fixed(1)]), "tm.Mixture.components[0]: must be a (weight, distribution) pair"),
+        (
+            lambda: tm.Mixture([(1, {"dist": "normal", "mean": 0, "sd": -1})]),
+            "tm.Mixture.components[0].sd: must be > 0",
+        ),
+        (lambda: tm.Mixture([(float("nan"), 1)]), "tm.Mixture.components[0].weight: must be a finite number, got nan"),
+        (
+            lambda: tm.Distribution.from_dict(
+                {"dist": "mixture", "components": [{"weight": 1, "dist": "lognormal", "p50": 3, "p90": 2}]}
+            ),
+            "quantity.components[0]: lognormal needs 0 < p50 < p90, got p50=3, p90=2",
+        ),
+    ],
+)
+def test_bad_mixtures_are_refused_naming_path_and_rule(make, message):
+    with pytest.raises(tm.ScenarioError) as info:
+        make()
+    assert message in str(info.value)
+
+
+def test_a_mixture_step_time_in_a_scenario():
+    scn = tm.Scenario.from_json(str(EXAMPLES_DIR / "llama3-8b-lora-trn2.json"))
+    step = PORTED_STEP_S
+    mixed = scn.updated({"throughput.step_time_s": step})
+    assert mixed["throughput.step_time_s"] == step
+    assert tm.Scenario.from_dict(mixed.to_dict()) == mixed
+    # The shipped JSON Schema knows the form, and refuses provenance on a component.
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(json.loads((SCHEMA_DIR / "scenario-v1.schema.json").read_text()))
+    doc = mixed.to_dict()
+    assert not list(validator.iter_errors(doc))
+    doc["throughput"]["step_time_s"]["components"][0]["source"] = "measured"
+    assert list(validator.iter_errors(doc))
+    rows = {r.path: r for r in mixed.provenance()}
+    assert rows["throughput.step_time_s"].value == (
+        "mixture(0.8 lognormal(p50=3.65, p90=5.11), 0.2 lognormal(p50=4.75, p90=6.64))"
+    )
+    assert rows["throughput.step_time_s"].source == "assumption"
+    # Slower in the mean than the 80 % branch alone, faster than the 20 % branch alone.
+    walls = {}
+    for name, d in [("mixed", step), *[(f"only {w}", c) for w, c in step.components]]:
+        res = tm.simulate(scn.updated({"throughput.step_time_s": d}), samples=2000, seed=1, threads=1)
+        walls[name] = res.to_pandas()["wall_h"].mean()
+    assert walls["only 0.8"] < walls["mixed"] < walls["only 0.2"]
+    # A component with an atom at 0 would draw a step time of 0: refused.
+    with pytest.raises(tm.ScenarioError, match=r"throughput.step_time_s: must be > 0, got .*which can be 0"):
+        scn.updated({"throughput.step_time_s": tm.Mixture([(0.9, step.components[0][1]), (0.1, 0)])})

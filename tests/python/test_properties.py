@@ -38,10 +38,11 @@ U = np.unique(
 
 
 @st.composite
-def valid_distributions(draw):
+def valid_distributions(draw, mixtures=True):
     family = draw(
         st.sampled_from(
-            [
+            (["mixture"] if mixtures else [])
+            + [
                 "uniform",
                 "normal",
                 "lognormal",
@@ -57,6 +58,11 @@ def valid_distributions(draw):
             ]
         )
     )
+    if family == "mixture":  # of 1 to 3 components of the other families, weights summing to 1
+        components = draw(st.lists(valid_distributions(mixtures=False), min_size=1, max_size=3))
+        weights = draw(st.lists(st.floats(min_value=0.01, max_value=1), min_size=len(components), max_size=3))
+        total = sum(weights[: len(components)])
+        return tm.Mixture([(w / total, d) for w, d in zip(weights, components)])
     if family == "fixed":
         return tm.Fixed(draw(location))
     if family in ("uniform", "triangular", "pert"):

@@ -15,6 +15,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/dist/distributions.hpp"
+#include "trnmodel/dist/mixture.hpp"
 
 namespace trnmodel {
 
@@ -29,10 +30,11 @@ struct provenance {
   bool empty() const { return source.empty() && note.empty() && date.empty() && region.empty(); }
 };
 
-/// One distribution of any family (docs/distributions.md).
-using distribution =
-    std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular, dist::pert, dist::gamma,
-                 dist::weibull, dist::exponential, dist::beta, dist::bernoulli, dist::empirical, dist::unknown>;
+/// One distribution of any family (docs/distributions.md): a mixture's components are of the
+/// same families but an unknown and a mixture (dist::component_distribution).
+using distribution = std::variant<dist::fixed, dist::uniform, dist::normal, dist::lognormal, dist::triangular,
+                                  dist::pert, dist::gamma, dist::weibull, dist::exponential, dist::beta,
+                                  dist::bernoulli, dist::empirical, dist::mixture, dist::unknown>;
 
 /// Whether a family has a column ppf(u, x, n) (its fast path).
 template <class T, class = void> struct has_batch_ppf : std::false_type {};
@@ -60,54 +62,58 @@ inline void check_normal(const std::string& path, double mean, double sd, double
                            ", sd=" + detail::format_number(sd) + ", " + kv("lo", lo) + ", " + kv("hi", hi));
 }
 
+// The parameter rules of one family (docs/distributions.md), named by `path`.
+template <class T> void check_parameters(const std::string& path, const T& x) {
+  if constexpr (std::is_same_v<T, dist::fixed>) {
+    detail::check_finite(path + ".value", x.value);
+  } else if constexpr (std::is_same_v<T, dist::uniform>) {
+    detail::check_finite(path + ".lo", x.lo);
+    detail::check_finite(path + ".hi", x.hi);
+    check_ordered(path, "uniform", "lo < hi", x.lo < x.hi, kv("lo", x.lo) + ", " + kv("hi", x.hi));
+  } else if constexpr (std::is_same_v<T, dist::normal>) {
+    check_normal(path, x.mean_value, x.sd, x.lo, x.hi);
+  } else if constexpr (std::is_same_v<T, dist::lognormal>) {
+    detail::check_finite(path + ".mu", x.mu);
+    detail::check_positive(path + ".sigma", x.sigma);
+  } else if constexpr (std::is_same_v<T, dist::triangular>) {
+    check_three_point(path, "triangular", x.lo, x.mode, x.hi);
+  } else if constexpr (std::is_same_v<T, dist::weibull>) {
+    detail::check_positive(path + ".shape", x.shape);
+    detail::check_positive(path + ".scale", x.scale);
+  } else if constexpr (std::is_same_v<T, dist::exponential>) {
+    detail::check_positive(path + ".mean", x.mean_value);
+  } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
+    detail::check_probability(path + ".p", x.p);
+  } else if constexpr (std::is_same_v<T, dist::empirical>) {
+    if (!x.sorted || x.sorted->empty()) detail::fail(path + ".samples", "must hold at least one value, got none");
+    const auto& v = *x.sorted;
+    for (std::size_t i = 0; i < v.size(); ++i) detail::check_finite(path + ".samples[" + std::to_string(i) + "]", v[i]);
+    if (!std::is_sorted(v.begin(), v.end()))
+      detail::fail(path + ".samples", "must be sorted (make_empirical sorts them)");
+  } else if constexpr (std::is_same_v<T, dist::mixture>) {
+    // The weights were checked when the mixture was made; each component by its family's rules.
+    const auto& parts = *x.components;
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      std::visit([&](const auto& c) { check_parameters(path + ".components[" + std::to_string(k) + "]", c); },
+                 parts[k].dist);
+  } else if constexpr (std::is_same_v<T, dist::unknown>) {
+    if (x.reason.empty())
+      detail::fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
+  }
+  // beta, pert and gamma check their parameters when constructed.
+}
+
 // The rules of docs/distributions.md for a family built directly (not by a make_* factory),
 // named by the family: a quantity never holds parameters its quantile function cannot take.
 inline void check_family(const distribution& d) {
-  std::visit(
-      [](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        const std::string path = T::name;
-        if constexpr (std::is_same_v<T, dist::fixed>) {
-          detail::check_finite(path + ".value", x.value);
-        } else if constexpr (std::is_same_v<T, dist::uniform>) {
-          detail::check_finite(path + ".lo", x.lo);
-          detail::check_finite(path + ".hi", x.hi);
-          check_ordered(path, "uniform", "lo < hi", x.lo < x.hi, kv("lo", x.lo) + ", " + kv("hi", x.hi));
-        } else if constexpr (std::is_same_v<T, dist::normal>) {
-          check_normal(path, x.mean_value, x.sd, x.lo, x.hi);
-        } else if constexpr (std::is_same_v<T, dist::lognormal>) {
-          detail::check_finite(path + ".mu", x.mu);
-          detail::check_positive(path + ".sigma", x.sigma);
-        } else if constexpr (std::is_same_v<T, dist::triangular>) {
-          check_three_point(path, "triangular", x.lo, x.mode, x.hi);
-        } else if constexpr (std::is_same_v<T, dist::weibull>) {
-          detail::check_positive(path + ".shape", x.shape);
-          detail::check_positive(path + ".scale", x.scale);
-        } else if constexpr (std::is_same_v<T, dist::exponential>) {
-          detail::check_positive(path + ".mean", x.mean_value);
-        } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
-          detail::check_probability(path + ".p", x.p);
-        } else if constexpr (std::is_same_v<T, dist::empirical>) {
-          if (!x.sorted || x.sorted->empty()) detail::fail(path + ".samples", "must hold at least one value, got none");
-          const auto& v = *x.sorted;
-          for (std::size_t i = 0; i < v.size(); ++i)
-            detail::check_finite(path + ".samples[" + std::to_string(i) + "]", v[i]);
-          if (!std::is_sorted(v.begin(), v.end()))
-            detail::fail(path + ".samples", "must be sorted (make_empirical sorts them)");
-        } else if constexpr (std::is_same_v<T, dist::unknown>) {
-          if (x.reason.empty())
-            detail::fail(path, "unknown needs a reason (why the value is not known yet), got an empty string");
-        }
-        // beta, pert and gamma check their parameters when constructed.
-      },
-      d);
+  std::visit([](const auto& x) { check_parameters(std::decay_t<decltype(x)>::name, x); }, d);
 }
 
 }  // namespace detail
 
 /// An uncertain input: a distribution (or an unknown) and its provenance. Immutable in use
-/// (only prov() is mutable); copies are cheap (an empirical's values are shared); every const
-/// member may be called from several threads at once.
+/// (only prov() is mutable); copies are cheap (an empirical's values and a mixture's components
+/// are shared); every const member may be called from several threads at once.
 class quantity {
  public:
   /// The fixed number 0, without provenance.
@@ -137,10 +143,12 @@ class quantity {
   bool is_fixed() const { return std::holds_alternative<dist::fixed>(dist_); }
   /// Whether it is an unknown (ppf, cdf, mean and support then throw unknown_input_error).
   bool is_unknown() const { return std::holds_alternative<dist::unknown>(dist_); }
-  /// Degenerate distributions (fixed, Bernoulli with p in {0, 1}) need no random stream.
+  /// Degenerate distributions (fixed, Bernoulli with p in {0, 1}, a mixture whose components
+  /// all take one value) need no random stream.
   bool is_constant() const {
     if (is_fixed()) return true;
     if (const auto* b = std::get_if<dist::bernoulli>(&dist_)) return b->p == 0 || b->p == 1;
+    if (const auto* m = std::get_if<dist::mixture>(&dist_)) return m->support().first == m->support().second;
     return false;
   }
 
@@ -276,6 +284,37 @@ inline quantity make_empirical(std::vector<double> samples, const std::string& p
     detail::check_finite(path + ".samples[" + std::to_string(i) + "]", samples[i]);
   std::sort(samples.begin(), samples.end());
   return quantity(dist::empirical{std::make_shared<const std::vector<double>>(std::move(samples))});
+}
+
+/// A mixture: with probability weight_k the value follows components[k].second. input_error,
+/// naming `path`.components[k], unless there is at least one component, every weight is finite
+/// and > 0, the weights sum to 1 within 1e-9, and no component is an unknown, a mixture or
+/// carries provenance of its own (it belongs on the mixture: docs/distributions.md, "Mixtures").
+inline quantity make_mixture(const std::vector<std::pair<double, quantity>>& components,
+                             const std::string& path = "mixture") {
+  std::vector<double> weights;
+  for (const auto& c : components) weights.push_back(c.first);
+  detail::check_mixture_weights(path, weights);
+  std::vector<dist::mixture::component> parts;
+  for (std::size_t k = 0; k < components.size(); ++k) {
+    const std::string at = path + ".components[" + std::to_string(k) + "]";
+    const quantity& q = components[k].second;
+    if (!q.prov().empty()) detail::fail(at, detail::component_provenance_rule);
+    std::visit(
+        [&](const auto& d) {
+          using T = std::decay_t<decltype(d)>;
+          if constexpr (std::is_same_v<T, dist::unknown>) {
+            detail::fail(at, detail::component_unknown_rule);
+          } else if constexpr (std::is_same_v<T, dist::mixture>) {
+            detail::fail(at, detail::component_mixture_rule);
+          } else {
+            detail::check_parameters(at, d);
+            parts.push_back({components[k].first, d});
+          }
+        },
+        q.dist());
+  }
+  return quantity(dist::mixture(std::move(parts)));
 }
 
 /// An input nobody knows yet; `reason` says why (input_error if empty).

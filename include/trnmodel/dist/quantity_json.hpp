@@ -1,11 +1,16 @@
 #pragma once
 // Quantities in JSON (docs/distributions.md): a plain number, {"dist": ..., params, provenance} or
-// {"unknown": "why"}. Loading checks every key and value and names the JSON path in its
-// errors; saving writes the same form back (a lognormal given by p50/p90 stays so).
+// {"unknown": "why"}; a mixture is {"dist": "mixture", "components": [{"weight": w, "dist": ...}, ...],
+// provenance}. Loading checks every key and value and names the JSON path in its errors; saving
+// writes the same form back (a lognormal given by p50/p90 stays so).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "trnmodel/check.hpp"
@@ -110,6 +115,7 @@ inline const std::map<std::string, family_keys>& families() {
       {"beta", {{"a", "b"}, {"lo", "hi"}}},
       {"bernoulli", {{"p"}, {}}},
       {"empirical", {{"samples"}, {}}},
+      {"mixture", {{"components"}, {}}},
   };
   return table;
 }
@@ -118,6 +124,38 @@ inline std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const auto& [name, keys] : families()) names.push_back(name);
   return names;
+}
+
+}  // namespace detail
+
+inline quantity quantity_from_json(const ordered_json& j, const std::string& path);
+
+namespace detail {
+
+// A mixture's "components" (docs/distributions.md, "Mixtures"): each an ordinary distribution
+// object plus its "weight"; neither an unknown nor a mixture, and without provenance (it
+// belongs on the mixture). The components' own rules are their families', at their path.
+inline quantity mixture_from_json(const ordered_json& components, const std::string& path) {
+  if (!components.is_array())
+    detail::fail(path + ".components",
+                 "must be an array of components {\"weight\": w, \"dist\": ...}, got " + describe_json(components));
+  std::vector<std::pair<double, quantity>> parts;
+  for (std::size_t k = 0; k < components.size(); ++k) {
+    const std::string at = path + ".components[" + std::to_string(k) + "]";
+    const ordered_json& c = components[k];
+    if (!c.is_object())
+      detail::fail(at, "must be a component {\"weight\": w, \"dist\": ...}, got " + describe_json(c));
+    if (!c.contains("weight")) detail::fail(at, "a mixture component needs \"weight\"");
+    const double weight = json_number(c.at("weight"), at + ".weight");
+    if (c.contains("unknown")) detail::fail(at + ".unknown", component_unknown_rule);
+    if (auto it = c.find("dist"); it != c.end() && *it == "mixture") detail::fail(at + ".dist", component_mixture_rule);
+    for (const auto& key : provenance_keys())
+      if (c.contains(key)) detail::fail(at + "." + key, component_provenance_rule);
+    ordered_json spec = c;
+    spec.erase("weight");
+    parts.emplace_back(weight, quantity_from_json(spec, at));
+  }
+  return make_mixture(parts, path);
 }
 
 }  // namespace detail
@@ -142,7 +180,7 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
   if (!j.contains("dist")) {
     detail::fail(path,
                  "a distribution object needs \"dist\" (one of beta, bernoulli, empirical, exponential, fixed, "
-                 "gamma, lognormal, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
+                 "gamma, lognormal, mixture, normal, pert, triangular, uniform, weibull) or \"unknown\", got " +
                      describe_json(j));
   }
   const std::string family = json_string(j.at("dist"), path + ".dist");
@@ -197,6 +235,8 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
     q = make_beta(number("a"), number("b"), number_or("lo", 0), number_or("hi", 1), path);
   } else if (family == "bernoulli") {
     q = make_bernoulli(number("p"), path);
+  } else if (family == "mixture") {
+    q = mixture_from_json(j.at("components"), path);
   } else {  // empirical
     const auto& samples = j.at("samples");
     if (!samples.is_array())
@@ -211,6 +251,65 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
   return q;
 }
 
+namespace detail {
+
+// The parameters of one family into `j` (after its "dist"), as the loader reads them back.
+template <class T> void parameters_to_json(const T& d, ordered_json& j) {
+  if constexpr (std::is_same_v<T, dist::fixed>) {
+    j["value"] = d.value;
+  } else if constexpr (std::is_same_v<T, dist::uniform>) {
+    j["lo"] = d.lo;
+    j["hi"] = d.hi;
+  } else if constexpr (std::is_same_v<T, dist::normal>) {
+    j["mean"] = d.mean_value;
+    j["sd"] = d.sd;
+    if (std::isfinite(d.lo)) j["lo"] = d.lo;
+    if (std::isfinite(d.hi)) j["hi"] = d.hi;
+  } else if constexpr (std::is_same_v<T, dist::lognormal>) {
+    if (d.from_quantiles) {
+      j["p50"] = d.p50();
+      j["p90"] = d.p90();
+    } else {
+      j["mu"] = d.mu;
+      j["sigma"] = d.sigma;
+    }
+  } else if constexpr (std::is_same_v<T, dist::triangular> || std::is_same_v<T, dist::pert>) {
+    j["lo"] = d.lo;
+    j["mode"] = d.mode;
+    j["hi"] = d.hi;
+  } else if constexpr (std::is_same_v<T, dist::gamma> || std::is_same_v<T, dist::weibull>) {
+    j["shape"] = d.shape;
+    j["scale"] = d.scale;
+  } else if constexpr (std::is_same_v<T, dist::exponential>) {
+    j["mean"] = d.mean_value;
+  } else if constexpr (std::is_same_v<T, dist::beta>) {
+    j["a"] = d.a;
+    j["b"] = d.b;
+    if (d.lo != 0 || d.hi != 1) {
+      j["lo"] = d.lo;
+      j["hi"] = d.hi;
+    }
+  } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
+    j["p"] = d.p;
+  } else if constexpr (std::is_same_v<T, dist::empirical>) {
+    j["samples"] = *d.sorted;
+  } else if constexpr (std::is_same_v<T, dist::mixture>) {
+    j["components"] = ordered_json::array();
+    for (const auto& part : *d.components) {
+      ordered_json c = {{"weight", part.weight}};
+      std::visit(
+          [&c](const auto& x) {
+            c["dist"] = std::decay_t<decltype(x)>::name;
+            parameters_to_json(x, c);
+          },
+          part.dist);
+      j["components"].push_back(std::move(c));
+    }
+  }
+}
+
+}  // namespace detail
+
 /// The JSON form: a plain number for a fixed value without provenance, else an object.
 inline ordered_json quantity_to_json(const quantity& q) {
   ordered_json j = ordered_json::object();
@@ -219,48 +318,9 @@ inline ordered_json quantity_to_json(const quantity& q) {
         using T = std::decay_t<decltype(d)>;
         if constexpr (std::is_same_v<T, dist::unknown>) {
           j["unknown"] = d.reason;
-          return;
         } else {
           j["dist"] = T::name;
-        }
-        if constexpr (std::is_same_v<T, dist::fixed>) {
-          j["value"] = d.value;
-        } else if constexpr (std::is_same_v<T, dist::uniform>) {
-          j["lo"] = d.lo;
-          j["hi"] = d.hi;
-        } else if constexpr (std::is_same_v<T, dist::normal>) {
-          j["mean"] = d.mean_value;
-          j["sd"] = d.sd;
-          if (std::isfinite(d.lo)) j["lo"] = d.lo;
-          if (std::isfinite(d.hi)) j["hi"] = d.hi;
-        } else if constexpr (std::is_same_v<T, dist::lognormal>) {
-          if (d.from_quantiles) {
-            j["p50"] = d.p50();
-            j["p90"] = d.p90();
-          } else {
-            j["mu"] = d.mu;
-            j["sigma"] = d.sigma;
-          }
-        } else if constexpr (std::is_same_v<T, dist::triangular> || std::is_same_v<T, dist::pert>) {
-          j["lo"] = d.lo;
-          j["mode"] = d.mode;
-          j["hi"] = d.hi;
-        } else if constexpr (std::is_same_v<T, dist::gamma> || std::is_same_v<T, dist::weibull>) {
-          j["shape"] = d.shape;
-          j["scale"] = d.scale;
-        } else if constexpr (std::is_same_v<T, dist::exponential>) {
-          j["mean"] = d.mean_value;
-        } else if constexpr (std::is_same_v<T, dist::beta>) {
-          j["a"] = d.a;
-          j["b"] = d.b;
-          if (d.lo != 0 || d.hi != 1) {
-            j["lo"] = d.lo;
-            j["hi"] = d.hi;
-          }
-        } else if constexpr (std::is_same_v<T, dist::bernoulli>) {
-          j["p"] = d.p;
-        } else if constexpr (std::is_same_v<T, dist::empirical>) {
-          j["samples"] = *d.sorted;
+          detail::parameters_to_json(d, j);
         }
       },
       q.dist());

@@ -94,9 +94,11 @@ inline void check_quantity_range(const std::string& path, field_rule rule, const
   const auto [lo, hi] = q.support();
   // Rates and durations that divide: a draw of exactly 0 would give an infinite time. A
   // continuous distribution whose support starts at 0 never draws 0 (u > 0); a fixed value,
-  // an empirical sample or a Bernoulli atom at 0 would.
+  // an empirical sample or a Bernoulli atom at 0 would, and so would a mixture with one of
+  // those as its lowest component.
+  const auto* mix = std::get_if<dist::mixture>(&q.dist());
   const bool atom = q.is_fixed() || std::holds_alternative<dist::empirical>(q.dist()) ||
-                    std::holds_alternative<dist::bernoulli>(q.dist());
+                    std::holds_alternative<dist::bernoulli>(q.dist()) || (mix && mix->atom_at_lowest());
   if ((rule == field_rule::positive || rule == field_rule::unit_interval) && lo == 0 && atom)
     detail::fail(path, "must be " + rule_text(rule) + ", got " +
                            (q.is_fixed() ? std::string("0") : describe_json(quantity_to_json(q)) + ", which can be 0"));

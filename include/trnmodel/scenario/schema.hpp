@@ -21,30 +21,52 @@ inline ordered_json provenance_schema() {
           {"region", {{"type", "string"}}}};
 }
 
-// One oneOf branch: a distribution object with these parameter keys.
+inline ordered_json family_branches(bool component);
+
+// One oneOf branch: a distribution object with these parameter keys. As a mixture's component
+// (`component`) it has a weight and no provenance (docs/distributions.md, "Mixtures").
 inline ordered_json family_schema(const std::string& family, const std::vector<std::string>& required,
-                                  const std::vector<std::string>& optional) {
-  ordered_json properties = provenance_schema();
+                                  const std::vector<std::string>& optional, bool component) {
+  ordered_json properties =
+      component ? ordered_json{{"weight", {{"type", "number"}, {"exclusiveMinimum", 0}}}} : provenance_schema();
   properties["dist"] = {{"const", family}};
   std::vector<std::string> required_keys{"dist"};
+  if (component) required_keys.insert(required_keys.begin(), "weight");
   for (const auto& key : required) required_keys.push_back(key);
   for (const auto* keys : {&required, &optional})
-    for (const auto& key : *keys)
-      properties[key] = key == "samples"
-                            ? ordered_json{{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 1}}
-                            : ordered_json{{"type", "number"}};
+    for (const auto& key : *keys) {
+      if (key == "samples")
+        properties[key] = {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 1}};
+      else if (key == "components")
+        properties[key] = {{"type", "array"},
+                           {"minItems", 1},
+                           {"description", "the components, each a distribution with its weight; the weights sum to 1 "
+                                           "(within 1e-9)"},
+                           {"items", {{"oneOf", family_branches(true)}}}};
+      else
+        properties[key] = {{"type", "number"}};
+    }
   return {{"type", "object"}, {"required", required_keys}, {"properties", properties}, {"additionalProperties", false}};
+}
+
+// The branches of every family of families(), one per form of a family with alternative
+// parametrisations; as a mixture's components, without the mixture (no nesting).
+inline ordered_json family_branches(bool component) {
+  ordered_json variants = ordered_json::array();
+  for (const auto& [family, keys] : families()) {
+    if (component && family == "mixture") continue;
+    if (keys.forms.empty()) {
+      variants.push_back(family_schema(family, keys.required, keys.optional, component));
+      continue;
+    }
+    for (const auto& form : keys.forms) variants.push_back(family_schema(family, form, {}, component));
+  }
+  return variants;
 }
 
 inline ordered_json quantity_schema() {
   ordered_json variants = ordered_json::array({{{"type", "number"}}});
-  for (const auto& [family, keys] : families()) {
-    if (keys.forms.empty()) {
-      variants.push_back(family_schema(family, keys.required, keys.optional));
-      continue;
-    }
-    for (const auto& form : keys.forms) variants.push_back(family_schema(family, form, {}));
-  }
+  for (auto& branch : family_branches(false)) variants.push_back(std::move(branch));
   variants.push_back({{"type", "object"},
                       {"required", {"unknown"}},
                       {"additionalProperties", false},
