@@ -55,33 +55,46 @@ def run_ranges(
     """Submits ``task(*args, first, last)`` for each block range and folds the partials it
     returns, in block order, after checking their fingerprints. Ctrl-C (or any error) cancels
     the tasks not yet started; a task's error is raised as it was raised in the worker."""
+    return run_many(executor, [(task, args, blocks)], progress)[0]
+
+
+def run_many(
+    executor: Any, runs: Sequence[Tuple[Callable[..., Tuple[str, bytes]], Sequence[Any], int]], progress: Callback
+) -> List["_core.RunResult"]:
+    """Several runs at once (the points of a sweep): every run's ranges are submitted together,
+    so the workers stay busy across runs; each run's partials are folded on their own.
+    ``runs``: (task, args, blocks) per run."""
     pool = as_executor(executor)
-    ranges = block_ranges(blocks)
     mine = _core.bits_fingerprint()
-    futures = [pool.submit(task, *args, first, last) for first, last in ranges]
+    jobs = [(r, first, last) for r, (_, _, blocks) in enumerate(runs) for first, last in block_ranges(blocks)]
+    futures = [pool.submit(runs[r][0], *runs[r][1], first, last) for r, first, last in jobs]
     index = {f: k for k, f in enumerate(futures)}
     parts: List[Optional[bytes]] = [None] * len(futures)
+    total = sum(blocks for _, _, blocks in runs)
     done_blocks = 0
     try:
         for future in cf.as_completed(futures):
             fingerprint, partial = future.result()
             k = index[future]
+            _, first, last = jobs[k]
             if fingerprint != mine:
-                first, last = ranges[k]
                 raise _core.ScenarioError(
                     f"executor: blocks [{first}, {last}) were computed by a process whose bits may differ "
                     f"from this one's ({fingerprint!r}, here {mine!r}): run every worker with the same "
                     "trnmodel build on the same kind of CPU and C library (docs/scaling.md, 'Same bits')"
                 )
             parts[k] = partial
-            done_blocks += ranges[k][1] - ranges[k][0]
+            done_blocks += last - first
             if progress is not None:
-                progress(done_blocks, blocks)
+                progress(done_blocks, total)
     except BaseException:
         for f in futures:
             f.cancel()
         raise
-    return _core.fold_partials([p for p in parts if p is not None])
+    return [
+        _core.fold_partials([p for (r, _, _), p in zip(jobs, parts) if r == run and p is not None])
+        for run in range(len(runs))
+    ]
 
 
 def scenario_state(scenario: Any) -> Tuple[dict, dict]:

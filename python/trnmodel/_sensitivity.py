@@ -22,10 +22,10 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution
-from ._executor import compare_task, run_ranges, scenario_state
+from ._executor import compare_task, run_many, run_ranges, scenario_state, simulate_task
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
-from ._progress import ProgressArg, progress_bar
+from ._progress import ProgressArg, progress_bar, shifted
 from ._scenario import Scenario, _plain
 from ._simulate import SimulationResult, _warn_expectations, _warn_expectations_at, simulate
 from .fields import CHECKPOINT_EVERY_STEPS
@@ -566,40 +566,43 @@ def compare(
 
 def sweep(
     scenario: Scenario,
-    grid: Mapping[str, Sequence[Any]],
+    grid: Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]],
     output: Union[str, Sequence[str]] = ("wall_h", "run_cost_usd"),
     samples: int = 20_000,
     seed: int = 0,
     threads: Optional[int] = None,
     *,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
-    """The scenario on a grid of one or two dotted paths, every point on the same seed
-    (common random numbers: differences between points are the change's effect, not noise).
+    """The scenario on a grid of one or two dotted paths, or on a list of points, every point
+    on the same seed (common random numbers: differences between points are the change's
+    effect, not noise).
 
-    Returns a tidy DataFrame: one row per point and output, the path columns, ``output``, and
-    mean sd p10 p50 p80 p90 p99 min max (streamed statistics, quantiles within 0.1%).
-    ``progress`` covers the whole grid (one bar, or one callable over every point's samples).
+    ``grid``: ``{path: [values], ...}`` (one or two paths; every combination), or paired values,
+    ``[{path: value, ...}, ...]`` (those points only, each naming the same paths: a node count
+    with its data-parallel degree, say). Returns a tidy DataFrame: one row per point and
+    output, the path columns, ``output``, and mean sd p10 p50 p80 p90 p99 min max (streamed
+    statistics, quantiles within 0.1%). ``progress`` covers the whole sweep (one bar, or one
+    callable over every point's samples). ``executor``: a ``concurrent.futures.Executor`` or a
+    ``dask.distributed.Client``; every point's blocks run there, with the local bits
+    (docs/scaling.md).
     """
 
     _check_scenario("scenario", scenario)
-    if not isinstance(grid, Mapping) or not 1 <= len(grid) <= 2:
-        raise _core.ScenarioError(f"grid: must map one or two dotted paths to lists of values, got {grid!r}")
-    axes = {}
-    for path, values in grid.items():
-        values = list(values) if not isinstance(values, (str, bytes)) else []
-        if not values:
-            raise _core.ScenarioError(f"grid[{path!r}]: must be a non-empty list of values")
-        axes[str(path)] = values
+    points = _sweep_points(grid)
     outputs = [output] if isinstance(output, str) else list(output)
     for o in outputs:
         _check_output(o)
-    points = [dict(zip(axes, point)) for point in itertools.product(*axes.values())]
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
     # Each point validated here first: its errors and warnings as Scenario.updated gives them.
     updated = [scenario.updated(changes) for changes in points]
     with progress_bar(progress, "sweep") as callback:
+        if executor is not None or not isinstance(grid, Mapping):
+            cores = _sweep_points_run(updated, samples, seed, threads, callback, executor)
+            return _sweep_table(points, updated, cores, outputs, seed)
+        axes = {str(path): list(values) for path, values in grid.items()}
         cores = _core.sweep(
             scenario._core,
             [(path, [_plain(v) for v in values]) for path, values in axes.items()],
@@ -609,6 +612,68 @@ def sweep(
             progress=callback,
         )
     return _sweep_table(points, updated, cores, outputs, seed)
+
+
+def _sweep_points(grid: Any) -> List[Dict[str, Any]]:
+    """The points of a sweep: every combination of a grid's values, or the paired points given."""
+    if isinstance(grid, Mapping):
+        if not 1 <= len(grid) <= 2:
+            raise _core.ScenarioError(f"grid: must map one or two dotted paths to lists of values, got {grid!r}")
+        axes = {}
+        for path, values in grid.items():
+            values = list(values) if not isinstance(values, (str, bytes)) else []
+            if not values:
+                raise _core.ScenarioError(f"grid[{path!r}]: must be a non-empty list of values")
+            axes[str(path)] = values
+        return [dict(zip(axes, point)) for point in itertools.product(*axes.values())]
+    points = list(grid) if isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)) else []
+    if not points or not all(isinstance(p, Mapping) and p for p in points):
+        raise _core.ScenarioError(
+            "grid: must map dotted paths to lists of values, or be a non-empty list of points "
+            f"{{path: value, ...}}, got {grid!r}"
+        )
+    paths = list(points[0])
+    for k, p in enumerate(points):
+        if list(p) != paths:
+            raise _core.ScenarioError(
+                f"grid[{k}]: every point must name the same paths in the same order ({', '.join(paths)}), "
+                f"got {', '.join(map(str, p))}"
+            )
+    return [{str(path): value for path, value in p.items()} for p in points]
+
+
+def _sweep_points_run(
+    updated: List[Scenario],
+    samples: int,
+    seed: int,
+    threads: Optional[int],
+    callback: Any,
+    executor: Any,
+) -> List[Any]:
+    """Each point's streamed run, as the C++ sweep runs it (simulate of the updated scenario):
+    split on ``executor`` when one is given, else one after another here."""
+    if executor is not None:
+        for point in updated:
+            _core.LifecycleModel(point._core).require_known()  # before any task is sent
+        runs = [
+            (simulate_task, (scenario_state(point), samples, seed, False, False), _core.block_count(samples))
+            for point in updated
+        ]
+        return run_many(executor, runs, callback)
+    cores = []
+    for k, point in enumerate(updated):
+        part = shifted(callback, k * samples, len(updated) * samples)
+        cores.append(
+            _core.LifecycleModel(point._core).simulate(
+                samples=samples,
+                seed=seed,
+                threads=_check_threads(threads),
+                keep_samples=False,
+                allow_unknown=False,
+                progress=part,
+            )
+        )
+    return cores
 
 
 def _sweep_table(

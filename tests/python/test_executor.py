@@ -9,6 +9,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import trnmodel as tm
@@ -75,6 +76,29 @@ def test_a_comparison_on_worker_processes_gives_the_local_bits(scenario):
     assert split.summary().equals(local.summary())
     assert split.p_a_less_b == local.p_a_less_b
     np.testing.assert_array_equal(split.difference, local.difference)
+
+
+def test_a_sweep_on_a_pool_and_paired_values_give_the_grids_bits(scenario):
+    grid = {"checkpoint.every_steps": [250, 500], "cluster.nodes": [1, 2]}
+    local = tm.sweep(scenario, grid, samples=8000, seed=6)
+    with cf.ThreadPoolExecutor(3) as pool:
+        split = tm.sweep(scenario, grid, samples=8000, seed=6, executor=pool)
+    assert split.equals(local)
+    # Paired values: only the points given, each with the grid's bits at that point.
+    paired = [{"checkpoint.every_steps": 250, "cluster.nodes": 2}, {"checkpoint.every_steps": 500, "cluster.nodes": 1}]
+    rows = tm.sweep(scenario, paired, samples=8000, seed=6)
+    expected = pd.concat(
+        [
+            local[
+                (local["checkpoint.every_steps"] == p["checkpoint.every_steps"])
+                & (local["cluster.nodes"] == p["cluster.nodes"])
+            ]
+            for p in paired
+        ]
+    ).reset_index(drop=True)
+    assert rows.equals(expected)
+    with pytest.raises(tm.ScenarioError, match=r"grid\[1\]: every point must name the same paths"):
+        tm.sweep(scenario, [{"cluster.nodes": 1}, {"checkpoint.every_steps": 500}], samples=100)
 
 
 def test_the_finishing_order_does_not_matter(scenario):
