@@ -19,11 +19,12 @@ Exit codes: 0 success, 2 bad input (one line naming the field), 1 internal error
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import pathlib
 import sys
 import warnings
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
@@ -60,11 +61,51 @@ def _write(path: Optional[str], text: str, what: str) -> None:
         print(f"{what} written: {out}", file=sys.stderr)
 
 
+@contextlib.contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[Any]:
+    """The executor of --scheduler ADDRESS (a running Dask scheduler) or --workers N (a local
+    cluster of N worker processes, one thread each), closed on the way out; None without them."""
+    if args.scheduler is None and args.workers is None:
+        yield None
+        return
+    if args.scheduler is not None and args.workers is not None:
+        raise _core.ScenarioError("--scheduler and --workers: give one of them, not both")
+    if args.workers is not None and args.workers < 1:
+        raise _core.ScenarioError(f"--workers: must be a whole number ≥ 1, got {args.workers}")
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise _core.ScenarioError(
+            "--scheduler and --workers need Dask: pip install 'trnmodel[dask]' (docs/scaling.md)"
+        ) from None
+    with contextlib.ExitStack() as stack:
+        if args.workers is not None:
+            cluster = stack.enter_context(
+                LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            )
+            client = stack.enter_context(Client(cluster))
+        else:
+            try:
+                client = stack.enter_context(Client(args.scheduler, timeout=SCHEDULER_TIMEOUT_S))
+            except OSError as e:
+                raise _core.ScenarioError(
+                    f"--scheduler {args.scheduler}: no Dask scheduler answered within {SCHEDULER_TIMEOUT_S} s ({e})"
+                ) from None
+        yield client
+
+
+#: How long --scheduler waits for the scheduler to answer.
+SCHEDULER_TIMEOUT_S = 10
+
+
 def _estimate(args: argparse.Namespace) -> int:
     from ._report import budget_report
 
     scn = Scenario.from_json(args.scenario)
-    result = simulate(scn, samples=args.samples, seed=args.seed, allow_unknown=True, keep_samples=True)
+    with _executor(args) as executor:
+        result = simulate(
+            scn, samples=args.samples, seed=args.seed, allow_unknown=True, keep_samples=True, executor=executor
+        )
     report = budget_report(result)
     print(report)
     _write(args.output, report, "report")
@@ -112,7 +153,8 @@ def _compare(args: argparse.Namespace) -> int:
     a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
     if args.break_even:
         check_quantity_path(args.break_even, "--break-even")
-    cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed)
+    with _executor(args) as executor:
+        cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed, executor=executor)
     print(cmp.summary().to_string())
     print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
     if args.break_even:
@@ -210,7 +252,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     scn = Scenario.from_json(args.scenario)
     grid = dict(_grid_argument(g) for g in args.grid)
-    frame = sweep(scn, grid, output=args.output_metric, samples=args.samples, seed=args.seed)
+    with _executor(args) as executor:
+        frame = sweep(scn, grid, output=args.output_metric, samples=args.samples, seed=args.seed, executor=executor)
     print(frame.to_string(index=False))
     return 0
 
@@ -549,6 +592,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("-n", "--samples", type=int, default=samples, help=f"Monte Carlo samples (default {samples})")
         p.add_argument("--seed", type=int, default=0, help="random seed; same seed, same result (default 0)")
 
+    def cluster(p: argparse.ArgumentParser) -> None:
+        where = p.add_mutually_exclusive_group()
+        where.add_argument(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="run on a Dask cluster: its scheduler's address (tcp://host:8786); the same bits (docs/scaling.md)",
+        )
+        where.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N worker processes")
+
     def ec2_quotes(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--offerings",
@@ -584,6 +636,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", help="scenario JSON file")
     common(p, 100_000)
     p.add_argument("-o", "--output", help="also write the report to this Markdown file")
+    cluster(p)
     p.set_defaults(run=_estimate)
 
     p = sub.add_parser(
@@ -631,6 +684,7 @@ def _parser() -> argparse.ArgumentParser:
     common(p, 100_000)
     metric(p)
     p.add_argument("--break-even", metavar="PATH", help="solve PATH of B (e.g. prices.node_hour_usd) for equal means")
+    cluster(p)
     p.set_defaults(run=_compare)
 
     p = sub.add_parser(
@@ -689,6 +743,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("grid", nargs="+", metavar="PATH=V1,V2,...")
     common(p, 20_000)
     metric(p, "wall_h")
+    cluster(p)
     p.set_defaults(run=_sweep)
 
     p = sub.add_parser(

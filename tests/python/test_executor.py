@@ -162,3 +162,18 @@ def test_a_scenario_pickles_with_its_hardware_profile(scenario):
     again = pickle.loads(pickle.dumps(mine))
     assert again.to_dict() == mine.to_dict()
     same(tm.simulate(again, samples=3000, seed=1), tm.simulate(mine, samples=3000, seed=1))
+
+
+def test_the_command_line_runs_on_a_local_cluster_and_names_a_scheduler_that_does_not_answer(capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    from trnmodel import cli
+
+    p5 = str(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    assert cli.main(["compare", str(LORA), p5, "-n", "20000"]) == 0
+    local = capsys.readouterr().out
+    assert cli.main(["compare", str(LORA), p5, "-n", "20000", "--workers", "2"]) == 0
+    assert capsys.readouterr().out == local  # the same bits, printed the same
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT_S", 1)
+    assert cli.main(["compare", str(LORA), p5, "-n", "1000", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "--scheduler tcp://127.0.0.1:9: no Dask scheduler answered within 1 s" in err
