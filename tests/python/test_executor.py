@@ -177,3 +177,36 @@ def test_the_command_line_runs_on_a_local_cluster_and_names_a_scheduler_that_doe
     assert cli.main(["compare", str(LORA), p5, "-n", "1000", "--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err
     assert "--scheduler tcp://127.0.0.1:9: no Dask scheduler answered within 1 s" in err
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_bits_are_the_same(scenario):
+    distributed = pytest.importorskip("distributed")
+    import os
+
+    local = tm.simulate(scenario, samples=2_000_000, seed=9, keep_samples=False)
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        killed = []
+
+        def exit_soon():
+            # Dies a moment after answering (pickled by value: workers cannot import this file).
+            import threading
+
+            threading.Timer(0.05, os._exit, args=(1,)).start()
+
+        def kill_one_worker(done, total):
+            # At the first finished task, one worker process dies; its nanny starts another,
+            # and the scheduler runs the lost tasks again.
+            if not killed:
+                victim = sorted(client.scheduler_info()["workers"])[0]
+                client.run(exit_soon, workers=[victim])
+                killed.append((victim, done < total))
+
+        split = tm.simulate(
+            scenario, samples=2_000_000, seed=9, keep_samples=False, executor=client, progress=kill_one_worker
+        )
+        ((victim, mid_run),) = killed
+        assert mid_run and victim not in client.scheduler_info()["workers"]  # it died while tasks remained
+    same(split, local)
