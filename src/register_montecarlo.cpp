@@ -154,12 +154,13 @@ void register_montecarlo(py::module_& m) {
   m.def("bits_fingerprint", &bits_fingerprint);
   m.def(
       "block_count",
-      [](std::uint64_t samples) {
+      [](std::uint64_t samples, std::ptrdiff_t block_size) {
         run_options options;
         options.samples = samples;
+        options.block_size = block_size;  // 0: the engine's default
         return detail::block_grid{samples, static_cast<std::uint64_t>(with_block_size(options).block_size)}.blocks();
       },
-      py::arg("samples"));
+      py::arg("samples"), py::arg("block_size") = 0);
   m.def(
       "fold_partials",
       [](const std::vector<py::bytes>& parts) {

@@ -130,6 +130,53 @@ void register_sensitivity(py::module_& m) {
       .def_readonly("spearman", &rank_correlation_table::spearman)
       .def_readonly("prcc", &rank_correlation_table::prcc);
 
+  // The split form of a scenario's Sobol analysis (docs/scaling.md): the shift, a range's block
+  // statistics as bytes, and their fold in block order (bit for bit sobol_scenario's result).
+  const auto sobol_run = [](std::uint64_t base_samples, std::uint64_t seed, double confidence,
+                            std::ptrdiff_t block_size) {
+    sobol_options options;
+    options.run = make_run(base_samples, seed, 1);
+    options.run.block_size = block_size;
+    options.confidence = confidence;
+    return options;
+  };
+  m.def(
+      "sobol_scenario_shift",
+      [sobol_run](const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
+                  std::ptrdiff_t block_size) {
+        const scenario_design design(s, output);
+        py::gil_scoped_release release;
+        return sobol_shift(design, design.factors().size(), sobol_run(base_samples, seed, 0.95, block_size));
+      },
+      py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("block_size"));
+  m.def(
+      "sobol_scenario_partial",
+      [sobol_run](const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
+                  std::ptrdiff_t block_size, double shift, std::uint64_t first_block, std::uint64_t last_block) {
+        const scenario_design design(s, output);
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = sobol_partial(design, design.factors().size(), sobol_run(base_samples, seed, 0.95, block_size), shift,
+                                first_block, last_block);
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("block_size"), py::arg("shift"), py::arg("first_block"), py::arg("last_block"));
+  m.def(
+      "sobol_scenario_fold",
+      [sobol_run](const scenario& s, const std::string& output, std::uint64_t base_samples, std::uint64_t seed,
+                  double confidence, std::ptrdiff_t block_size, const std::vector<py::bytes>& partials) {
+        const scenario_design design(s, output);
+        std::vector<std::string> bytes;
+        for (const auto& b : partials) bytes.push_back(std::string(b));
+        py::gil_scoped_release release;
+        return sobol_fold(design.factors(), sobol_run(base_samples, seed, confidence, block_size), bytes, output);
+      },
+      py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("confidence"), py::arg("block_size"), py::arg("partials"));
   m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::kw_only(),
         py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"),
         py::arg("progress"));

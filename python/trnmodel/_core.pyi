@@ -917,7 +917,7 @@ def compare(
 ) -> RunResult: ...
 def default_threads() -> int: ...
 def bits_fingerprint() -> str: ...
-def block_count(samples: int) -> int: ...
+def block_count(samples: int, block_size: int = ...) -> int: ...
 def fold_partials(partials: list[bytes]) -> RunResult: ...
 def sweep(
     scenario: Scenario,
@@ -983,6 +983,30 @@ def sobol_function(
     confidence: float,
     block_rows: int,
     progress: _Progress,
+) -> SobolResult: ...
+def sobol_scenario_shift(
+    scenario: Scenario, output: str, *, base_samples: int, seed: int, block_size: int
+) -> float: ...
+def sobol_scenario_partial(
+    scenario: Scenario,
+    output: str,
+    *,
+    base_samples: int,
+    seed: int,
+    block_size: int,
+    shift: float,
+    first_block: int,
+    last_block: int,
+) -> bytes: ...
+def sobol_scenario_fold(
+    scenario: Scenario,
+    output: str,
+    *,
+    base_samples: int,
+    seed: int,
+    confidence: float,
+    block_size: int,
+    partials: list[bytes],
 ) -> SobolResult: ...
 def sobol_scenario(
     scenario: Scenario,

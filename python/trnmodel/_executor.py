@@ -59,11 +59,14 @@ def run_ranges(
 
 
 def run_many(
-    executor: Any, runs: Sequence[Tuple[Callable[..., Tuple[str, bytes]], Sequence[Any], int]], progress: Callback
-) -> List["_core.RunResult"]:
+    executor: Any,
+    runs: Sequence[Tuple[Callable[..., Tuple[str, bytes]], Sequence[Any], int]],
+    progress: Callback,
+    fold: Callable[[List[bytes]], Any] = _core.fold_partials,
+) -> List[Any]:
     """Several runs at once (the points of a sweep): every run's ranges are submitted together,
-    so the workers stay busy across runs; each run's partials are folded on their own.
-    ``runs``: (task, args, blocks) per run."""
+    so the workers stay busy across runs; each run's partials are folded on their own, in block
+    order, by ``fold``. ``runs``: (task, args, blocks) per run."""
     pool = as_executor(executor)
     mine = _core.bits_fingerprint()
     jobs = [(r, first, last) for r, (_, _, blocks) in enumerate(runs) for first, last in block_ranges(blocks)]
@@ -91,10 +94,7 @@ def run_many(
         for f in futures:
             f.cancel()
         raise
-    return [
-        _core.fold_partials([p for (r, _, _), p in zip(jobs, parts) if r == run and p is not None])
-        for run in range(len(runs))
-    ]
+    return [fold([p for (r, _, _), p in zip(jobs, parts) if r == run and p is not None]) for run in range(len(runs))]
 
 
 def scenario_state(scenario: Any) -> Tuple[dict, dict]:
@@ -142,6 +142,31 @@ def compare_task(
         seed=seed,
         threads=TASK_THREADS,
         keep_samples=keep_samples,
+        first_block=first,
+        last_block=last,
+    )
+    return _core.bits_fingerprint(), partial
+
+
+def sobol_task(
+    state: Tuple[dict, dict],
+    output: str,
+    base_samples: int,
+    seed: int,
+    block_size: int,
+    shift: float,
+    first: int,
+    last: int,
+) -> Tuple[str, bytes]:
+    """One task of a split Sobol analysis: the block statistics of blocks [first, last)."""
+    scenario = _core.Scenario.from_obj(*state)
+    partial = _core.sobol_scenario_partial(
+        scenario,
+        output,
+        base_samples=base_samples,
+        seed=seed,
+        block_size=block_size,
+        shift=shift,
         first_block=first,
         last_block=last,
     )

@@ -22,7 +22,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution
-from ._executor import compare_task, run_many, run_ranges, scenario_state, simulate_task
+from ._executor import compare_task, run_many, run_ranges, scenario_state, simulate_task, sobol_task
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar, shifted
@@ -144,6 +144,7 @@ def sobol(
     *,
     confidence: float = 0.95,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
     """First-order and total Sobol indices of a scenario's metric.
 
@@ -161,20 +162,44 @@ def sobol(
 
     The Saltelli design is generated from the random streams' counters (never stored): memory
     does not grow with ``base_samples``, and the result is identical, bitwise, for any
-    ``threads``.
+    ``threads``. ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``;
+    the design's blocks run there, with the local bits (docs/scaling.md).
     """
     _check_scenario("scenario", scenario)
+    name = _check_output(output, _stages_of(scenario))
+    base = _check_base_samples(base_samples)
+    seed = _check_whole("seed", seed, 0)
+    level = _check_confidence(confidence)
     with progress_bar(progress, "sobol") as callback:
-        raw = _core.sobol_scenario(
-            scenario._core,
-            _check_output(output, _stages_of(scenario)),
-            base_samples=_check_base_samples(base_samples),
-            seed=_check_whole("seed", seed, 0),
-            threads=_check_threads(threads),
-            confidence=_check_confidence(confidence),
-            block_size=SCENARIO_BASE_BLOCK,
-            progress=callback,
-        )
+        if executor is not None:
+            # The shift of the first block here (it also checks the scenario before any task).
+            design = dict(base_samples=base, seed=seed, block_size=SCENARIO_BASE_BLOCK)
+            shift = _core.sobol_scenario_shift(scenario._core, name, **design)
+            raw = run_many(
+                executor,
+                [
+                    (
+                        sobol_task,
+                        (scenario_state(scenario), name, base, seed, SCENARIO_BASE_BLOCK, shift),
+                        _core.block_count(base, SCENARIO_BASE_BLOCK),
+                    )
+                ],
+                callback,
+                fold=lambda parts: _core.sobol_scenario_fold(
+                    scenario._core, name, confidence=level, partials=parts, **design
+                ),
+            )[0]
+        else:
+            raw = _core.sobol_scenario(
+                scenario._core,
+                name,
+                base_samples=base,
+                seed=seed,
+                threads=_check_threads(threads),
+                confidence=level,
+                block_size=SCENARIO_BASE_BLOCK,
+                progress=callback,
+            )
     return _sobol_frame(raw, output)
 
 

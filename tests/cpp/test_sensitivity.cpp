@@ -214,6 +214,39 @@ TEST_CASE("Sobol flags negative and inconsistent estimates, and refuses bad inpu
   CHECK_NOTHROW(sobol(no_price, metric::wall_h, sobol_run(64, 0)));
 }
 
+TEST_CASE("a Sobol analysis split in ranges of blocks and folded is the whole analysis bit for bit",
+          "[sensitivity][sobol]") {
+  const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
+  sobol_options options = sobol_run(5000, 13);
+  options.run.block_size = 512;  // 10 blocks, the last one short
+  const sobol_result whole = sobol(s, "run_cost_usd", options);
+  const scenario_design design(s, "run_cost_usd");
+  const std::size_t factors = design.factors().size();
+  const double shift = sobol_shift(design, factors, options);
+  const std::vector<std::string> parts{sobol_partial(design, factors, options, shift, 0, 3),
+                                       sobol_partial(design, factors, options, shift, 3, 4),
+                                       sobol_partial(design, factors, options, shift, 4, 10)};
+  const sobol_result folded = sobol_fold(design.factors(), options, parts, "run_cost_usd");
+  REQUIRE(folded.factors == whole.factors);
+  for (std::size_t i = 0; i < whole.factors.size(); ++i) {
+    CHECK(test::same_bits(folded.first_order[i], whole.first_order[i]));
+    CHECK(test::same_bits(folded.total[i], whole.total[i]));
+    CHECK(test::same_bits(folded.first_order_conf[i], whole.first_order_conf[i]));
+    CHECK(test::same_bits(folded.total_conf[i], whole.total_conf[i]));
+  }
+  CHECK(test::same_bits(folded.output_mean, whole.output_mean));
+  CHECK(test::same_bits(folded.output_variance, whole.output_variance));
+  // Ranges out of order, missing, or of another run are refused.
+  CHECK_THROWS_WITH(sobol_fold(design.factors(), options, {parts[1], parts[0], parts[2]}),
+                    test::contains("range 0 covers blocks [3, 4), expected one starting at block 0"));
+  CHECK_THROWS_WITH(sobol_fold(design.factors(), options, {parts[0], parts[1]}),
+                    test::contains("the ranges end at block 4 of 10"));
+  sobol_options other = options;
+  other.run.seed = 14;
+  CHECK_THROWS_WITH(sobol_fold(design.factors(), other, parts), test::contains("belongs to another run"));
+  CHECK_THROWS_WITH(sobol_partial(design, factors, options, shift, 4, 11), test::contains("not a non-empty range"));
+}
+
 TEST_CASE("a scenario compared with itself differs by exactly zero", "[sensitivity][compare]") {
   const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
   const run_result r = compare(s, s, metric::run_cost_usd, runs(20'000));

@@ -56,6 +56,7 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
     distributed = pytest.importorskip("distributed")
     local = tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False)
     kept = tm.simulate(scenario, samples=20_000, seed=5)
+    sobol_local = tm.sobol(scenario, "total_cost_usd", base_samples=2**11, seed=5)
     for workers in (1, 2, 3):
         with (
             distributed.LocalCluster(
@@ -66,6 +67,8 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
             same(tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False, executor=client), local)
             if workers == 2:
                 same(tm.simulate(scenario, samples=20_000, seed=5, executor=client), kept)
+                split = tm.sobol(scenario, "total_cost_usd", base_samples=2**11, seed=5, executor=client)
+                assert split.equals(sobol_local)
 
 
 def test_a_comparison_on_worker_processes_gives_the_local_bits(scenario):
@@ -99,6 +102,13 @@ def test_a_sweep_on_a_pool_and_paired_values_give_the_grids_bits(scenario):
     assert rows.equals(expected)
     with pytest.raises(tm.ScenarioError, match=r"grid\[1\]: every point must name the same paths"):
         tm.sweep(scenario, [{"cluster.nodes": 1}, {"checkpoint.every_steps": 500}], samples=100)
+
+
+def test_a_sobol_analysis_on_a_pool_gives_the_local_bits(scenario):
+    local = tm.sobol(scenario, "run_cost_usd", base_samples=3000, seed=8)  # the last block short
+    with cf.ThreadPoolExecutor(3) as pool:
+        split = tm.sobol(scenario, "run_cost_usd", base_samples=3000, seed=8, executor=pool)
+    assert split.equals(local) and split.attrs == local.attrs
 
 
 def test_the_finishing_order_does_not_matter(scenario):

@@ -80,6 +80,20 @@ template <std::size_t K> struct co_moments {
   }
 
   /// Sample covariance of variables k and l (divisor n - 1).
+  /// Exact byte form (bytes.hpp), for block statistics sent between processes.
+  void write(detail::byte_writer& out) const {
+    out.u64(count);
+    for (const double m : mean) out.f64(m);
+    for (const double c : comoment) out.f64(c);
+  }
+  /// Reads what write() wrote; input_error (path "partial") when the bytes run short.
+  static co_moments read(detail::byte_reader& in) {
+    co_moments m;
+    m.count = in.u64("co_moments.count");
+    for (double& x : m.mean) x = in.f64("co_moments.mean");
+    for (double& x : m.comoment) x = in.f64("co_moments.comoment");
+    return m;
+  }
   double covariance(std::size_t k, std::size_t l) const {
     return comoment[k * K + l] / (static_cast<double>(count) - 1);
   }

@@ -23,6 +23,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -215,6 +216,76 @@ inline void check_sobol_options(const sobol_options& options) {
   trnmodel::detail::check_run_options(options.run);
 }
 
+namespace detail {
+
+// The blocks of a Sobol run: block b's design rows (A, B, AB_1 .. AB_d of its base indices),
+// evaluated.
+template <class Evaluator> class sobol_blocks {
+ public:
+  sobol_blocks(const Evaluator& evaluate, std::size_t factors, const sobol_options& options)
+      : evaluate_(evaluate), kinds_(static_cast<Eigen::Index>(factors + 2)), run_(with_block_size(options.run)),
+        grid_{run_.samples, static_cast<std::uint64_t>(run_.block_size)} {
+    check_sobol_options(options);
+    if (factors == 0)
+      trnmodel::detail::fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
+  }
+  Eigen::ArrayXXd evaluate(std::uint64_t b) const {
+    Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid_.size(b)), kinds_);
+    evaluate_(run_.seed, grid_.first_sample(b), y.rows(), y);
+    return y;
+  }
+  const run_options& run() const { return run_; }
+  const trnmodel::detail::block_grid& grid() const { return grid_; }
+
+ private:
+  const Evaluator& evaluate_;
+  Eigen::Index kinds_;
+  run_options run_;
+  trnmodel::detail::block_grid grid_;
+};
+
+// The shift: the mean of f over rows A and B of the first block.
+inline double design_shift(const Eigen::ArrayXXd& first_block) {
+  return (first_block.col(static_cast<Eigen::Index>(row_a)).sum() +
+          first_block.col(static_cast<Eigen::Index>(row_b)).sum()) /
+         (2.0 * static_cast<double>(first_block.rows()));
+}
+
+// The shift block b's statistics are taken about: the first block falls back to 0 when the
+// shift is not finite (the run then fails on its non-finite values anyway, with their count).
+inline double block_shift(std::uint64_t b, double shift) { return b == 0 && !std::isfinite(shift) ? 0.0 : shift; }
+
+inline void merge_block(const block_statistics& s, std::vector<factor_statistics>& totals, std::uint64_t& non_finite) {
+  non_finite += s.non_finite;
+  for (std::size_t i = 0; i < totals.size(); ++i) totals[i].merge(s.factors[i]);
+}
+
+inline sobol_result finish_checked(std::vector<std::string> factors, const std::vector<factor_statistics>& totals,
+                                   std::uint64_t non_finite, double shift, const sobol_options& options,
+                                   const std::string& output_name) {
+  if (non_finite > 0)
+    trnmodel::detail::fail(output_name, "the model returned " + std::to_string(non_finite) +
+                                            " non-finite values (NaN or infinity) in " +
+                                            std::to_string(options.run.samples * (factors.size() + 2)) +
+                                            " evaluations; Sobol indices need a finite output everywhere");
+  return finish(std::move(factors), totals, shift, options);
+}
+
+inline constexpr const char* sobol_partial_tag = "trnmodel.sobol_partial/1";
+
+// What a Sobol partial belongs to, the shift last.
+inline void write_run(trnmodel::detail::byte_writer& out, const sobol_options& options, std::size_t factors,
+                      double shift) {
+  const run_options run = with_block_size(options.run);
+  out.u64(run.seed);
+  out.u64(run.samples);
+  out.u64(static_cast<std::uint64_t>(run.block_size));
+  out.u64(factors);
+  out.f64(shift);
+}
+
+}  // namespace detail
+
 /// Sobol indices of a model given as an evaluator
 ///   evaluate(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y)
 /// that fills y (n x (d + 2), already sized) with f at rows A, B, AB_1 .. AB_d of base indices
@@ -223,31 +294,18 @@ inline void check_sobol_options(const sobol_options& options) {
 /// to apportion), naming how many there were.
 template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors,
                                               const sobol_options& options, const std::string& output_name = "output") {
-  check_sobol_options(options);
-  if (factors.empty())
-    trnmodel::detail::fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
-  const auto kinds = static_cast<Eigen::Index>(factors.size() + 2);
-  const run_options run = with_block_size(options.run);
-  const trnmodel::detail::block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
-  const auto evaluate_block = [&](std::uint64_t b) {
-    Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid.size(b)), kinds);
-    evaluate(run.seed, grid.first_sample(b), y.rows(), y);
-    return y;
-  };
+  const detail::sobol_blocks<Evaluator> blocks(evaluate, factors.size(), options);
+  const run_options& run = blocks.run();
+  const trnmodel::detail::block_grid& grid = blocks.grid();
 
   // The shift comes from the first block, before anything is accumulated: it depends on the
   // seed and the block size only.
-  const Eigen::ArrayXXd first_block = evaluate_block(0);
-  const double shift = (first_block.col(static_cast<Eigen::Index>(row_a)).sum() +
-                        first_block.col(static_cast<Eigen::Index>(row_b)).sum()) /
-                       (2.0 * static_cast<double>(first_block.rows()));
+  const Eigen::ArrayXXd first_block = blocks.evaluate(0);
+  const double shift = detail::design_shift(first_block);
   std::vector<detail::factor_statistics> totals(factors.size());
   std::uint64_t non_finite = 0;
-  const auto fold = [&](const detail::block_statistics& s) {
-    non_finite += s.non_finite;
-    for (std::size_t i = 0; i < totals.size(); ++i) totals[i].merge(s.factors[i]);
-  };
-  fold(detail::summarise_block(first_block, std::isfinite(shift) ? shift : 0.0));
+  const auto fold = [&](const detail::block_statistics& s) { detail::merge_block(s, totals, non_finite); };
+  fold(detail::summarise_block(first_block, detail::block_shift(0, shift)));
   if (run.progress) run.progress(grid.samples_before(1), run.samples);
 
   // The other blocks in waves; progress counts from block 0, which is done.
@@ -255,17 +313,99 @@ template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::ve
       static_cast<std::size_t>(trnmodel::detail::blocks_per_wave(trnmodel::detail::threads_for(run.threads))));
   trnmodel::detail::for_each_wave(
       grid, 1, grid.blocks(), trnmodel::detail::hooks_of(run),
-      [&](std::uint64_t b, std::size_t slot) { partial[slot] = detail::summarise_block(evaluate_block(b), shift); },
+      [&](std::uint64_t b, std::size_t slot) { partial[slot] = detail::summarise_block(blocks.evaluate(b), shift); },
       [&](std::uint64_t wave_first, std::uint64_t wave_last) {
         for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
       },
       0);
-  if (non_finite > 0)
-    trnmodel::detail::fail(output_name, "the model returned " + std::to_string(non_finite) +
-                                            " non-finite values (NaN or infinity) in " +
-                                            std::to_string(run.samples * static_cast<std::uint64_t>(kinds)) +
-                                            " evaluations; Sobol indices need a finite output everywhere");
-  return detail::finish(std::move(factors), totals, shift, options);
+  return detail::finish_checked(std::move(factors), totals, non_finite, shift, options, output_name);
+}
+
+// ---- the split form (docs/scaling.md): the same result from ranges of blocks computed apart -----
+
+/// The shift of a Sobol run (the mean of f over A and B of block 0): computed once by the caller
+/// and given to every range, as sobol() computes it before any other block.
+template <class Evaluator>
+double sobol_shift(const Evaluator& evaluate, std::size_t factors, const sobol_options& options) {
+  return detail::design_shift(detail::sobol_blocks<Evaluator>(evaluate, factors, options).evaluate(0));
+}
+
+/// The block statistics of blocks [first_block, last_block) of the run sobol(evaluate, factors,
+/// options) would make, with its shift, as exact bytes ("trnmodel.sobol_partial/1"). The hooks
+/// of options.run see this range's progress only.
+template <class Evaluator>
+std::string sobol_partial(const Evaluator& evaluate, std::size_t factors, const sobol_options& options, double shift,
+                          std::uint64_t first_block, std::uint64_t last_block) {
+  const detail::sobol_blocks<Evaluator> blocks(evaluate, factors, options);
+  const trnmodel::detail::block_grid& grid = blocks.grid();
+  if (!(first_block < last_block && last_block <= grid.blocks()))
+    trnmodel::detail::fail("blocks", "[" + std::to_string(first_block) + ", " + std::to_string(last_block) +
+                                         ") is not a non-empty range of the run's " + std::to_string(grid.blocks()) +
+                                         " blocks");
+  std::vector<detail::block_statistics> statistics(static_cast<std::size_t>(last_block - first_block));
+  trnmodel::detail::for_each_wave(
+      grid, first_block, last_block, trnmodel::detail::hooks_of(blocks.run()),
+      [&](std::uint64_t b, std::size_t) {
+        statistics[static_cast<std::size_t>(b - first_block)] =
+            detail::summarise_block(blocks.evaluate(b), detail::block_shift(b, shift));
+      },
+      [](std::uint64_t, std::uint64_t) {});
+  trnmodel::detail::byte_writer out;
+  out.text(detail::sobol_partial_tag);
+  detail::write_run(out, options, factors, shift);
+  out.u64(first_block);
+  out.u64(last_block);
+  for (const auto& s : statistics) {
+    out.u64(s.non_finite);
+    for (const auto& f : s.factors) f.write(out);
+  }
+  return out.take();
+}
+
+/// sobol()'s result from the partials of all its blocks, given in block order: bit for bit the
+/// same (the blocks' statistics merged in the order sobol() merges them). input_error naming
+/// "partial" for bytes of another format or run, a gap or an overlap between ranges.
+inline sobol_result sobol_fold(std::vector<std::string> factors, const sobol_options& options,
+                               const std::vector<std::string>& partials, const std::string& output_name = "output") {
+  check_sobol_options(options);
+  const run_options run = with_block_size(options.run);
+  const trnmodel::detail::block_grid grid{run.samples, static_cast<std::uint64_t>(run.block_size)};
+  std::vector<detail::factor_statistics> totals(factors.size());
+  std::uint64_t non_finite = 0, next_block = 0;
+  double shift = 0;
+  for (std::size_t k = 0; k < partials.size(); ++k) {
+    trnmodel::detail::byte_reader in(partials[k]);
+    if (in.text("format") != detail::sobol_partial_tag)
+      trnmodel::detail::fail("partial", "not a Sobol partial of this format (" + std::string(detail::sobol_partial_tag) +
+                                            ")");
+    const std::uint64_t seed = in.u64("seed"), samples = in.u64("samples"), block_size = in.u64("block_size"),
+                        count = in.u64("factors");
+    if (seed != run.seed || samples != run.samples || block_size != static_cast<std::uint64_t>(run.block_size) ||
+        count != factors.size())
+      trnmodel::detail::fail("partial", "range " + std::to_string(k) +
+                                            " belongs to another run (its seed, samples, block size or factors differ)");
+    const double their_shift = in.f64("shift");
+    if (k == 0) shift = their_shift;
+    if (std::memcmp(&shift, &their_shift, sizeof shift) != 0)
+      trnmodel::detail::fail("partial", "range " + std::to_string(k) + " was computed with another shift");
+    const std::uint64_t first = in.u64("first_block"), last = in.u64("last_block");
+    if (first != next_block || !(first < last && last <= grid.blocks()))
+      trnmodel::detail::fail("partial", "range " + std::to_string(k) + " covers blocks [" + std::to_string(first) + ", " +
+                                            std::to_string(last) + "), expected one starting at block " +
+                                            std::to_string(next_block) + ": give the ranges in block order");
+    for (std::uint64_t b = first; b < last; ++b) {
+      detail::block_statistics s;
+      s.non_finite = in.u64("non_finite");
+      for (std::size_t f = 0; f < factors.size(); ++f) s.factors.push_back(detail::factor_statistics::read(in));
+      detail::merge_block(s, totals, non_finite);
+    }
+    if (!in.done()) trnmodel::detail::fail("partial", "trailing bytes after range " + std::to_string(k));
+    next_block = last;
+  }
+  if (next_block != grid.blocks())
+    trnmodel::detail::fail("partial", "the ranges end at block " + std::to_string(next_block) + " of " +
+                                          std::to_string(grid.blocks()));
+  return detail::finish_checked(std::move(factors), totals, non_finite, shift, options, output_name);
 }
 
 }  // namespace trnmodel::sensitivity

@@ -109,25 +109,31 @@ inline metric::id metric_named(const std::string& name, const std::string& param
   trnmodel::detail::fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
-/// Sobol indices of `output` (a metric, or a stage's "<stage>/<metric>", output.hpp) over the
-/// scenario's drawn inputs and chance (Saltelli design). Thread-safe as simulate.
-inline sobol_result sobol(const scenario& s, const std::string& output_name, const sobol_options& options) {
-  const lifecycle_model model(s);
-  const output_column output = output_named(model, output_name);
-  require_known_for(model, output.metric);
-  const std::size_t inputs = model.input_count();
-  const auto evaluate = [&](std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
+/// The Saltelli design of a scenario's metric: f at rows A, B and AB_1 .. AB_d of a block of base
+/// indices, the factors being the scenario's drawn inputs and chance (saltelli.hpp's Evaluator).
+/// Built once, callable from several threads at once.
+class scenario_design {
+ public:
+  scenario_design(const scenario& s, const std::string& output_name)
+      : model_(s), output_(output_named(model_, output_name)) {
+    require_known_for(model_, output_.metric);
+  }
+  /// The factors, in the design's column order: the drawn inputs, then "chance".
+  std::vector<std::string> factors() const { return scenario_factors(model_); }
+
+  void operator()(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) const {
+    const std::size_t inputs = model_.input_count();
     Eigen::ArrayXXd ua(n, static_cast<Eigen::Index>(inputs)), ub(n, static_cast<Eigen::Index>(inputs));
     for (std::size_t k = 0; k < inputs; ++k) {
       // Matrix A takes the uniforms of samples 2j, B those of 2j + 1 (saltelli.hpp).
       const auto rows = static_cast<std::size_t>(n);
-      const std::uint32_t stream = model.input_stream(k);
+      const std::uint32_t stream = model_.input_stream(k);
       uniform_column(seed, stream, 0, 2 * base_first, 2, rows, ua.col(static_cast<Eigen::Index>(k)).data());
       uniform_column(seed, stream, 0, 2 * base_first + 1, 2, rows, ub.col(static_cast<Eigen::Index>(k)).data());
     }
-    model.to_values(ua);
-    model.to_values(ub);
-    Eigen::ArrayXXd u, metrics(n, output.columns(model));
+    model_.to_values(ua);
+    model_.to_values(ub);
+    Eigen::ArrayXXd u, metrics(n, output_.columns(model_));
     for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
       const auto k = static_cast<std::size_t>(kind);
       u = k == row_b ? ub : ua;
@@ -135,13 +141,23 @@ inline sobol_result sobol(const scenario& s, const std::string& output_name, con
         u.col(static_cast<Eigen::Index>(k - row_ab(0))) = ub.col(static_cast<Eigen::Index>(k - row_ab(0)));
       // "chance" is the last factor.
       const std::uint64_t chance_offset = design_sample(0, k, inputs);
-      model.evaluate(
+      model_.evaluate(
           seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
           metrics);
-      y.col(kind) = metrics.col(output.column);
+      y.col(kind) = metrics.col(output_.column);
     }
-  };
-  return sobol(evaluate, scenario_factors(model), options, output_name);
+  }
+
+ private:
+  lifecycle_model model_;
+  output_column output_;
+};
+
+/// Sobol indices of `output` (a metric, or a stage's "<stage>/<metric>", output.hpp) over the
+/// scenario's drawn inputs and chance (Saltelli design). Thread-safe as simulate.
+inline sobol_result sobol(const scenario& s, const std::string& output_name, const sobol_options& options) {
+  const scenario_design design(s, output_name);
+  return sobol(design, design.factors(), options, output_name);
 }
 
 /// The same for a job metric.
