@@ -287,8 +287,10 @@ class Mixture(Distribution):
                     f"tm.Mixture.components[{k}]: must be a (weight, distribution) pair, got {item!r}"
                 )
             weight, component = item
-            spec = as_distribution(component, f"tm.Mixture.components[{k}]").to_dict()
-            parts.append({"weight": weight, **(spec if isinstance(spec, dict) else {"dist": "fixed", "value": spec})})
+            # {"weight": w, "value": Q}, Q as a field takes it: a number or a distribution object
+            # (the loader refuses an unknown, a mixture or provenance in it, at this path).
+            value = as_distribution(component, f"tm.Mixture.components[{k}].value").to_dict()
+            parts.append({"weight": weight, "value": value})
         super().__init__(
             self._spec("mixture", {"components": parts}, dict(source=source, note=note, date=date, region=region))
         )
@@ -298,9 +300,7 @@ class Mixture(Distribution):
         """The (weight, distribution) pairs, in the order given."""
         spec = self.to_dict()
         assert isinstance(spec, dict)
-        return [
-            (c["weight"], as_distribution({k: v for k, v in c.items() if k != "weight"})) for c in spec["components"]
-        ]
+        return [(c["weight"], as_distribution(c["value"])) for c in spec["components"]]
 
     def __repr__(self) -> str:
         spec = self.to_dict()

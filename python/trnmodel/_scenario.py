@@ -95,10 +95,12 @@ def _describe(spec: Any) -> str:
     if not isinstance(spec, dict):
         return f"{spec:g}"
     family = spec.get("dist", "")
-    if family == "mixture":  # "mixture(0.8 lognormal(p50=3.65, p90=5.11), 0.2 lognormal(...))"
-        parts = (
-            f"{c['weight']:g} {_describe({k: v for k, v in c.items() if k != 'weight'})}" for c in spec["components"]
-        )
+    if family == "mixture":  # "mixture(0.8 lognormal(p50=3.65, p90=5.11), 0.2 fixed(value=1.3))"
+        parts = []
+        for c in spec["components"]:
+            # A bare number would read as a second weight ("0.2 1.3"): name the family.
+            value = c["value"] if isinstance(c["value"], dict) else {"dist": "fixed", "value": c["value"]}
+            parts.append(f"{c['weight']:g} {_describe(value)}")
         return f"mixture({', '.join(parts)})"
     params = ", ".join(
         f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}=…" for k, v in spec.items() if k != "dist"

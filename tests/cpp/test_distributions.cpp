@@ -415,17 +415,17 @@ TEST_CASE("a mixture is checked like its families, at its components' paths", "[
   CHECK_THAT(message([&] { make_mixture({}, path); }),
              test::contains("throughput.step_time_s.components: a mixture needs at least one component, got none"));
   CHECK_THAT(message([&] { make_mixture({{1, make_unknown("not measured")}}, path); }),
-             test::contains("throughput.step_time_s.components[0]: a mixture component cannot be unknown"));
+             test::contains("throughput.step_time_s.components[0].value: a mixture component cannot be unknown"));
   const auto inner = make_mixture({{1, make_fixed(1)}});
   CHECK_THAT(message([&] { make_mixture({{0.5, make_fixed(1)}, {0.5, inner}}, path); }),
-             test::contains("components[1]: a mixture component cannot be a mixture"));
+             test::contains("components[1].value: a mixture component cannot be a mixture"));
   auto sourced = make_fixed(1);
   sourced.prov().source = "measured";
   CHECK_THAT(message([&] { make_mixture({{1, sourced}}, path); }),
-             test::contains("components[0]: a component carries no provenance"));
+             test::contains("components[0].value: a component carries no provenance"));
   // Built directly, the components are still checked by their families' rules.
   CHECK_THAT(message([] { quantity(dist::mixture({{1.0, dist::normal{0, -1}}})); }),
-             test::contains("mixture.components[0].sd: must be > 0, got -1"));
+             test::contains("mixture.components[0].value.sd: must be > 0, got -1"));
   CHECK_THAT(message([] { dist::mixture({{0.5, dist::fixed{1}}}); }),
              test::contains("mixture.components: the weights must sum to 1 (within 1e-9), got 0.5 = 0.5"));
   // Within 1e-9 is accepted, and the cdf still reaches exactly 1.

@@ -40,12 +40,13 @@ TEST_CASE("every distribution survives a JSON round trip", "[json]") {
     {"dist": "bernoulli", "p": 0.25},
     {"dist": "empirical", "samples": [1, 2, 3.5]},
     {"dist": "uniform", "lo": 30, "hi": 36, "source": "quote", "date": "2026-11-02", "region": "us-east-2"},
-    {"dist": "mixture", "components": [{"weight": 0.8, "dist": "lognormal", "p50": 3.65, "p90": 5.11},
-                                       {"weight": 0.2, "dist": "lognormal", "p50": 4.75, "p90": 6.64}],
+    {"dist": "mixture", "components": [{"weight": 0.8, "value": {"dist": "lognormal", "p50": 3.65, "p90": 5.11}},
+                                       {"weight": 0.2, "value": {"dist": "lognormal", "p50": 4.75, "p90": 6.64}}],
      "source": "assumption", "note": "20 % chance the ported attention kernel is 1.3x slower"},
-    {"dist": "mixture", "components": [{"weight": 0.5, "dist": "fixed", "value": 1}, {"weight": 0.25, "dist": "pert",
-     "lo": 1, "mode": 2, "hi": 5}, {"weight": 0.25, "dist": "empirical", "samples": [1, 2, 3.5]}]},
-    {"dist": "mixture", "components": [{"weight": 1, "dist": "normal", "mean": 5, "sd": 0.5, "lo": 4}]},
+    {"dist": "mixture", "components": [{"weight": 0.5, "value": 1}, {"weight": 0.25, "value": {"dist": "pert",
+     "lo": 1, "mode": 2, "hi": 5}}, {"weight": 0.25, "value": {"dist": "empirical", "samples": [1, 2, 3.5]}}]},
+    {"dist": "mixture", "components": [{"weight": 0.8, "value": 1.0}, {"weight": 0.2, "value": 1.3}]},
+    {"dist": "mixture", "components": [{"weight": 1, "value": {"dist": "normal", "mean": 5, "sd": 0.5, "lo": 4}}]},
     {"unknown": "no trial run yet"},
     {"unknown": "no quote", "note": "ask the account team"}
   ])");
@@ -97,54 +98,90 @@ TEST_CASE("bad mixtures are rejected with the component's path, the value and th
     return ordered_json::parse(R"({"dist": "mixture", "components": )" + components + "}");
   };
   const std::string path = "throughput.step_time_s";
-  CHECK_THAT(error_of(mixture(R"([{"weight": 1.2, "dist": "fixed", "value": 3}, {"weight": -0.2, "dist": "fixed",
-                                  "value": 4}])"),
-                      path),
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1.2, "value": 3}, {"weight": -0.2, "value": 4}])"), path),
              test::contains("throughput.step_time_s.components[1].weight: must be > 0, got -0.2"));
-  CHECK_THAT(error_of(mixture(R"([{"weight": 0.8, "dist": "fixed", "value": 3}, {"weight": 0.3, "dist": "fixed",
-                                  "value": 4}])"),
+  CHECK_THAT(error_of(mixture(R"([{"weight": 0.8, "value": 3}, {"weight": 0.3, "value": {"dist": "fixed",
+                                  "value": 4}}])"),
                       path),
              test::contains("throughput.step_time_s.components: the weights must sum to 1 (within 1e-9), got 0.8 + "
                             "0.3 = 1.1"));
   CHECK_THAT(error_of(mixture("[]")), test::contains("x.components: a mixture needs at least one component, got none"));
   CHECK_THAT(error_of(mixture("3")), test::contains("x.components: must be an array of components"));
   CHECK_THAT(error_of(mixture("[3]")), test::contains("x.components[0]: must be a component {\"weight\": w"));
-  CHECK_THAT(error_of(mixture(R"([{"dist": "fixed", "value": 3}])")),
-             test::contains("x.components[0]: a mixture component needs \"weight\""));
-  CHECK_THAT(error_of(mixture(R"([{"weight": "1", "dist": "fixed", "value": 3}])")),
+  // Exactly the keys "weight" and "value", in the strict readers' words (json_reader).
+  CHECK_THAT(error_of(mixture(R"([{"value": 3}])")),
+             test::contains("x.components[0].weight: required key is missing"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1}])")), test::contains("x.components[0].value: required key is missing"));
+  CHECK_THAT(error_of(mixture(R"([{"weigth": 1, "value": 3}])")),
+             test::contains("x.components[0].weigth: unknown key (did you mean weight?)"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": 3, "vaule": 4}])")),
+             test::contains("x.components[0].vaule: unknown key (did you mean value?)"));
+  // The old flat form, a distribution object plus "weight", is refused by name.
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "fixed", "value": 3}])")),
+             test::contains("x.components[0].dist: unknown key"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": "1", "value": 3}])")),
              test::contains("x.components[0].weight: must be a number, got \"1\""));
-  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "unknown": "no trial run yet"}])")),
-             test::contains("x.components[0].unknown: a mixture component cannot be unknown"));
-  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "mixture", "components": []}])")),
-             test::contains("x.components[0].dist: a mixture component cannot be a mixture"));
-  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "fixed", "value": 3, "source": "measured"}])")),
-             test::contains("x.components[0].source: a component carries no provenance"));
-  // The component's own rules, at its path.
-  CHECK_THAT(error_of(mixture(R"([{"weight": 0.5, "dist": "fixed", "value": 3}, {"weight": 0.5, "dist": "lognormal",
-                                  "p50": 5, "p90": 4}])"),
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": "3"}])")),
+             test::contains("x.components[0].value: must be a number or a distribution object {\"dist\": ...}, got "
+                            "\"3\""));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"unknown": "no trial run yet"}}])")),
+             test::contains("x.components[0].value.unknown: a mixture component cannot be unknown"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"dist": "mixture", "components": []}}])")),
+             test::contains("x.components[0].value.dist: a mixture component cannot be a mixture"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"dist": "fixed", "value": 3, "source": "measured"}}])")),
+             test::contains("x.components[0].value.source: a component carries no provenance"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"dist": "uniform", "lo": 1, "hi": 2, "note": "n"}}])")),
+             test::contains("x.components[0].value.note: a component carries no provenance"));
+  // The value's own rules, at its path.
+  CHECK_THAT(error_of(mixture(R"([{"weight": 0.5, "value": 3}, {"weight": 0.5, "value": {"dist": "lognormal",
+                                  "p50": 5, "p90": 4}}])"),
                       path),
-             test::contains("throughput.step_time_s.components[1]: lognormal needs 0 < p50 < p90, got p50=5, p90=4"));
-  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "dist": "uniform", "lo": 1, "hgh": 2}])")),
-             test::contains("x.components[0].hgh: unknown key for a uniform distribution (did you mean hi?)"));
+             test::contains("throughput.step_time_s.components[1].value: lognormal needs 0 < p50 < p90, got p50=5, "
+                            "p90=4"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"dist": "uniform", "lo": 1, "hgh": 2}}])")),
+             test::contains("x.components[0].value.hgh: unknown key for a uniform distribution (did you mean hi?)"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"dist": "normal", "mean": 0, "sd": -1}}])")),
+             test::contains("x.components[0].value.sd: must be > 0, got -1"));
+  CHECK_THAT(error_of(mixture(R"([{"weight": 1, "value": {"lo": 1, "hi": 2}}])")),
+             test::contains("x.components[0].value: a distribution object needs \"dist\""));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture"})")),
              test::contains("x: mixture needs \"components\""));
   CHECK_THAT(error_of(ordered_json::parse(R"({"dist": "mixture", "components": [], "weight": 1})")),
              test::contains("x.weight: unknown key for a mixture distribution"));
 }
 
+TEST_CASE("a mixture's fixed component is written as a bare number", "[json][mixture]") {
+  // Written either way, a fixed value saves as the number, and the saved form loads back the same.
+  const auto q = quantity_from_json(ordered_json::parse(R"({"dist": "mixture", "components": [
+    {"weight": 0.8, "value": {"dist": "fixed", "value": 1}}, {"weight": 0.2, "value": 1.3}]})"),
+                                    "x");
+  const auto saved = ordered_json::parse(R"({"dist": "mixture", "components": [{"weight": 0.8, "value": 1},
+                                                                                {"weight": 0.2, "value": 1.3}]})");
+  CHECK(quantity_to_json(q) == saved);
+  CHECK(quantity_to_json(quantity_from_json(saved, "x")) == saved);
+  CHECK(q.ppf(0.8) == 1.0);
+  CHECK(q.ppf(0.85) == 1.3);
+  // From the C++ factory too.
+  CHECK(quantity_to_json(make_mixture({{0.8, make_fixed(1)}, {0.2, make_fixed(1.3)}})) == saved);
+}
+
 TEST_CASE("a mixture's whole support must keep its field's rule", "[json][mixture]") {
-  const std::string lognormal = R"({"weight": 0.8, "dist": "lognormal", "p50": 3.65, "p90": 5.11})";
+  const std::string lognormal = R"({"weight": 0.8, "value": {"dist": "lognormal", "p50": 3.65, "p90": 5.11}})";
   const auto with = [&](const std::string& second) {
     return test::scenario_error(test::edge_head +
                                 R"("throughput": {"step_time_s": {"dist": "mixture", "components": [)" + lognormal +
                                 ", " + second + "]}}}");
   };
-  CHECK(with(R"({"weight": 0.2, "dist": "fixed", "value": 4.4})") == "no error");
+  CHECK(with(R"({"weight": 0.2, "value": 4.4})") == "no error");
+  CHECK(with(R"({"weight": 0.2, "value": {"dist": "fixed", "value": 4.4}})") == "no error");
   // A lognormal starts at 0 but never draws it; an atom at 0 would (a step time of 0).
-  CHECK_THAT(with(R"({"weight": 0.2, "dist": "fixed", "value": 0})"),
+  CHECK_THAT(with(R"({"weight": 0.2, "value": 0})"),
              test::contains("throughput.step_time_s: must be > 0, got {\"dist\":\"mixture\""));
-  CHECK_THAT(with(R"({"weight": 0.2, "dist": "normal", "mean": 4, "sd": 1})"),
+  CHECK_THAT(with(R"({"weight": 0.2, "value": {"dist": "normal", "mean": 4, "sd": 1}})"),
              test::contains("throughput.step_time_s: must be > 0, but {\"dist\":\"mixture\""));
+  // The component's rules in a scenario file, at the field's path.
+  CHECK_THAT(with(R"({"weight": 0.2, "value": {"dist": "fixed", "value": 4.4, "source": "measured"}})"),
+             test::contains("throughput.step_time_s.components[1].value.source: a component carries no provenance"));
 }
 
 // ---- Edge cases found in review: each once hung, crashed or returned a silently wrong number ----

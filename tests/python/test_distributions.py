@@ -190,8 +190,9 @@ def test_mixture_of_atoms_steps_at_the_weights():
     assert [d.ppf(u) for u in (0.5, 0.8, 0.85)] == [1.0, 1.0, 1.3]
     assert d.to_dict() == {
         "dist": "mixture",
-        "components": [{"weight": 0.8, "dist": "fixed", "value": 1.0}, {"weight": 0.2, "dist": "fixed", "value": 1.3}],
+        "components": [{"weight": 0.8, "value": 1.0}, {"weight": 0.2, "value": 1.3}],
     }
+    assert tm.Distribution.from_dict(d.to_dict()).to_dict() == d.to_dict()
     assert d.mean() == pytest.approx(1.06, rel=1e-15)
     x = d.sample(100_000, seed=7)
     assert set(np.unique(x)) == {1.0, 1.3}
@@ -218,6 +219,21 @@ def test_mixture_components_and_repr():
     assert d.mean() == pytest.approx(0.8 * d.components[0][1].mean() + 0.2 * slow.mean(), rel=1e-15)
 
 
+def test_mixture_components_are_weight_and_value():
+    # A number, a spec dict and a Distribution each become the "value" of a component.
+    d = tm.Mixture([(0.5, 2), (0.25, {"dist": "uniform", "lo": 0, "hi": 1}), (0.25, tm.Bernoulli(0.5))])
+    assert d.to_dict() == {
+        "dist": "mixture",
+        "components": [
+            {"weight": 0.5, "value": 2.0},
+            {"weight": 0.25, "value": {"dist": "uniform", "lo": 0.0, "hi": 1.0}},
+            {"weight": 0.25, "value": {"dist": "bernoulli", "p": 0.5}},
+        ],
+    }
+    assert d.components == [(0.5, tm.Fixed(2)), (0.25, tm.Uniform(0, 1)), (0.25, tm.Bernoulli(0.5))]
+    assert json.loads(json.dumps(d.to_dict())) == d.to_dict()
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
@@ -230,26 +246,44 @@ def test_mixture_components_and_repr():
             "tm.Mixture.components: the weights must sum to 1 (within 1e-9), got 0.8 + 0.3 = 1.1",
         ),
         (lambda: tm.Mixture([]), "tm.Mixture.components: a mixture needs at least one component, got none"),
-        (lambda: tm.Mixture([(1, tm.Unknown("no trial run"))]), "components[0].unknown: a mixture component cannot"),
+        (
+            lambda: tm.Mixture([(1, tm.Unknown("no trial run"))]),
+            "tm.Mixture.components[0].value.unknown: a mixture component cannot be unknown",
+        ),
         (
             lambda: tm.Mixture([(1, tm.Mixture([(1, tm.Fixed(1))]))]),
-            "tm.Mixture.components[0].dist: a mixture component cannot be a mixture",
+            "tm.Mixture.components[0].value.dist: a mixture component cannot be a mixture",
         ),
         (
             lambda: tm.Mixture([(1, tm.Fixed(1, source="measured"))]),
-            "tm.Mixture.components[0].source: a component carries no provenance",
+            "tm.Mixture.components[0].value.source: a component carries no provenance",
         ),
         (lambda: tm.Mixture([tm.Fixed(1)]), "tm.Mixture.components[0]: must be a (weight, distribution) pair"),
         (
             lambda: tm.Mixture([(1, {"dist": "normal", "mean": 0, "sd": -1})]),
-            "tm.Mixture.components[0].sd: must be > 0",
+            "tm.Mixture.components[0].value.sd: must be > 0",
         ),
         (lambda: tm.Mixture([(float("nan"), 1)]), "tm.Mixture.components[0].weight: must be a finite number, got nan"),
         (
             lambda: tm.Distribution.from_dict(
-                {"dist": "mixture", "components": [{"weight": 1, "dist": "lognormal", "p50": 3, "p90": 2}]}
+                {"dist": "mixture", "components": [{"weight": 1, "value": {"dist": "lognormal", "p50": 3, "p90": 2}}]}
             ),
-            "quantity.components[0]: lognormal needs 0 < p50 < p90, got p50=3, p90=2",
+            "quantity.components[0].value: lognormal needs 0 < p50 < p90, got p50=3, p90=2",
+        ),
+        # A component is exactly {"weight": w, "value": Q} (docs/distributions.md, "Mixtures").
+        (
+            lambda: tm.Distribution.from_dict({"dist": "mixture", "components": [{"weigth": 1, "value": 2}]}),
+            "quantity.components[0].weigth: unknown key (did you mean weight?)",
+        ),
+        (
+            lambda: tm.Distribution.from_dict({"dist": "mixture", "components": [{"weight": 1}]}),
+            "quantity.components[0].value: required key is missing",
+        ),
+        (
+            lambda: tm.Distribution.from_dict(
+                {"dist": "mixture", "components": [{"weight": 1, "dist": "fixed", "value": 2}]}
+            ),
+            "quantity.components[0].dist: unknown key",
         ),
     ],
 )
@@ -270,8 +304,16 @@ def test_a_mixture_step_time_in_a_scenario():
     validator = jsonschema.Draft202012Validator(json.loads((SCHEMA_DIR / "scenario-v1.schema.json").read_text()))
     doc = mixed.to_dict()
     assert not list(validator.iter_errors(doc))
-    doc["throughput"]["step_time_s"]["components"][0]["source"] = "measured"
-    assert list(validator.iter_errors(doc))
+    for bad in ({"source": "measured"}, {"weigth": 0.8}):  # provenance on a component, a misspelt key
+        wrong = json.loads(json.dumps(doc))
+        wrong["throughput"]["step_time_s"]["components"][0].update(bad)
+        assert list(validator.iter_errors(wrong)), bad
+    wrong = json.loads(json.dumps(doc))
+    wrong["throughput"]["step_time_s"]["components"][0]["value"]["source"] = "measured"
+    assert list(validator.iter_errors(wrong))
+    # A bare number is a fixed component, in the schema as in the loader.
+    doc["throughput"]["step_time_s"]["components"][1]["value"] = 4.4
+    assert not list(validator.iter_errors(doc))
     rows = {r.path: r for r in mixed.provenance()}
     assert rows["throughput.step_time_s"].value == (
         "mixture(0.8 lognormal(p50=3.65, p90=5.11), 0.2 lognormal(p50=4.75, p90=6.64))"

@@ -91,10 +91,11 @@ template <class T> void check_parameters(const std::string& path, const T& x) {
     if (!std::is_sorted(v.begin(), v.end()))
       detail::fail(path + ".samples", "must be sorted (make_empirical sorts them)");
   } else if constexpr (std::is_same_v<T, dist::mixture>) {
-    // The weights were checked when the mixture was made; each component by its family's rules.
+    // The weights were checked when the mixture was made; each component by its family's rules,
+    // at its path in the JSON form ({"weight": w, "value": Q}).
     const auto& parts = *x.components;
     for (std::size_t k = 0; k < parts.size(); ++k)
-      std::visit([&](const auto& c) { check_parameters(path + ".components[" + std::to_string(k) + "]", c); },
+      std::visit([&](const auto& c) { check_parameters(path + ".components[" + std::to_string(k) + "].value", c); },
                  parts[k].dist);
   } else if constexpr (std::is_same_v<T, dist::unknown>) {
     if (x.reason.empty())
@@ -287,9 +288,10 @@ inline quantity make_empirical(std::vector<double> samples, const std::string& p
 }
 
 /// A mixture: with probability weight_k the value follows components[k].second. input_error,
-/// naming `path`.components[k], unless there is at least one component, every weight is finite
-/// and > 0, the weights sum to 1 within 1e-9, and no component is an unknown, a mixture or
-/// carries provenance of its own (it belongs on the mixture: docs/distributions.md, "Mixtures").
+/// naming `path`.components[k].weight or .value as the JSON form does, unless there is at least
+/// one component, every weight is finite and > 0, the weights sum to 1 within 1e-9, and no
+/// component is an unknown, a mixture or carries provenance of its own (it belongs on the
+/// mixture: docs/distributions.md, "Mixtures").
 inline quantity make_mixture(const std::vector<std::pair<double, quantity>>& components,
                              const std::string& path = "mixture") {
   std::vector<double> weights;
@@ -297,7 +299,7 @@ inline quantity make_mixture(const std::vector<std::pair<double, quantity>>& com
   detail::check_mixture_weights(path, weights);
   std::vector<dist::mixture::component> parts;
   for (std::size_t k = 0; k < components.size(); ++k) {
-    const std::string at = path + ".components[" + std::to_string(k) + "]";
+    const std::string at = path + ".components[" + std::to_string(k) + "].value";
     const quantity& q = components[k].second;
     if (!q.prov().empty()) detail::fail(at, detail::component_provenance_rule);
     std::visit(

@@ -1,8 +1,9 @@
 #pragma once
 // Quantities in JSON (docs/distributions.md): a plain number, {"dist": ..., params, provenance} or
-// {"unknown": "why"}; a mixture is {"dist": "mixture", "components": [{"weight": w, "dist": ...}, ...],
-// provenance}. Loading checks every key and value and names the JSON path in its errors; saving
-// writes the same form back (a lognormal given by p50/p90 stays so).
+// {"unknown": "why"}; a mixture is {"dist": "mixture", "components": [{"weight": w, "value": Q}, ...],
+// provenance}, Q a number or a distribution object without provenance. Loading checks every key
+// and value and names the JSON path in its errors; saving writes the same form back (a lognormal
+// given by p50/p90 stays so, a fixed component is a bare number).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -132,28 +133,41 @@ inline quantity quantity_from_json(const ordered_json& j, const std::string& pat
 
 namespace detail {
 
-// A mixture's "components" (docs/distributions.md, "Mixtures"): each an ordinary distribution
-// object plus its "weight"; neither an unknown nor a mixture, and without provenance (it
-// belongs on the mixture). The components' own rules are their families', at their path.
+// A mixture's "components" (docs/distributions.md, "Mixtures"): each {"weight": w, "value": Q},
+// Q a quantity as a field takes it (a number or a distribution object) but neither an unknown
+// nor a mixture, and without provenance (it belongs on the mixture). Exactly those two keys,
+// refused in the words the strict readers use (json_reader): a typo such as "weigth" must not
+// silently drop a weight. The value's own rules are its family's, at <component>.value.
 inline quantity mixture_from_json(const ordered_json& components, const std::string& path) {
+  static const std::vector<std::string> component_keys{"weight", "value"};
   if (!components.is_array())
     detail::fail(path + ".components",
-                 "must be an array of components {\"weight\": w, \"dist\": ...}, got " + describe_json(components));
+                 "must be an array of components {\"weight\": w, \"value\": ...}, got " + describe_json(components));
   std::vector<std::pair<double, quantity>> parts;
   for (std::size_t k = 0; k < components.size(); ++k) {
     const std::string at = path + ".components[" + std::to_string(k) + "]";
     const ordered_json& c = components[k];
     if (!c.is_object())
-      detail::fail(at, "must be a component {\"weight\": w, \"dist\": ...}, got " + describe_json(c));
-    if (!c.contains("weight")) detail::fail(at, "a mixture component needs \"weight\"");
+      detail::fail(at, "must be a component {\"weight\": w, \"value\": ...}, got " + describe_json(c));
+    for (const auto& [key, item] : c.items())
+      if (std::find(component_keys.begin(), component_keys.end(), key) == component_keys.end())
+        detail::fail(at + "." + key, "unknown key" + did_you_mean(key, component_keys));
+    for (const auto& key : component_keys)
+      if (!c.contains(key)) detail::fail(at + "." + key, "required key is missing");
     const double weight = json_number(c.at("weight"), at + ".weight");
-    if (c.contains("unknown")) detail::fail(at + ".unknown", component_unknown_rule);
-    if (auto it = c.find("dist"); it != c.end() && *it == "mixture") detail::fail(at + ".dist", component_mixture_rule);
-    for (const auto& key : provenance_keys())
-      if (c.contains(key)) detail::fail(at + "." + key, component_provenance_rule);
-    ordered_json spec = c;
-    spec.erase("weight");
-    parts.emplace_back(weight, quantity_from_json(spec, at));
+    const std::string value_path = at + ".value";
+    const ordered_json& value = c.at("value");
+    if (!value.is_number() && !value.is_object())
+      detail::fail(value_path,
+                   "must be a number or a distribution object {\"dist\": ...}, got " + describe_json(value));
+    if (value.is_object()) {  // refused before the value is read, so a nested mixture is not parsed first
+      if (value.contains("unknown")) detail::fail(value_path + ".unknown", component_unknown_rule);
+      if (auto it = value.find("dist"); it != value.end() && *it == "mixture")
+        detail::fail(value_path + ".dist", component_mixture_rule);
+      for (const auto& key : provenance_keys())
+        if (value.contains(key)) detail::fail(value_path + "." + key, component_provenance_rule);
+    }
+    parts.emplace_back(weight, quantity_from_json(value, value_path));
   }
   return make_mixture(parts, path);
 }
@@ -294,16 +308,18 @@ template <class T> void parameters_to_json(const T& d, ordered_json& j) {
   } else if constexpr (std::is_same_v<T, dist::empirical>) {
     j["samples"] = *d.sorted;
   } else if constexpr (std::is_same_v<T, dist::mixture>) {
+    // {"weight": w, "value": Q}, Q as a field writes it: a bare number for a fixed value.
     j["components"] = ordered_json::array();
     for (const auto& part : *d.components) {
-      ordered_json c = {{"weight", part.weight}};
+      ordered_json value = ordered_json::object();
       std::visit(
-          [&c](const auto& x) {
-            c["dist"] = std::decay_t<decltype(x)>::name;
-            parameters_to_json(x, c);
+          [&value](const auto& x) {
+            value["dist"] = std::decay_t<decltype(x)>::name;
+            parameters_to_json(x, value);
           },
           part.dist);
-      j["components"].push_back(std::move(c));
+      if (std::holds_alternative<dist::fixed>(part.dist)) value = value["value"];
+      j["components"].push_back({{"weight", part.weight}, {"value", std::move(value)}});
     }
   }
 }

@@ -23,15 +23,31 @@ inline ordered_json provenance_schema() {
 
 inline ordered_json family_branches(bool component);
 
+// A fixed number, or a distribution object of every family (a mixture's component: no mixture,
+// no provenance).
+inline ordered_json value_branches(bool component) {
+  ordered_json variants = ordered_json::array({{{"type", "number"}}});
+  for (auto& branch : family_branches(component)) variants.push_back(std::move(branch));
+  return variants;
+}
+
+// A mixture's component (docs/distributions.md, "Mixtures"): {"weight": w, "value": Q}, Q a
+// number or a distribution object of any family but unknown and mixture, without provenance.
+inline ordered_json component_schema() {
+  return {{"type", "object"},
+          {"required", {"weight", "value"}},
+          {"properties",
+           {{"weight", {{"type", "number"}, {"exclusiveMinimum", 0}}}, {"value", {{"oneOf", value_branches(true)}}}}},
+          {"additionalProperties", false}};
+}
+
 // One oneOf branch: a distribution object with these parameter keys. As a mixture's component
-// (`component`) it has a weight and no provenance (docs/distributions.md, "Mixtures").
+// value (`component`) it has no provenance (it belongs on the mixture).
 inline ordered_json family_schema(const std::string& family, const std::vector<std::string>& required,
                                   const std::vector<std::string>& optional, bool component) {
-  ordered_json properties =
-      component ? ordered_json{{"weight", {{"type", "number"}, {"exclusiveMinimum", 0}}}} : provenance_schema();
+  ordered_json properties = component ? ordered_json::object() : provenance_schema();
   properties["dist"] = {{"const", family}};
   std::vector<std::string> required_keys{"dist"};
-  if (component) required_keys.insert(required_keys.begin(), "weight");
   for (const auto& key : required) required_keys.push_back(key);
   for (const auto* keys : {&required, &optional})
     for (const auto& key : *keys) {
@@ -40,9 +56,9 @@ inline ordered_json family_schema(const std::string& family, const std::vector<s
       else if (key == "components")
         properties[key] = {{"type", "array"},
                            {"minItems", 1},
-                           {"description", "the components, each a distribution with its weight; the weights sum to 1 "
-                                           "(within 1e-9)"},
-                           {"items", {{"oneOf", family_branches(true)}}}};
+                           {"description", "the components, each {\"weight\": w, \"value\": a number or a "
+                                           "distribution}; the weights sum to 1 (within 1e-9)"},
+                           {"items", component_schema()}};
       else
         properties[key] = {{"type", "number"}};
     }
@@ -50,7 +66,7 @@ inline ordered_json family_schema(const std::string& family, const std::vector<s
 }
 
 // The branches of every family of families(), one per form of a family with alternative
-// parametrisations; as a mixture's components, without the mixture (no nesting).
+// parametrisations; as a mixture's component values, without the mixture (no nesting).
 inline ordered_json family_branches(bool component) {
   ordered_json variants = ordered_json::array();
   for (const auto& [family, keys] : families()) {
@@ -65,8 +81,7 @@ inline ordered_json family_branches(bool component) {
 }
 
 inline ordered_json quantity_schema() {
-  ordered_json variants = ordered_json::array({{{"type", "number"}}});
-  for (auto& branch : family_branches(false)) variants.push_back(std::move(branch));
+  ordered_json variants = value_branches(false);
   variants.push_back({{"type", "object"},
                       {"required", {"unknown"}},
                       {"additionalProperties", false},
