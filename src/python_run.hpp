@@ -43,6 +43,16 @@ template <class Body> auto with_python_hooks(run_options options, const py::obje
   }
 }
 
+// The options of a run from its Python arguments (the hooks are added by with_python_hooks).
+inline run_options make_run(std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples = false) {
+  run_options options;
+  options.samples = samples;
+  options.seed = seed;
+  options.threads = threads;
+  options.keep_samples = keep_samples;
+  return options;
+}
+
 template <class Model> run_result run_from_python(const Model& model, std::vector<std::string> outputs,
                                                   run_options options, const py::object& progress) {
   return with_python_hooks(std::move(options), progress,

@@ -34,15 +34,6 @@ std::vector<std::uint32_t> streams_of(const lifecycle_model& model) {
   return streams;
 }
 
-run_options run_of(std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples) {
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  options.threads = threads;
-  options.keep_samples = keep_samples;
-  return options;
-}
-
 lifecycle_info info_of(const lifecycle_model& model) {
   return lifecycle_info{
       model.unknown_inputs(),           model.unknown_reasons(),      model.unknown_metrics(),
@@ -85,7 +76,7 @@ void register_lifecycle(py::module_& m) {
           [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
              bool allow_unknown, const py::object& progress) {
             if (!allow_unknown) detail::require_known(model);
-            return run_from_python(model, model.output_names(), run_of(samples, seed, threads, keep_samples),
+            return run_from_python(model, model.output_names(), make_run(samples, seed, threads, keep_samples),
                                    progress);
           },
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
@@ -96,7 +87,7 @@ void register_lifecycle(py::module_& m) {
           [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
              bool allow_unknown, std::uint64_t first_block, std::uint64_t last_block) {
             if (!allow_unknown) detail::require_known(model);
-            const run_options options = run_of(samples, seed, threads, keep_samples);
+            const run_options options = make_run(samples, seed, threads, keep_samples);
             std::string bytes;
             {
               py::gil_scoped_release release;

@@ -28,14 +28,6 @@ namespace {
 
 using namespace trnmodel::sensitivity;
 
-run_options make_run(std::uint64_t samples, std::uint64_t seed, int threads) {
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  options.threads = threads;
-  return options;
-}
-
 statistic statistic_from(double probability) {
   return probability < 0 ? statistic::mean() : statistic::quantile(probability);
 }
@@ -199,8 +191,7 @@ void register_sensitivity(py::module_& m) {
       [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
          int threads, bool keep_samples, const py::object& progress) {
         const comparison_model model(a, b, metric_named(output));
-        run_options options = make_run(samples, seed, threads);
-        options.keep_samples = keep_samples;
+        const run_options options = make_run(samples, seed, threads, keep_samples);
         return run_from_python(model, comparison_model::output_names(), options, progress);
       },
       py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
@@ -211,8 +202,7 @@ void register_sensitivity(py::module_& m) {
       [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
          int threads, bool keep_samples, std::uint64_t first_block, std::uint64_t last_block) {
         const comparison_model model(a, b, metric_named(output));
-        run_options options = make_run(samples, seed, threads);
-        options.keep_samples = keep_samples;
+        const run_options options = make_run(samples, seed, threads, keep_samples);
         std::string bytes;
         {
           py::gil_scoped_release release;
