@@ -2,6 +2,9 @@
 // Runs an engine model from Python: the GIL is released for the whole run and taken back
 // only between waves, to check for signals (Ctrl-C raises KeyboardInterrupt promptly) and
 // to call the progress callback.
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,9 +19,46 @@ namespace trnmodel::python {
 
 namespace py = pybind11;
 
+// The Python function that runs requests elsewhere, on this thread (set by
+// trnmodel._executor.running_on through set_dispatch; nullptr: runs are computed here).
+// Called as dispatch(request: bytes, blocks, keep_samples, fold), it hands every range's
+// partial bytes to fold(partial), in block order (docs/scaling.md).
+inline PyObject*& current_dispatch() {
+  static thread_local PyObject* dispatch = nullptr;
+  return dispatch;
+}
+
+// options.remote calling the current dispatch, if any. The function is held through a
+// shared_ptr whose deleter takes the GIL: C++ copies and drops run_options without it.
+inline void set_python_remote(run_options& options) {
+  if (current_dispatch() == nullptr) return;
+  const std::shared_ptr<py::object> dispatch(new py::object(py::reinterpret_borrow<py::object>(current_dispatch())),
+                                             [](py::object* f) {
+                                               py::gil_scoped_acquire gil;
+                                               delete f;
+                                             });
+  options.remote = [dispatch](const std::string& request, std::uint64_t blocks, bool keep_samples,
+                              const std::function<void(const std::string&)>& fold) {
+    py::gil_scoped_acquire gil;
+    const py::cpp_function fold_next([&fold](const py::bytes& partial) {
+      std::string bytes(partial);
+      try {
+        py::gil_scoped_release release;
+        fold(bytes);
+      } catch (const cancelled_error&) {
+        if (PyErr_Occurred() != nullptr) throw py::error_already_set();  // Ctrl-C's KeyboardInterrupt
+        throw;
+      }
+    });
+    (*dispatch)(py::bytes(request), blocks, keep_samples, fold_next);
+  };
+}
+
 // Calls body(options) with the GIL released, options' hooks polling Ctrl-C and reporting
-// progress to `progress` (a callable(done, total) or None).
+// progress to `progress` (a callable(done, total) or None); runs go to the current dispatch
+// when one is set.
 template <class Body> auto with_python_hooks(run_options options, const py::object& progress, const Body& body) {
+  set_python_remote(options);
   bool interrupted = false;
   options.cancelled = [&] {
     py::gil_scoped_acquire gil;

@@ -82,21 +82,17 @@ void register_lifecycle(py::module_& m) {
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
           py::arg("allow_unknown"), py::arg("progress"))
       .def("require_known", [](const lifecycle_model& model) { detail::require_known(model); })
+      // The request of its simulate run (docs/scaling.md): what a task needs to compute any
+      // range of the run's blocks (_core.request_partial), for a sweep's points sent at once.
       .def(
-          "simulate_partial",
-          [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
-             bool allow_unknown, std::uint64_t first_block, std::uint64_t last_block) {
+          "run_request",
+          [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, bool keep_samples,
+             bool allow_unknown) {
             if (!allow_unknown) detail::require_known(model);
-            const run_options options = make_run(samples, seed, threads, keep_samples);
-            std::string bytes;
-            {
-              py::gil_scoped_release release;
-              bytes = compute_partial(model, model.output_names(), options, first_block, last_block).to_bytes();
-            }
-            return py::bytes(bytes);
+            return py::bytes(
+                detail::run_request(model.request(), model.output_names(), with_block_size(make_run(samples, seed, 1, keep_samples))));
           },
-          py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
-          py::arg("allow_unknown"), py::arg("first_block"), py::arg("last_block"));
+          py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("keep_samples"), py::arg("allow_unknown"));
   m.def("lifecycle_info", [](const scenario& s) { return info_of(lifecycle_model(s)); }, py::arg("scenario"));
 
   m.def(

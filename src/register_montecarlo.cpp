@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,25 @@ namespace trnmodel::python {
 namespace {
 
 using f_array = py::array_t<double, py::array::f_style>;
+
+// run_fold, made by the first partial it is given (which says what run it belongs to).
+class partial_fold {
+ public:
+  void add(const run_partial& p) {
+    if (!fold_) fold_.emplace(run_fold::for_partial(p));
+    fold_->add(p);
+  }
+  std::uint64_t next_block() const { return fold_ ? fold_->next_block() : 0; }
+  run_result finish() {
+    if (!fold_) detail::fail("partials", "nothing to fold");
+    run_result r = std::move(*fold_).finish();
+    fold_.reset();
+    return r;
+  }
+
+ private:
+  std::optional<run_fold> fold_;
+};
 
 // One output's moments; mean, min and max are NaN when it had no finite value.
 struct output_moments {
@@ -152,6 +172,16 @@ void register_montecarlo(py::module_& m) {
   // Runs split across processes (docs/scaling.md): a run's blocks, the partial of a range of
   // them as exact bytes, and the fold of all partials, in block order, into the run's result.
   m.def("bits_fingerprint", &bits_fingerprint);
+  // Where this thread's runs go (trnmodel._executor.running_on): a function, or None to compute
+  // them here. Returns the one it replaces.
+  m.def(
+      "set_dispatch",
+      [](const py::object& dispatch) {
+        PyObject* previous = current_dispatch();
+        current_dispatch() = dispatch.is_none() ? nullptr : dispatch.inc_ref().ptr();
+        return previous == nullptr ? py::none() : py::reinterpret_steal<py::object>(previous);
+      },
+      py::arg("dispatch"));
   m.def(
       "block_count",
       [](std::uint64_t samples, std::ptrdiff_t block_size) {
@@ -161,6 +191,24 @@ void register_montecarlo(py::module_& m) {
         return detail::block_grid{samples, static_cast<std::uint64_t>(with_block_size(options).block_size)}.blocks();
       },
       py::arg("samples"), py::arg("block_size") = 0);
+  // The fold one partial at a time (as the ranges arrive, in block order), so that a caller
+  // holds only the partials that arrived before an earlier one: its memory does not grow with
+  // the run (docs/scaling.md, "Memory").
+  py::class_<partial_fold>(m, "PartialFold")
+      .def(py::init<>())
+      .def(
+          "add",
+          [](partial_fold& f, const py::bytes& part) {
+            std::string bytes(part);
+            py::gil_scoped_release release;
+            f.add(run_partial::from_bytes(bytes));
+          },
+          py::arg("partial"))
+      .def_property_readonly("next_block", &partial_fold::next_block)
+      .def("finish", [](partial_fold& f) {
+        py::gil_scoped_release release;
+        return f.finish();
+      });
   m.def(
       "fold_partials",
       [](const std::vector<py::bytes>& parts) {

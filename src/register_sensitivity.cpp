@@ -15,6 +15,7 @@
 #include "trnmodel/sensitivity/checkpoint_interval.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/parallelism_search.hpp"
+#include "trnmodel/sensitivity/run_request.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/sweep.hpp"
@@ -196,23 +197,6 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("keep_samples"), py::arg("progress"));
-  // One task of a split comparison (docs/scaling.md): the partial of blocks [first, last), as bytes.
-  m.def(
-      "compare_partial",
-      [](const scenario& a, const scenario& b, const std::string& output, std::uint64_t samples, std::uint64_t seed,
-         int threads, bool keep_samples, std::uint64_t first_block, std::uint64_t last_block) {
-        const comparison_model model(a, b, metric_named(output));
-        const run_options options = make_run(samples, seed, threads, keep_samples);
-        std::string bytes;
-        {
-          py::gil_scoped_release release;
-          bytes = compute_partial(model, comparison_model::output_names(), options, first_block, last_block).to_bytes();
-        }
-        return py::bytes(bytes);
-      },
-      py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
-      py::arg("threads"), py::arg("keep_samples"), py::arg("first_block"), py::arg("last_block"));
-
   // tm.sweep: the points' results, in grid order (the last path varying fastest), samples
   // streamed (keep_samples false) as Python's sweep has always run them.
   m.def(
@@ -268,11 +252,27 @@ void register_sensitivity(py::module_& m) {
       py::arg("scenario"), py::arg("every_steps"), py::arg("output"), py::kw_only(), py::arg("probability"),
       py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
 
+  // A task of a run split across processes: the partial bytes of blocks [first, last) of the
+  // run a request describes (sensitivity/run_request.hpp), on one thread.
+  m.def(
+      "request_partial",
+      [](const py::bytes& request, std::uint64_t first_block, std::uint64_t last_block) {
+        std::string text(request);
+        std::string partial;
+        {
+          py::gil_scoped_release release;
+          partial = request_partial(text, first_block, last_block, 1).to_bytes();
+        }
+        return py::bytes(partial);
+      },
+      py::arg("request"), py::arg("first_block"), py::arg("last_block"));
+
   m.def("context_parallel_degrees", &context_parallel_degrees, py::arg("sequence_length"), py::arg("max_cp"),
         "The context-parallel degrees the layout search tries for this sequence length.");
 
   // tm.search_parallelism: every layout tried, in enumeration order (Python ranks the table).
   py::class_<layout_candidate>(m, "LayoutCandidate")
+      .def_readonly("nodes", &layout_candidate::nodes)
       .def_readonly("values", &layout_candidate::values)
       .def_readonly("dp", &layout_candidate::dp)
       .def_readonly("micro_batch", &layout_candidate::micro_batch)
@@ -284,22 +284,55 @@ void register_sensitivity(py::module_& m) {
       .def_readonly("run_cost_usd", &layout_candidate::run_cost_usd);
   py::class_<parallelism_search_result>(m, "ParallelismSearchResult")
       .def_readonly("dimension_names", &parallelism_search_result::dimension_names)
+      .def_readonly("dimension_paths", &parallelism_search_result::dimension_paths)
       .def_readonly("layouts", &parallelism_search_result::layouts);
+  const auto search_options = [](const std::vector<long long>& micro_batches, long long max_tp, long long max_cp,
+                                  const std::vector<long long>& nodes, const std::string& rank_by) {
+    parallelism_search_options search;
+    search.micro_batches = micro_batches;
+    search.max_tp = max_tp;
+    search.max_cp = max_cp;
+    search.node_counts = nodes;
+    search.rank_by = metric_named(rank_by, "rank_by");
+    return search;
+  };
   m.def(
       "search_parallelism",
-      [](const scenario& s, const std::vector<long long>& micro_batches, long long max_tp, long long max_cp,
-         const std::string& rank_by, std::uint64_t samples, std::uint64_t seed, int threads,
-         const py::object& progress) {
-        parallelism_search_options search;
-        search.micro_batches = micro_batches;
-        search.max_tp = max_tp;
-        search.max_cp = max_cp;
-        search.rank_by = metric_named(rank_by, "rank_by");
+      [search_options](const scenario& s, const std::vector<long long>& micro_batches, long long max_tp,
+                       long long max_cp, const std::vector<long long>& nodes, const std::string& rank_by,
+                       std::uint64_t samples, std::uint64_t seed, int threads, const py::object& progress) {
+        const parallelism_search_options search = search_options(micro_batches, max_tp, max_cp, nodes, rank_by);
         return with_python_hooks(make_run(samples, seed, threads), progress,
                                  [&](const run_options& o) { return search_parallelism(s, o, search); });
       },
       py::arg("scenario"), py::kw_only(), py::arg("micro_batches"), py::arg("max_tp"), py::arg("max_cp"),
-      py::arg("rank_by"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("progress"));
+      py::arg("nodes"), py::arg("rank_by"), py::arg("samples"), py::arg("seed"), py::arg("threads"),
+      py::arg("progress"));
+  // The search split into its layouts (tm.search_parallelism with executor=): the layouts, then
+  // each one evaluated in a task.
+  m.def(
+      "enumerate_layouts",
+      [search_options](const scenario& s, const std::vector<long long>& micro_batches, long long max_tp,
+                       long long max_cp, const std::vector<long long>& nodes, const std::string& rank_by) {
+        return enumerate_layouts(s, search_options(micro_batches, max_tp, max_cp, nodes, rank_by));
+      },
+      py::arg("scenario"), py::kw_only(), py::arg("micro_batches"), py::arg("max_tp"), py::arg("max_cp"),
+      py::arg("nodes"), py::arg("rank_by"));
+  m.def(
+      "evaluate_layout",
+      [](const scenario& s, const std::vector<std::string>& paths, long long nodes, const std::vector<long long>& values,
+         long long dp, long long micro_batch, std::uint64_t samples, std::uint64_t seed, int threads) {
+        layout_candidate c;
+        c.nodes = nodes;
+        c.values = values;
+        c.dp = dp;
+        c.micro_batch = micro_batch;
+        py::gil_scoped_release release;
+        evaluate_layout(s, paths, c, make_run(samples, seed, threads));
+        return c;
+      },
+      py::arg("scenario"), py::arg("paths"), py::kw_only(), py::arg("nodes"), py::arg("values"), py::arg("dp"),
+      py::arg("micro_batch"), py::arg("samples"), py::arg("seed"), py::arg("threads"));
 
   m.def(
       "break_even",

@@ -15,6 +15,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._errors import in_file
+from ._executor import running_on
 from ._files import read_utf8
 from ._montecarlo import _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar, shifted
@@ -524,6 +525,8 @@ def backtest(
     seed: int = 0,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    *,
+    executor: Any = None,
 ) -> BacktestResult:
     """Places each finished run in the distribution the scenario predicts for it.
 
@@ -533,6 +536,8 @@ def backtest(
     times (≥ 1,000; same ``seed`` for every run, so the runs share random numbers). Observed
     wall time, node-hours and compute cost exclude the teardown, which scenario v1 does not
     model. Percentiles near 0 or 1 say the run was outside what the scenario expected.
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; every
+    trial's blocks run there, with the local bits (docs/scaling.md).
     """
     if not isinstance(scenario, Scenario):
         raise _core.ScenarioError(f"scenario: must be a tm.Scenario, got {type(scenario).__name__}")
@@ -542,7 +547,7 @@ def backtest(
     samples = _check_whole("samples", samples, 1000)
     seed = _check_whole("seed", seed, 0)
     columns = ["metric", "observed", "p10", "p50", "p90", "percentile", "observed_from"]
-    with progress_bar(progress, "backtest") as callback:
+    with progress_bar(progress, "backtest") as callback, running_on(executor):
         for k, j in enumerate(loaded):
             run = _core.backtest(
                 scenario._core,

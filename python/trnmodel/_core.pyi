@@ -441,6 +441,8 @@ class CheckpointIntervalResult:
 
 class LayoutCandidate:
     @property
+    def nodes(self) -> int: ...
+    @property
     def values(self) -> list[int]: ...
     @property
     def dp(self) -> int: ...
@@ -463,6 +465,8 @@ class ParallelismSearchResult:
     @property
     def dimension_names(self) -> list[str]: ...
     @property
+    def dimension_paths(self) -> list[str]: ...
+    @property
     def layouts(self) -> list[LayoutCandidate]: ...
 
 class LifecycleModel:
@@ -480,17 +484,7 @@ class LifecycleModel:
         progress: _Progress,
     ) -> RunResult: ...
     def require_known(self) -> None: ...
-    def simulate_partial(
-        self,
-        *,
-        samples: int,
-        seed: int,
-        threads: int,
-        keep_samples: bool,
-        allow_unknown: bool,
-        first_block: int,
-        last_block: int,
-    ) -> bytes: ...
+    def run_request(self, *, samples: int, seed: int, keep_samples: bool, allow_unknown: bool) -> bytes: ...
 
 class LifecycleInfo:
     @property
@@ -847,18 +841,41 @@ def checkpoint_interval(
     progress: _Progress,
 ) -> CheckpointIntervalResult: ...
 def context_parallel_degrees(sequence_length: int, max_cp: int) -> list[int]: ...
+def request_partial(request: bytes, first_block: int, last_block: int) -> bytes: ...
 def search_parallelism(
     scenario: Scenario,
     *,
     micro_batches: Sequence[int],
     max_tp: int,
     max_cp: int,
+    nodes: Sequence[int],
     rank_by: str,
     samples: int,
     seed: int,
     threads: int,
     progress: _Progress,
 ) -> ParallelismSearchResult: ...
+def enumerate_layouts(
+    scenario: Scenario,
+    *,
+    micro_batches: Sequence[int],
+    max_tp: int,
+    max_cp: int,
+    nodes: Sequence[int],
+    rank_by: str,
+) -> ParallelismSearchResult: ...
+def evaluate_layout(
+    scenario: Scenario,
+    paths: Sequence[str],
+    *,
+    nodes: int,
+    values: Sequence[int],
+    dp: int,
+    micro_batch: int,
+    samples: int,
+    seed: int,
+    threads: int,
+) -> LayoutCandidate: ...
 def break_even(
     fixed: Scenario,
     varied: Scenario,
@@ -892,18 +909,6 @@ def calibrate_summary(summary: TrialSummary, base: Scenario) -> CalibrationResul
 def check_profile(doc: Any, path: str) -> str: ...
 def closest_name(key: str, candidates: Sequence[str]) -> str: ...
 def completeness(scenario: Scenario) -> list[PhaseCompleteness]: ...
-def compare_partial(
-    a: Scenario,
-    b: Scenario,
-    output: str,
-    *,
-    samples: int,
-    seed: int,
-    threads: int,
-    keep_samples: bool,
-    first_block: int,
-    last_block: int,
-) -> bytes: ...
 def compare(
     a: Scenario,
     b: Scenario,
@@ -917,8 +922,17 @@ def compare(
 ) -> RunResult: ...
 def default_threads() -> int: ...
 def bits_fingerprint() -> str: ...
+def set_dispatch(dispatch: Optional[Callable[[bytes, int, bool, Callable[[bytes], None]], None]]) -> Any: ...
 def block_count(samples: int, block_size: int = ...) -> int: ...
 def fold_partials(partials: list[bytes]) -> RunResult: ...
+
+class PartialFold:
+    def __init__(self) -> None: ...
+    def add(self, partial: bytes) -> None: ...
+    @property
+    def next_block(self) -> int: ...
+    def finish(self) -> RunResult: ...
+
 def sweep(
     scenario: Scenario,
     grid: Sequence[tuple[str, list[Any]]],

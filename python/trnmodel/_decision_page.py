@@ -102,16 +102,23 @@ def decision_runs(
     seed: int,
     threads: Optional[int],
     progress: ProgressArg,
+    executor: Any = None,
 ) -> DecisionRuns:
     """The decision's computations: the advice, the plan's strategies, payback of the pair (the
     first two scenarios) and each scenario's Sobol indices of total cost with porting."""
     advice, missing = _advice_of(scenarios, plan)
-    plan_result = plan.evaluate(samples=samples, seed=seed, threads=threads, progress=progress) if plan else None
+    plan_result = (
+        plan.evaluate(samples=samples, seed=seed, threads=threads, progress=progress, executor=executor)
+        if plan
+        else None
+    )
     sides = list(scenarios.values())
     paid: Any = None
     if len(sides) == 2:
         try:
-            paid = payback(sides[0], sides[1], samples=samples, seed=seed, threads=threads, progress=progress)
+            paid = payback(
+                sides[0], sides[1], samples=samples, seed=seed, threads=threads, progress=progress, executor=executor
+            )
         except _core.ScenarioError as e:  # an unknown price: the page says why, the sign-off goes on
             paid = e
     indices: Dict[str, Any] = {}
@@ -127,6 +134,7 @@ def decision_runs(
                 seed=seed,
                 threads=threads,
                 progress=progress,
+                executor=executor,
             )
         )
     return DecisionRuns(advice, missing, plan_result, paid, indices)
@@ -363,13 +371,16 @@ def decision(
     sobol_base_samples: int = 2**11,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Document:
     """The decision page alone, as the sign-off opens with it (docs/decisions.md, "The decision
     page"): the advice on the plan's or the scenarios' project facts, each track's cost (the dual
     track from ``plan``, a :class:`tm.Plan`), payback of ``a`` against ``b``, the evidence each
     rests on and what to measure next. With a plan and no scenarios, ``a`` and ``b`` are the
     plan's Trainium production and GPU baseline. Returns a Document (shown as HTML in a
-    notebook; ``.markdown()``, ``.html(title)``, ``.summary``)."""
+    notebook; ``.markdown()``, ``.html(title)``, ``.summary``). ``executor``: a
+    ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; every run's blocks run
+    there, with the local bits (docs/scaling.md)."""
     check_plan(plan)
     if a is None:
         if plan is None:
@@ -384,12 +395,15 @@ def decision(
         seed=seed,
         threads=threads,
         progress=progress,
+        executor=executor,
     )
     results = (
         {}  # the plan costs every track
         if plan is not None
         else {
-            name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
+            name: simulate(
+                s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress, executor=executor
+            )
             for name, s in scenarios.items()
         }
     )

@@ -10,18 +10,46 @@ and any order in which the tasks finish."""
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+import functools
+from contextlib import closing, contextmanager
+from typing import Any, Callable, Dict, Generator, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _core
 from ._progress import Callback
 
-#: Tasks per run: enough to keep a cluster busy and to balance uneven workers, few enough that
-#: the per-task overhead (a scenario rebuilt, a partial sent) stays small beside the work.
+#: Tasks per run at least: enough to keep a cluster busy and to balance uneven workers, few
+#: enough that the per-task overhead (a scenario rebuilt, a partial sent) stays small beside the
+#: work.
 TASKS_PER_RUN = 16
+
+#: The most blocks one task computes, so that no task holds more than one chunk: streamed, its
+#: partial is 48 bytes per block and output (about 2 MB at 1,024 blocks of 4,096 samples and 40
+#: outputs); keeping samples, it also holds the chunk's rows (64 blocks: 262,144 rows).
+MAX_TASK_BLOCKS = 1024
+MAX_TASK_BLOCKS_KEPT = 64
+
+#: Tasks in flight at once, at least (twice the executor's workers when it says more): the
+#: caller holds at most this many partials, whatever the run's size (docs/scaling.md, "Memory").
+MIN_TASKS_IN_FLIGHT = 32
 
 #: The threads a task uses in its worker: one, so that a worker process running several tasks
 #: at once does not oversubscribe its cores (the results do not depend on it).
 TASK_THREADS = 1
+
+
+class Run(NamedTuple):
+    """One run split into tasks: ``task(*args, first, last)`` returns (fingerprint, partial) for
+    blocks [first, last) of ``blocks``, at most ``most_blocks`` per task."""
+
+    task: Callable[..., Tuple[str, bytes]]
+    args: Sequence[Any]
+    blocks: int
+    most_blocks: int = MAX_TASK_BLOCKS
+
+
+def task_blocks(keep_samples: bool) -> int:
+    """The most blocks per task of a run that keeps its samples, or streams them."""
+    return MAX_TASK_BLOCKS_KEPT if keep_samples else MAX_TASK_BLOCKS
 
 
 def as_executor(executor: Any) -> cf.Executor:
@@ -38,9 +66,26 @@ def as_executor(executor: Any) -> cf.Executor:
     )
 
 
-def block_ranges(blocks: int, tasks: int = TASKS_PER_RUN) -> List[Tuple[int, int]]:
-    """[first, last) block ranges, contiguous and in order, as even as whole blocks allow."""
-    tasks = max(1, min(tasks, blocks))
+def tasks_in_flight(executor: Any) -> int:
+    """How many tasks to keep submitted: twice the executor's worker threads (a Dask client's
+    or a pool's, where it says), and at least MIN_TASKS_IN_FLIGHT."""
+    slots = 0
+    nthreads = getattr(executor, "nthreads", None)
+    if callable(nthreads):  # dask.distributed.Client: {worker address: threads}
+        try:
+            slots = sum(int(n) for n in nthreads().values())
+        except Exception:  # a client that cannot answer: the default window
+            slots = 0
+    else:
+        slots = int(getattr(executor, "_max_workers", 0) or 0)
+    return max(MIN_TASKS_IN_FLIGHT, 2 * slots)
+
+
+def block_ranges(blocks: int, tasks: int = TASKS_PER_RUN, most_blocks: int = MAX_TASK_BLOCKS) -> List[Tuple[int, int]]:
+    """[first, last) block ranges, contiguous and in order, as even as whole blocks allow: at
+    least ``tasks`` of them (fewer only when there are fewer blocks) and none longer than
+    ``most_blocks``."""
+    tasks = max(1, min(max(tasks, -(-blocks // most_blocks)), blocks))
     edges = [blocks * k // tasks for k in range(tasks + 1)]
     return [(edges[k], edges[k + 1]) for k in range(tasks)]
 
@@ -51,50 +96,116 @@ def run_ranges(
     args: Sequence[Any],
     blocks: int,
     progress: Callback,
+    most_blocks: int = MAX_TASK_BLOCKS,
 ) -> "_core.RunResult":
     """Submits ``task(*args, first, last)`` for each block range and folds the partials it
     returns, in block order, after checking their fingerprints. Ctrl-C (or any error) cancels
     the tasks not yet started; a task's error is raised as it was raised in the worker."""
-    return run_many(executor, [(task, args, blocks)], progress)[0]
+    return run_many(executor, [Run(task, args, blocks, most_blocks)], progress)[0]
+
+
+class _InOrder:
+    """One run's partials handed to ``add`` as they arrive, in block order: a partial that
+    arrives before an earlier range waits here until that range is handed on."""
+
+    def __init__(self, add: Callable[[bytes], Any]) -> None:
+        self.add_next = add
+        self.waiting: Dict[int, Tuple[int, bytes]] = {}  # first block -> (last block, partial)
+        self.next = 0
+
+    def add(self, first: int, last: int, partial: bytes) -> None:
+        self.waiting[first] = (last, partial)
+        while self.next in self.waiting:
+            last, partial = self.waiting.pop(self.next)
+            self.add_next(partial)
+            self.next = last
+
+
+def _completed(
+    executor: Any, calls: Sequence[Tuple[Callable[..., Tuple[str, Any]], Sequence[Any]]], what: Callable[[int], str]
+) -> Generator[Tuple[int, Any], None, None]:
+    """(index, result) of each ``call = (task, args)`` as it finishes. The calls are submitted in
+    order, at most tasks_in_flight(executor) at a time; every result's fingerprint is checked
+    against this process's (``what(index)`` names the work in the error). Ctrl-C, or any error,
+    cancels the tasks not yet started."""
+    pool = as_executor(executor)
+    window = tasks_in_flight(executor)
+    mine = _core.bits_fingerprint()
+    in_flight: Dict[cf.Future, int] = {}
+    submitted = 0
+    try:
+        while submitted < len(calls) or in_flight:
+            while submitted < len(calls) and len(in_flight) < window:
+                task, args = calls[submitted]
+                in_flight[pool.submit(task, *args)] = submitted
+                submitted += 1
+            finished, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
+            for future in finished:
+                k = in_flight.pop(future)
+                fingerprint, result = future.result()
+                if fingerprint != mine:
+                    raise _core.ScenarioError(
+                        f"executor: {what(k)} computed by a process whose bits may differ from this one's "
+                        f"({fingerprint!r}, here {mine!r}): run every worker with the same trnmodel build on the "
+                        "same kind of CPU and C library (docs/scaling.md, 'Same bits')"
+                    )
+                yield k, result
+    finally:
+        for f in in_flight:
+            f.cancel()
 
 
 def run_many(
     executor: Any,
-    runs: Sequence[Tuple[Callable[..., Tuple[str, bytes]], Sequence[Any], int]],
+    runs: Sequence[Run],
     progress: Callback,
-    fold: Callable[[List[bytes]], Any] = _core.fold_partials,
+    fold: Optional[Callable[[List[bytes]], Any]] = None,
 ) -> List[Any]:
-    """Several runs at once (the points of a sweep): every run's ranges are submitted together,
-    so the workers stay busy across runs; each run's partials are folded on their own, in block
-    order, by ``fold``. ``runs``: (task, args, blocks) per run."""
-    pool = as_executor(executor)
-    mine = _core.bits_fingerprint()
-    jobs = [(r, first, last) for r, (_, _, blocks) in enumerate(runs) for first, last in block_ranges(blocks)]
-    futures = [pool.submit(runs[r][0], *runs[r][1], first, last) for r, first, last in jobs]
-    index = {f: k for k, f in enumerate(futures)}
-    parts: List[Optional[bytes]] = [None] * len(futures)
-    total = sum(blocks for _, _, blocks in runs)
+    """Several runs at once (the points of a sweep): their ranges are submitted in order, a
+    bounded number in flight (tasks_in_flight), so the workers stay busy across runs while the
+    caller holds only the partials in flight; each run's partials are folded on their own, in
+    block order, as they arrive (``fold``: None folds them into a RunResult one by one; else a
+    function of the run's whole list, in block order)."""
+    jobs = [
+        (r, first, last)
+        for r, run in enumerate(runs)
+        for first, last in block_ranges(run.blocks, TASKS_PER_RUN, run.most_blocks)
+    ]
+    calls = [(runs[r].task, (*runs[r].args, first, last)) for r, first, last in jobs]
+    # Folded one by one into a RunResult, or kept in order for a fold of the whole list.
+    running = [_core.PartialFold() if fold is None else None for _ in runs]
+    kept: List[List[bytes]] = [[] for _ in runs]
+    folds = [_InOrder(f.add if f is not None else k.append) for f, k in zip(running, kept)]
+    total = sum(run.blocks for run in runs)
     done_blocks = 0
-    try:
-        for future in cf.as_completed(futures):
-            fingerprint, partial = future.result()
-            k = index[future]
-            _, first, last = jobs[k]
-            if fingerprint != mine:
-                raise _core.ScenarioError(
-                    f"executor: blocks [{first}, {last}) were computed by a process whose bits may differ "
-                    f"from this one's ({fingerprint!r}, here {mine!r}): run every worker with the same "
-                    "trnmodel build on the same kind of CPU and C library (docs/scaling.md, 'Same bits')"
-                )
-            parts[k] = partial
+    # closing(): an error here (a partial that does not fold, Ctrl-C in progress) cancels the rest.
+    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][1]}, {jobs[k][2]}) were")) as results:
+        for k, partial in results:
+            r, first, last = jobs[k]
+            folds[r].add(first, last, partial)
             done_blocks += last - first
             if progress is not None:
                 progress(done_blocks, total)
-    except BaseException:
-        for f in futures:
-            f.cancel()
-        raise
-    return [fold([p for (r, _, _), p in zip(jobs, parts) if r == run and p is not None]) for run in range(len(runs))]
+    return [f.finish() if f is not None else fold(k) for f, k in zip(running, kept)]  # type: ignore[misc]
+
+
+def run_each(
+    executor: Any,
+    calls: Sequence[Tuple[Callable[..., Tuple[str, Any]], Sequence[Any]]],
+    progress: Callback,
+    weight: int = 1,
+) -> List[Any]:
+    """Each call's result, in the calls' order (the layouts of a search: one task each);
+    ``progress`` counts ``weight`` per call finished."""
+    results: List[Any] = [None] * len(calls)
+    done = 0
+    with closing(_completed(executor, calls, lambda k: f"task {k} was")) as finished:
+        for k, result in finished:
+            results[k] = result
+            done += 1
+            if progress is not None:
+                progress(done * weight, len(calls) * weight)
+    return results
 
 
 def scenario_state(scenario: Any) -> Tuple[dict, dict]:
@@ -103,49 +214,37 @@ def scenario_state(scenario: Any) -> Tuple[dict, dict]:
     return state
 
 
-def simulate_task(
-    state: Tuple[dict, dict], samples: int, seed: int, keep_samples: bool, allow_unknown: bool, first: int, last: int
-) -> Tuple[str, bytes]:
-    """One task of a split simulate: the partial of blocks [first, last)."""
-    data, profiles = state
-    scenario = _core.Scenario.from_obj(data, profiles)
-    partial = _core.LifecycleModel(scenario).simulate_partial(
-        samples=samples,
-        seed=seed,
-        threads=TASK_THREADS,
-        keep_samples=keep_samples,
-        allow_unknown=allow_unknown,
-        first_block=first,
-        last_block=last,
-    )
-    return _core.bits_fingerprint(), partial
+def request_task(request: bytes, first: int, last: int) -> Tuple[str, bytes]:
+    """One task of a split run: the partial of blocks [first, last) of the run ``request``
+    describes (its model's JSON with the run's size, seed and outputs)."""
+    return _core.bits_fingerprint(), _core.request_partial(request, first, last)
 
 
-def compare_task(
-    state_a: Tuple[dict, dict],
-    state_b: Tuple[dict, dict],
-    output: str,
-    samples: int,
-    seed: int,
-    keep_samples: bool,
-    first: int,
-    last: int,
-) -> Tuple[str, bytes]:
-    """One task of a split comparison: the partial of blocks [first, last)."""
-    a = _core.Scenario.from_obj(*state_a)
-    b = _core.Scenario.from_obj(*state_b)
-    partial = _core.compare_partial(
-        a,
-        b,
-        output,
-        samples=samples,
-        seed=seed,
-        threads=TASK_THREADS,
-        keep_samples=keep_samples,
-        first_block=first,
-        last_block=last,
-    )
-    return _core.bits_fingerprint(), partial
+def _dispatch(executor: Any, request: bytes, blocks: int, keep_samples: bool, fold: Callable[[bytes], None]) -> None:
+    """Runs one request on ``executor``, handing its partials to ``fold`` in block order (the
+    C++ run that asked for it folds them, and reports progress)."""
+    jobs = block_ranges(blocks, TASKS_PER_RUN, task_blocks(keep_samples))
+    in_order = _InOrder(fold)
+    calls = [(request_task, (request, first, last)) for first, last in jobs]
+    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][0]}, {jobs[k][1]}) were")) as results:
+        for k, partial in results:
+            in_order.add(jobs[k][0], jobs[k][1], partial)
+
+
+@contextmanager
+def running_on(executor: Any) -> Iterator[None]:
+    """Within it, every run of this thread whose model describes itself (a scenario's
+    simulation, a comparison, a tornado's or a break-even's runs, a recovery's time) is split
+    into tasks on ``executor`` (None: computed here, as without it)."""
+    if executor is None:
+        yield
+        return
+    as_executor(executor)  # a bad executor is refused before any work
+    previous = _core.set_dispatch(functools.partial(_dispatch, executor))
+    try:
+        yield
+    finally:
+        _core.set_dispatch(previous)
 
 
 def sobol_task(
@@ -171,3 +270,28 @@ def sobol_task(
         last_block=last,
     )
     return _core.bits_fingerprint(), partial
+
+
+def layout_task(
+    state: Tuple[dict, dict],
+    paths: List[str],
+    layout: Tuple[int, List[int], int, int],
+    samples: int,
+    seed: int,
+) -> Tuple[str, Tuple[bool, str, float, float, float, float]]:
+    """One task of a split layout search: one layout (nodes, dimension values, dp, micro-batch)
+    evaluated; (fits, reason, step_time_s P50, P90, wall_h P50, run_cost_usd P50)."""
+    scenario = _core.Scenario.from_obj(*state)
+    nodes, values, dp, micro_batch = layout
+    c = _core.evaluate_layout(
+        scenario,
+        paths,
+        nodes=nodes,
+        values=values,
+        dp=dp,
+        micro_batch=micro_batch,
+        samples=samples,
+        seed=seed,
+        threads=TASK_THREADS,
+    )
+    return _core.bits_fingerprint(), (c.fits, c.reason, c.step_time_s, c.step_time_p90_s, c.wall_h, c.run_cost_usd)

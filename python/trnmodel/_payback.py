@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _core
 from ._display import Display
+from ._executor import running_on
 from ._format import short_money
 from ._montecarlo import _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
@@ -134,6 +135,7 @@ def payback(
     seed: int = 0,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> PaybackResult:
     """How many runs until a port pays back (docs/decisions.md, "Payback").
 
@@ -142,7 +144,9 @@ def payback(
     ``engineering.adaptation_h`` × ``engineering.rate_usd_per_h``) of ``side``: 0 when it has no
     extra porting cost in that sample, +inf ("never") when it has one and is not cheaper to run.
     ``side``: ``"a"``, ``"b"``, or None for the side with the lower mean run cost. Refuses a
-    scenario with an unknown input the run or porting cost needs (a price nobody quoted)."""
+    scenario with an unknown input the run or porting cost needs (a price nobody quoted).
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; both runs'
+    blocks run there, with the local bits (docs/scaling.md)."""
     for name, scn in (("a", a), ("b", b)):
         if not isinstance(scn, Scenario):
             raise _core.ScenarioError(f"{name}: must be a tm.Scenario, got {type(scn).__name__}")
@@ -150,7 +154,7 @@ def payback(
         raise _core.ScenarioError(f'side: must be "a", "b" or None, got {side!r}')
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
-    with progress_bar(progress, "payback") as callback:
+    with progress_bar(progress, "payback") as callback, running_on(executor):
         core = _core.payback(
             a._core,
             b._core,

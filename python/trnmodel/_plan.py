@@ -17,6 +17,7 @@ from . import _core
 from ._advisor import Advice
 from ._display import Display
 from ._errors import in_file
+from ._executor import running_on
 from ._files import read_utf8
 from ._format import card, esc, hours, short_money
 from ._montecarlo import _check_threads, _check_whole
@@ -242,12 +243,20 @@ class Plan(Display):
         return float((_dt.date.fromisoformat(self.deadline) - _dt.date.fromisoformat(self.start)).days)
 
     def evaluate(
-        self, *, samples: int = 100_000, seed: int = 0, threads: Optional[int] = None, progress: ProgressArg = None
+        self,
+        *,
+        samples: int = 100_000,
+        seed: int = 0,
+        threads: Optional[int] = None,
+        progress: ProgressArg = None,
+        executor: Any = None,
     ) -> PlanResult:
-        """The three strategies, per sample on common random numbers (docs/decisions.md)."""
+        """The three strategies, per sample on common random numbers (docs/decisions.md).
+        ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; the
+        three scenarios' blocks run there, with the local bits (docs/scaling.md)."""
         samples = _check_whole("samples", samples, 1)
         seed = _check_whole("seed", seed, 0)
-        with progress_bar(progress, "plan") as callback:
+        with progress_bar(progress, "plan") as callback, running_on(executor):
             core = _core.plan_strategies(
                 self._core, samples=samples, seed=seed, threads=_check_threads(threads), progress=callback
             )

@@ -176,6 +176,7 @@ def purchase_options(
     spot_history: Union[Sources, SpotHistory, None] = None,
     search: bool = True,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> PurchaseOptions:
     """The job on demand, on a capacity block of each length in ``block_hours`` and on spot,
     every variant on the same seed, and the shortest block with P(fit) ≥ ``fit_prob``.
@@ -200,7 +201,9 @@ def purchase_options(
     every longer one (the block's length moves only its deadline), so P(fit) is monotone in the
     length and each length tried is a row of the table. Costs are ``run_cost_usd``; unknown
     prices give NaN with a note. Returns a :class:`PurchaseOptions` (``.table``, ``.choice``, a
-    notebook display).
+    notebook display). ``executor``: a ``concurrent.futures.Executor`` or a
+    ``dask.distributed.Client``; every variant's blocks run there, with the local bits
+    (docs/scaling.md).
     """
     import pandas as pd
 
@@ -232,7 +235,13 @@ def purchase_options(
     if block_lead_s is None:
         block_lead_s = 0.0
     options = dict(
-        samples=samples, seed=seed, threads=threads, keep_samples=False, allow_unknown=True, progress=progress
+        samples=samples,
+        seed=seed,
+        threads=threads,
+        keep_samples=False,
+        allow_unknown=True,
+        progress=progress,
+        executor=executor,
     )
 
     rows: List[dict] = []
@@ -243,7 +252,7 @@ def purchase_options(
         row: Dict[str, Any] = {c: math.nan for c in COLUMNS}
         row.update(purchase=kind.value, block_hours=hours if hours is not None else math.nan, note=note, fee_usd=fee)
         if variant is not None:
-            res = simulate(variant, **options)  # type: ignore[arg-type]
+            res = simulate(variant, **options)
             s = res.summary()
             if kind == PurchaseMode.CAPACITY_BLOCK:
                 p = float(s.loc["block_fit", "mean"])

@@ -24,6 +24,7 @@ from ._decision_page import check_plan, decision_runs, decision_section, named_s
 from ._document import Document
 from ._evidence import CLASSES as EVIDENCE_CLASSES
 from ._evidence import evidence_line, unequal_evidence
+from ._executor import running_on
 from ._format import (
     QUOTE_MAX_AGE_DAYS,
     badge,
@@ -537,7 +538,8 @@ class _Background:
     results do not depend on the thread that runs them). Interrupting the sign-off stops the
     run under way at its next wave."""
 
-    def __init__(self, progress: ProgressArg) -> None:
+    def __init__(self, progress: ProgressArg, executor: Any = None) -> None:
+        self._executor = executor
         self._cancelled = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trnmodel-signoff")
         user = progress if callable(progress) and not isinstance(progress, bool) else None
@@ -552,7 +554,11 @@ class _Background:
         self.progress = checked
 
     def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> "Future[Any]":
-        return self._pool.submit(fn, *args, **kwargs)
+        def call() -> Any:
+            with running_on(self._executor):  # where runs go is set per thread
+                return fn(*args, **kwargs)
+
+        return self._pool.submit(call)
 
     def close(self, cancel: bool) -> None:
         if cancel:
@@ -568,6 +574,7 @@ def _driver_runs(
     seed: int,
     threads: Optional[int],
     progress: ProgressArg,
+    executor: Any = None,
 ) -> Optional[Tuple[Any, Any]]:
     """What drives a scenario's ``output``: its tornado and its Sobol indices; None when the
     output needs unknown inputs."""
@@ -575,7 +582,13 @@ def _driver_runs(
         return None
     bars = tornado(scenario, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
     indices = sobol(
-        scenario, output=output, base_samples=sobol_base_samples, seed=seed, threads=threads, progress=progress
+        scenario,
+        output=output,
+        base_samples=sobol_base_samples,
+        seed=seed,
+        threads=threads,
+        progress=progress,
+        executor=executor,
     )
     return bars, indices
 
@@ -616,6 +629,7 @@ def signoff_report(
     progress: ProgressArg = None,
     quotes: Optional[Mapping[str, Any]] = None,
     plan: Optional[Plan] = None,
+    executor: Any = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as a Document.
 
@@ -627,16 +641,26 @@ def signoff_report(
     ``offerings_date`` and ``spot_history`` to the block choice (see :func:`tm.purchase_options`).
     With ``b`` or a ``plan`` (:class:`tm.Plan`) the document opens with the decision page
     (docs/decisions.md, "The decision page"): the advice, the strategies' costs (the dual track
-    from the plan), payback and what to measure next."""
+    from the plan), payback and what to measure next. ``executor``: a
+    ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; every run's blocks run
+    there, with the local bits (docs/scaling.md)."""
     today = today or _dt.date.today()
     check_plan(plan)  # before any run starts
     scenarios = named_scenarios(a, b)
-    background = _Background(progress)
+    background = _Background(progress, executor)
     try:
         # The later runs start first, in the order the document needs them, beside the simulations.
         drivers = {
             name: background.submit(
-                _driver_runs, scn, output, drivers_samples, sobol_base_samples, seed, threads, background.progress
+                _driver_runs,
+                scn,
+                output,
+                drivers_samples,
+                sobol_base_samples,
+                seed,
+                threads,
+                background.progress,
+                executor,
             )
             for name, scn in scenarios.items()
         }
@@ -653,6 +677,7 @@ def signoff_report(
                 seed=seed,
                 threads=threads,
                 progress=background.progress,
+                executor=executor,
             )
             if b is not None or plan is not None
             else None
@@ -665,22 +690,25 @@ def signoff_report(
             else None
         )
         results = {
-            name: simulate(s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress)
+            name: simulate(
+                s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress, executor=executor
+            )
             for name, s in scenarios.items()
         }
-        return _signoff_document(
-            scenarios,
-            results,
-            drivers,
-            comparison,
-            decision,
-            samples=samples,
-            seed=seed,
-            output=output,
-            break_even_path=break_even_path,
-            today=today,
-            quotes=quotes or {},
-        )
+        with running_on(executor):  # the runs the document makes itself (a block's length)
+            return _signoff_document(
+                scenarios,
+                results,
+                drivers,
+                comparison,
+                decision,
+                samples=samples,
+                seed=seed,
+                output=output,
+                break_even_path=break_even_path,
+                today=today,
+                quotes=quotes or {},
+            )
     except BaseException:
         background.close(cancel=True)
         raise
@@ -878,6 +906,7 @@ def report(
     offerings_date: Optional[str] = None,
     spot_history: Any = None,
     plan: Optional[Plan] = None,
+    executor: Any = None,
 ) -> Document:
     """The budget sign-off of scenario ``a`` (and its comparison with ``b``), as in
     ``trnmodel report``: simulates each scenario ``samples`` times (default 100,000, ``seed``
@@ -890,7 +919,9 @@ def report(
     capacity-block job's choice of length uses the quoted fees and the spot price's history (see
     :func:`tm.purchase_options`). With ``plan`` (a :class:`tm.Plan`), the decision page that
     opens the report costs the dual track beside the two single tracks. Returns the document:
-    ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``."""
+    ``doc.summary`` (the headline lines), ``doc.html(title)``, ``doc.markdown()``.
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; every
+    run's blocks run there, with the local bits (docs/scaling.md)."""
     doc = signoff_report(
         a,
         b,
@@ -906,6 +937,7 @@ def report(
             if v is not None
         },
         plan=plan,
+        executor=executor,
     )
     if path is not None:
         write_signoff(

@@ -412,15 +412,21 @@ class Scenario:
             )
         return pd.DataFrame(rows).set_index("field")
 
-    def restart_time(self, samples: int = 10_000, seed: int = 0, threads: int = 0) -> "pd.Series":
+    def restart_time(
+        self, samples: int = 10_000, seed: int = 0, threads: int = 0, *, executor: Any = None
+    ) -> "pd.Series":
         """The modelled time from a failure to resumed training, in hours, as a pandas Series of
         ``samples`` draws: restart, the recovery's compile (a cache hit loads the graphs, a miss
         recompiles), the checkpoint load and the warm-up, started again when a failure
         interrupts it (docs/lifecycle.md). ``card.max_error_to_restart_h`` is checked against
-        its P90 (10,000 samples, seed 0)."""
+        its P90 (10,000 samples, seed 0). ``executor``: a ``concurrent.futures.Executor`` or a
+        ``dask.distributed.Client`` to run on, with the local bits (docs/scaling.md)."""
         import pandas as pd
 
-        result = _core.restart_time(self._core, samples=samples, seed=seed, threads=threads)
+        from ._executor import running_on
+
+        with running_on(executor):
+            result = _core.restart_time(self._core, samples=samples, seed=seed, threads=threads)
         return pd.Series(result.values("restart_h"), name="restart_h")
 
     def unknowns(self) -> Dict[str, str]:

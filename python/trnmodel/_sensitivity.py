@@ -22,7 +22,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution
-from ._executor import compare_task, run_many, run_ranges, scenario_state, simulate_task, sobol_task
+from ._executor import Run, request_task, run_many, running_on, scenario_state, sobol_task
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar, shifted
@@ -178,7 +178,7 @@ def sobol(
             raw = run_many(
                 executor,
                 [
-                    (
+                    Run(
                         sobol_task,
                         (scenario_state(scenario), name, base, seed, SCENARIO_BASE_BLOCK, shift),
                         _core.block_count(base, SCENARIO_BASE_BLOCK),
@@ -253,6 +253,7 @@ def tornado(
     low: float = 0.1,
     high: float = 0.9,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
     """Each uncertain input held at its P10, then at its P90 (``low``/``high``), every other
     input and the chance draws left random on common random numbers; the output statistic
@@ -262,7 +263,9 @@ def tornado(
     values (``low_value``, ``high_value``), the statistic there (``low``, ``high``) and the
     baseline statistic with every input random in ``frame.attrs["baseline"]``. ``chance`` has no
     P10 and no bar: see :func:`sobol`. Costs 2·d + 1 runs of ``samples``. ``output`` may be a
-    stage's own metric, ``"<stage>/<metric>"``.
+    stage's own metric, ``"<stage>/<metric>"``. ``executor``: a ``concurrent.futures.Executor``
+    or a ``dask.distributed.Client``; each run's blocks run there, with the local bits
+    (docs/scaling.md).
     """
     import pandas as pd
 
@@ -270,7 +273,7 @@ def tornado(
     for name, value in (("low", low), ("high", high)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise _core.ScenarioError(f"{name}: must be a probability in [0, 1], got {value!r}")
-    with progress_bar(progress, "tornado") as callback:
+    with progress_bar(progress, "tornado") as callback, running_on(executor):
         raw = _core.tornado(
             scenario._core,
             _check_output(output, _stages_of(scenario)),
@@ -298,19 +301,21 @@ def rank_correlations(
     seed: int = 0,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
     """Spearman and partial rank correlation (PRCC) of every uncertain input with an output.
 
     From a :class:`SimulationResult` (with kept samples) this costs no model run: the inputs
     are recomputed from the random streams' counters. Given a Scenario, it is simulated first
-    (``samples``, ``seed``). Returns a DataFrame (``spearman``, ``prcc``), sorted by |prcc|.
+    (``samples``, ``seed``; on ``executor`` when given, as :func:`simulate`). Returns a
+    DataFrame (``spearman``, ``prcc``), sorted by |prcc|.
     Constant inputs, and ``chance`` (not a scalar input), have no rank correlation. ``output``
     may be a stage's own metric, ``"<stage>/<metric>"``.
     """
     import pandas as pd
 
     if isinstance(result, Scenario):
-        result = simulate(result, samples=samples, seed=seed, threads=threads, progress=progress)
+        result = simulate(result, samples=samples, seed=seed, threads=threads, progress=progress, executor=executor)
     if not isinstance(result, SimulationResult):
         raise _core.ScenarioError(
             f"result: must be a tm.SimulationResult or a tm.Scenario, got {type(result).__name__}"
@@ -389,18 +394,21 @@ class Comparison(Display):
         seed: Optional[int] = None,
         threads: Optional[int] = None,
         progress: ProgressArg = None,
+        executor: Any = None,
     ) -> float:
         """The value of ``path`` (a quantity, e.g. ``"prices.node_hour_usd"``) in scenario ``on``
         (``"b"`` or ``"a"``), set to a fixed value, at which its ``statistic`` of the output equals
         the other scenario's, every run on this comparison's sample count and seed (``seed``,
         ``threads``: None for the comparison's own). ``bracket`` = (lo, hi) around the answer; by
         default it grows from the path's current median. Solved by TOMS 748 to a relative 1e-9
-        of the value."""
+        of the value. ``executor``: a ``concurrent.futures.Executor`` or a
+        ``dask.distributed.Client``; each evaluation's blocks run there, with the local bits
+        (docs/scaling.md)."""
         if on not in ("a", "b"):
             raise _core.ScenarioError(f"on: must be 'a' or 'b', got {on!r}")
         fixed, varied = (self.scenario_a, self.scenario_b) if on == "b" else (self.scenario_b, self.scenario_a)
         lo, hi = (math.nan, math.nan) if bracket is None else (float(bracket[0]), float(bracket[1]))
-        with progress_bar(progress, "break-even") as callback:
+        with progress_bar(progress, "break-even") as callback, running_on(executor):
             raw = _core.break_even(
                 fixed._core,
                 varied._core,
@@ -561,26 +569,17 @@ def compare(
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
     output = _check_output(output)
-    with progress_bar(progress, "compare") as callback:
-        if executor is not None:
-            core = run_ranges(
-                executor,
-                compare_task,
-                (scenario_state(a), scenario_state(b), output, samples, seed, bool(keep_samples)),
-                _core.block_count(samples),
-                callback,
-            )
-        else:
-            core = _core.compare(
-                a._core,
-                b._core,
-                output,
-                samples=samples,
-                seed=seed,
-                threads=_check_threads(threads),
-                keep_samples=bool(keep_samples),
-                progress=callback,
-            )
+    with progress_bar(progress, "compare") as callback, running_on(executor):
+        core = _core.compare(
+            a._core,
+            b._core,
+            output,
+            samples=samples,
+            seed=seed,
+            threads=_check_threads(threads),
+            keep_samples=bool(keep_samples),
+            progress=callback,
+        )
     return Comparison(core, a, b, output, samples, seed, threads)
 
 
@@ -678,12 +677,14 @@ def _sweep_points_run(
     """Each point's streamed run, as the C++ sweep runs it (simulate of the updated scenario):
     split on ``executor`` when one is given, else one after another here."""
     if executor is not None:
-        for point in updated:
-            _core.LifecycleModel(point._core).require_known()  # before any task is sent
-        runs = [
-            (simulate_task, (scenario_state(point), samples, seed, False, False), _core.block_count(samples))
+        # Every point's ranges submitted at once (the workers stay busy across points).
+        requests = [
+            _core.LifecycleModel(point._core).run_request(
+                samples=samples, seed=seed, keep_samples=False, allow_unknown=False
+            )
             for point in updated
         ]
+        runs = [Run(request_task, (request,), _core.block_count(samples)) for request in requests]
         return run_many(executor, runs, callback)
     cores = []
     for k, point in enumerate(updated):
@@ -743,6 +744,7 @@ def checkpoint_interval(
     threads: Optional[int] = None,
     *,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
     """The simulated optimal ``checkpoint.every_steps`` beside Young's and Daly's intervals.
 
@@ -752,7 +754,9 @@ def checkpoint_interval(
     eval per step). ``every_steps`` (default: 25 values from Daly/4 to 4·Daly) is swept on common
     random numbers and the value with the lowest ``statistic`` of ``output`` is the simulated
     optimum. Returns a DataFrame indexed by method (simulated, young, daly) with every_steps,
-    interval_s and the statistic; ``frame.attrs["sweep"]`` holds the sweep.
+    interval_s and the statistic; ``frame.attrs["sweep"]`` holds the sweep. ``executor``: a
+    ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; every run's blocks run
+    there, with the local bits (docs/scaling.md).
     """
     import pandas as pd
 
@@ -768,7 +772,7 @@ def checkpoint_interval(
     samples = _check_whole("samples", samples, 1)
     seed = _check_whole("seed", seed, 0)
     # The pilot, the closed forms and the sweep are C++ (sensitivity/checkpoint_interval.hpp).
-    with progress_bar(progress, "checkpoint interval") as callback:
+    with progress_bar(progress, "checkpoint interval") as callback, running_on(executor):
         r = _core.checkpoint_interval(
             scenario._core,
             [] if every_steps is None else [int(s) for s in every_steps],

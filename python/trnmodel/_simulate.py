@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _core
 from ._errors import CompletenessWarning, PlausibilityWarning
-from ._executor import run_ranges, scenario_state, simulate_task
+from ._executor import running_on
 from ._html import extrapolation_text
 from ._metrics import METRICS, PHASES, STAGE_METRICS, STEP_PARTS, SUMMARY_COLUMNS
 from ._montecarlo import MonteCarloResult, _check_threads, _check_whole
@@ -237,26 +237,15 @@ def simulate(
     info = model.info
     seed = _check_whole("seed", seed, 0)
     samples = _check_whole("samples", samples, 1)
-    with progress_bar(progress, scenario.name or "simulate") as callback:
-        if executor is not None:
-            if not allow_unknown:
-                model.require_known()  # before any task is sent
-            core = run_ranges(
-                executor,
-                simulate_task,
-                (scenario_state(scenario), samples, seed, bool(keep_samples), bool(allow_unknown)),
-                _core.block_count(samples),
-                callback,
-            )
-        else:
-            core = model.simulate(
-                samples=samples,
-                seed=seed,
-                threads=_check_threads(threads),
-                keep_samples=bool(keep_samples),
-                allow_unknown=bool(allow_unknown),
-                progress=callback,
-            )
+    with progress_bar(progress, scenario.name or "simulate") as callback, running_on(executor):
+        core = model.simulate(
+            samples=samples,
+            seed=seed,
+            threads=_check_threads(threads),
+            keep_samples=bool(keep_samples),
+            allow_unknown=bool(allow_unknown),
+            progress=callback,
+        )
     result = SimulationResult(core, scenario, info, seed)
     _warn_expectations(scenario, result)
     for sentence in result.implausible_tail():

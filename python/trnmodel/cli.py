@@ -128,19 +128,22 @@ def _report(args: argparse.Namespace) -> int:
         raise _core.ScenarioError(
             f"-o: must name an .html file (the Markdown twin is written beside it), got {args.output}"
         )
-    doc = report(
-        a,
-        b,
-        html_path,
-        samples=args.samples,
-        seed=args.seed,
-        output=args.output_metric,
-        break_even_path=args.break_even,
-        offerings=args.offerings,
-        offerings_date=args.offerings_date,
-        spot_history=args.spot_history,
-        plan=Plan.from_json(args.plan) if args.plan else None,
-    )
+    plan = Plan.from_json(args.plan) if args.plan else None
+    with _executor(args) as executor:
+        doc = report(
+            a,
+            b,
+            html_path,
+            samples=args.samples,
+            seed=args.seed,
+            output=args.output_metric,
+            break_even_path=args.break_even,
+            offerings=args.offerings,
+            offerings_date=args.offerings_date,
+            spot_history=args.spot_history,
+            plan=plan,
+            executor=executor,
+        )
     for line in doc.summary:
         print("- " + line.replace("**", "").replace("`", ""))
     print(f"report written: {html_path} (Markdown twin: {html_path.with_suffix('.md')})")
@@ -155,11 +158,11 @@ def _compare(args: argparse.Namespace) -> int:
         check_quantity_path(args.break_even, "--break-even")
     with _executor(args) as executor:
         cmp = compare(a, b, output=args.output_metric, samples=args.samples, seed=args.seed, executor=executor)
-    print(cmp.summary().to_string())
-    print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
-    if args.break_even:
-        value = cmp.break_even(args.break_even)
-        print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
+        print(cmp.summary().to_string())
+        print(f"\nP({a.name or 'A'} < {b.name or 'B'}) = {cmp.p_a_less_b:.4f} (common random numbers)")
+        if args.break_even:
+            value = cmp.break_even(args.break_even, executor=executor)
+            print(f"break-even: {args.break_even} of {b.name or 'B'} = {value:.6g}")
     return 0
 
 
@@ -167,7 +170,8 @@ def _payback(args: argparse.Namespace) -> int:
     from ._payback import payback
 
     a, b = Scenario.from_json(args.scenario_a), Scenario.from_json(args.scenario_b)
-    result = payback(a, b, side=args.side, samples=args.samples, seed=args.seed)
+    with _executor(args) as executor:
+        result = payback(a, b, side=args.side, samples=args.samples, seed=args.seed, executor=executor)
     print(result.sentence())
     print(result.summary().to_string())
     return 0
@@ -196,7 +200,8 @@ def _plan(args: argparse.Namespace) -> int:
     from ._plan import Plan
 
     plan = Plan.from_json(args.plan)
-    result = plan.evaluate(samples=args.samples, seed=args.seed)
+    with _executor(args) as executor:
+        result = plan.evaluate(samples=args.samples, seed=args.seed, executor=executor)
     print(result._text())
     drivers = result.choice_drivers()
     print(
@@ -215,12 +220,19 @@ def _sensitivity(args: argparse.Namespace) -> int:
     from . import _sensitivity as sens
 
     scn = Scenario.from_json(args.scenario)
-    if args.method == "sobol":
-        frame = sens.sobol(scn, output=args.output_metric, base_samples=args.base_samples, seed=args.seed)
-    elif args.method == "rank":
-        frame = sens.rank_correlations(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
-    else:
-        frame = sens.tornado(scn, output=args.output_metric, samples=args.samples, seed=args.seed)
+    with _executor(args) as executor:
+        if args.method == "sobol":
+            frame = sens.sobol(
+                scn, output=args.output_metric, base_samples=args.base_samples, seed=args.seed, executor=executor
+            )
+        elif args.method == "rank":
+            frame = sens.rank_correlations(
+                scn, output=args.output_metric, samples=args.samples, seed=args.seed, executor=executor
+            )
+        else:
+            frame = sens.tornado(
+                scn, output=args.output_metric, samples=args.samples, seed=args.seed, executor=executor
+            )
     print(frame.to_string())
     return 0
 
@@ -264,19 +276,21 @@ def _purchase(args: argparse.Namespace) -> int:
     scn = Scenario.from_json(args.scenario)
     hours = [int(h) for h in args.block_hours.split(",")] if args.block_hours else None
     spot = json.loads(args.spot) if args.spot else None
-    options = purchase_options(
-        scn,
-        block_hours=hours,
-        fit_prob=args.fit_prob,
-        samples=args.samples,
-        seed=args.seed,
-        block_node_hour_usd=args.block_node_hour_usd,
-        spot=spot,
-        offerings=args.offerings,
-        offerings_date=args.offerings_date,
-        spot_history=args.spot_history,
-        search=not args.no_search,
-    )
+    with _executor(args) as executor:
+        options = purchase_options(
+            scn,
+            block_hours=hours,
+            fit_prob=args.fit_prob,
+            samples=args.samples,
+            seed=args.seed,
+            block_node_hour_usd=args.block_node_hour_usd,
+            spot=spot,
+            offerings=args.offerings,
+            offerings_date=args.offerings_date,
+            spot_history=args.spot_history,
+            search=not args.no_search,
+            executor=executor,
+        )
     print(options._text())
     return 0
 
@@ -671,6 +685,7 @@ def _parser() -> argparse.ArgumentParser:
         help="path of B solved for equal means (default prices.node_hour_usd)",
     )
     ec2_quotes(p)
+    cluster(p)
     p.set_defaults(run=_report)
 
     p = sub.add_parser(
@@ -697,6 +712,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("scenario_b")
     common(p, 100_000)
     p.add_argument("--side", choices=["a", "b"], help="the side whose porting is paid back (default: cheaper to run)")
+    cluster(p)
     p.set_defaults(run=_payback)
 
     p = sub.add_parser(
@@ -718,6 +734,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("plan", help="the plan's JSON file")
     common(p, 100_000)
+    cluster(p)
     p.set_defaults(run=_plan)
 
     p = sub.add_parser(
@@ -731,6 +748,7 @@ def _parser() -> argparse.ArgumentParser:
     common(p, 20_000)
     p.add_argument("--base-samples", type=int, default=2**13, help="Sobol base samples N (default 8192)")
     metric(p)
+    cluster(p)
     p.set_defaults(run=_sensitivity)
 
     p = sub.add_parser(
@@ -766,6 +784,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--spot", help="spot fields as JSON, e.g. '{\"prices.spot_node_hour_usd\": 20, ...}'")
     ec2_quotes(p)
     common(p, 20_000)
+    cluster(p)
     p.set_defaults(run=_purchase)
 
     p = sub.add_parser("validate", help="check scenario and journal files; print every problem of each")

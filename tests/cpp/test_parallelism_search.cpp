@@ -112,6 +112,60 @@ TEST_CASE("search: the layouts of nested loops, each fitting one simulated as th
   CHECK(std::is_sorted(order.begin() + static_cast<std::ptrdiff_t>(fits), order.end()));
 }
 
+TEST_CASE("search: over node counts, each count's layouts as the search at that count") {
+  const scenario s = llama70b_analytic();
+  parallelism_search_options search;
+  search.micro_batches = {1};
+  search.max_tp = 8;
+  search.node_counts = {8, 16, 32};
+  const auto r = search_parallelism(s, runs(100), search);
+  // Node counts vary slowest: the layouts at 8 nodes, then 16, then 32, each block the search
+  // of the scenario with that node count (the same values, bit for bit).
+  std::size_t k = 0;
+  std::size_t fitting_counts = 0;
+  for (const long long nodes : search.node_counts) {
+    parallelism_search_options one = search;
+    one.node_counts.clear();
+    // The scenario at that count (its own layout, tp 8 x pp 4, scaled by dp, to be valid).
+    const auto alone =
+        search_parallelism(s.updated({{"cluster.nodes", nodes}, {"parallelism.dp", nodes / 2}}), runs(100), one);
+    REQUIRE(alone.layouts.size() > 0);
+    bool any_fits = false;
+    for (const auto& c : alone.layouts) {
+      REQUIRE(k < r.layouts.size());
+      const auto& got = r.layouts[k++];
+      CHECK(got.nodes == nodes);
+      CHECK(c.nodes == nodes);
+      CHECK(got.values == c.values);
+      // dp takes what the count's chips leave: nodes x 16 chips.
+      long long product = 1;
+      for (const long long v : got.values) product *= v;
+      CHECK(got.dp * product == nodes * 16);
+      CHECK(got.micro_batch == c.micro_batch);
+      CHECK(got.fits == c.fits);
+      CHECK(got.reason == c.reason);
+      CHECK(test::same_bits(got.run_cost_usd, c.run_cost_usd));
+      CHECK(test::same_bits(got.step_time_p90_s, c.step_time_p90_s));
+      any_fits = any_fits || got.fits;
+    }
+    fitting_counts += any_fits;
+  }
+  CHECK(k == r.layouts.size());
+  CHECK(fitting_counts == 3);
+  // One layout evaluated alone, as a task of a split search would, is the search's.
+  const auto layouts = enumerate_layouts(s, search);
+  REQUIRE(layouts.layouts.size() == r.layouts.size());
+  layout_candidate last = layouts.layouts.back();
+  CHECK(std::isnan(last.run_cost_usd));  // enumerated, not evaluated
+  run_options one_thread = runs(100);
+  one_thread.threads = 1;
+  evaluate_layout(s, layouts.dimension_paths, last, one_thread);
+  CHECK(last.fits == r.layouts.back().fits);
+  CHECK(test::same_bits(last.wall_h, r.layouts.back().wall_h));
+  search.node_counts = {0};
+  CHECK(test::input_error_of([&] { enumerate_layouts(s, search); }) == "nodes: node counts must be ≥ 1, got 0");
+}
+
 TEST_CASE("search: the dimensions are data (max_tp, one more dimension)") {
   const scenario s = llama70b_analytic();
   CHECK(default_layout_dimensions(s, 4)[0].values == std::vector<long long>{1, 2, 4});

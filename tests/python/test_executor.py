@@ -6,6 +6,7 @@ import concurrent.futures as cf
 import multiprocessing
 import pathlib
 import pickle
+import time
 import warnings
 
 import numpy as np
@@ -13,8 +14,17 @@ import pandas as pd
 import pytest
 
 import trnmodel as tm
-from trnmodel import _core
-from trnmodel._executor import block_ranges, run_ranges, scenario_state, simulate_task
+from test_throughput import trn2_analytic
+from trnmodel import _core, _executor
+from trnmodel._executor import (
+    MAX_TASK_BLOCKS,
+    MIN_TASKS_IN_FLIGHT,
+    block_ranges,
+    request_task,
+    run_ranges,
+    tasks_in_flight,
+)
+from trnmodel._montecarlo import summary_frame
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LORA = ROOT / "examples" / "llama3-8b-lora-trn2.json"
@@ -57,6 +67,13 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
     local = tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False)
     kept = tm.simulate(scenario, samples=20_000, seed=5)
     sobol_local = tm.sobol(scenario, "total_cost_usd", base_samples=2**11, seed=5)
+    # A parallelism search over node counts: each layout one task.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tm.CompletenessWarning)
+        big = trn2_analytic()  # Llama-3-70B on 16 Trn2 nodes, its step time from the platform
+    search = dict(micro_batches=(1,), max_tp=8, samples=300, seed=5, nodes=[8, 16])
+    search_local = tm.search_parallelism(big, **search)
+    assert set(search_local["nodes"]) == {8, 16} and search_local["fits"].sum() >= 4
     for workers in (1, 2, 3):
         with (
             distributed.LocalCluster(
@@ -69,6 +86,8 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
                 same(tm.simulate(scenario, samples=20_000, seed=5, executor=client), kept)
                 split = tm.sobol(scenario, "total_cost_usd", base_samples=2**11, seed=5, executor=client)
                 assert split.equals(sobol_local)
+                on_cluster = tm.search_parallelism(big, **search, executor=client)
+                pd.testing.assert_frame_equal(on_cluster, search_local, check_exact=True)
 
 
 def test_a_comparison_on_worker_processes_gives_the_local_bits(scenario):
@@ -134,15 +153,70 @@ def test_block_ranges_cover_the_run_in_order():
     assert block_ranges(10, 4) == [(0, 2), (2, 5), (5, 7), (7, 10)]
     assert block_ranges(3, 16) == [(0, 1), (1, 2), (2, 3)]
     assert block_ranges(1) == [(0, 1)]
+    # No task holds more than one chunk: a run of 10^9 samples (244,141 blocks) in chunks of at
+    # most MAX_TASK_BLOCKS blocks, more tasks rather than bigger ones.
+    blocks = _core.block_count(10**9)
+    ranges = block_ranges(blocks)
+    assert ranges[0][0] == 0 and ranges[-1][1] == blocks
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert max(last - first for first, last in ranges) <= MAX_TASK_BLOCKS
+    assert len(ranges) == -(-blocks // MAX_TASK_BLOCKS)
 
 
-def test_partials_from_a_process_with_other_bits_are_refused(scenario):
+def test_the_caller_holds_only_the_tasks_in_flight_and_folds_in_any_finishing_order(scenario):
+    # 75 tasks of 2 blocks each, finishing in random order on 4 threads: at most
+    # tasks_in_flight() are ever submitted and not yet folded, and the bits are the local run's.
+    samples = 300_001
+    blocks = _core.block_count(samples)
+    rng = np.random.default_rng(0)
+    delays = iter(rng.uniform(0, 0.004, size=10_000))
+    outstanding, most = [0], [0]
+
+    class Counting(cf.ThreadPoolExecutor):
+        def submit(self, fn, *args):
+            outstanding[0] += 1
+            most[0] = max(most[0], outstanding[0])
+            delay = next(delays)
+
+            def late(*a):
+                time.sleep(delay)
+                return fn(*a)
+
+            future = super().submit(late, *args)
+            future.add_done_callback(lambda _: None)
+            return future
+
+    folded = []
+
+    def progress(done, total):
+        outstanding[0] -= 1
+        folded.append(done)
+
+    local = tm.simulate(scenario, samples=samples, seed=11, keep_samples=False)
+    with Counting(4) as pool:
+        split = run_ranges(pool, request_task, (request_of(scenario, samples, 11),), blocks, progress, most_blocks=2)
+    assert len(folded) == -(-blocks // 2) > tasks_in_flight(pool)
+    assert most[0] == tasks_in_flight(pool) == MIN_TASKS_IN_FLIGHT
+    assert summary_frame(split.summary(), "metric").equals(summary_frame(local._core.summary(), "metric"))
+
+
+def request_of(scenario, samples, seed, keep=False):
+    """The request of a streamed simulate run of ``scenario`` (what a task computes from)."""
+    model = _core.LifecycleModel(scenario._core)
+    return model.run_request(samples=samples, seed=seed, keep_samples=keep, allow_unknown=False)
+
+
+def test_partials_from_a_process_with_other_bits_are_refused(scenario, monkeypatch):
     def other_bits(*args):
-        _, partial = simulate_task(*args)
+        _, partial = request_task(*args)
         return "trnmodel 0.0.0; lanes sse2; libm musl", partial
 
     with cf.ThreadPoolExecutor(2) as pool, pytest.raises(tm.ScenarioError, match=r"whose bits may differ"):
-        run_ranges(pool, other_bits, (scenario_state(scenario), 5000, 0, False, False), _core.block_count(5000), None)
+        run_ranges(pool, other_bits, (request_of(scenario, 5000, 0),), _core.block_count(5000), None)
+    # The same through a call: its runs' partials are checked before they are folded.
+    monkeypatch.setattr(_executor, "request_task", other_bits)
+    with cf.ThreadPoolExecutor(2) as pool, pytest.raises(tm.ScenarioError, match=r"whose bits may differ"):
+        tm.simulate(scenario, samples=5000, keep_samples=False, executor=pool)
 
 
 def test_the_scenario_is_checked_before_any_task_is_sent():
@@ -220,3 +294,59 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_bits_are_the_same(scenario)
         ((victim, mid_run),) = killed
         assert mid_run and victim not in client.scheduler_info()["workers"]  # it died while tasks remained
     same(split, local)
+
+
+class Counting(cf.ThreadPoolExecutor):
+    """A thread pool that counts the tasks it is given."""
+
+    def __init__(self, workers):
+        super().__init__(workers)
+        self.tasks = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.tasks += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_every_call_that_runs_the_model_sends_its_runs_to_the_executor_with_the_local_bits(scenario):
+    # Composite calls need no code of their own: each run they make goes to the executor as a
+    # request, split into ranges, and comes back folded bit for bit.
+    p5 = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    n = dict(samples=6000, seed=3)
+    calls = {
+        "tornado": lambda **e: tm.tornado(scenario, "run_cost_usd", "p90", **n, **e),
+        "rank_correlations": lambda **e: tm.rank_correlations(scenario, "wall_h", **n, **e),
+        "checkpoint_interval": lambda **e: tm.checkpoint_interval(scenario, [200, 400, 800], **n, **e),
+        "break_even": lambda **e: tm.compare(scenario, p5, samples=4000, seed=3).break_even(
+            "prices.node_hour_usd", **e
+        ),
+        "restart_time": lambda **e: scenario.restart_time(samples=5000, seed=3, **e),
+        "payback": lambda **e: tm.payback(scenario, p5, **n, **e).runs,
+        "purchase_options": lambda **e: tm.purchase_options(scenario, [168, 336], **n, **e).table,
+    }
+    for name, call in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            local = call()
+            with Counting(3) as pool:
+                split = call(executor=pool)
+        assert pool.tasks > 0, name  # the runs went to the executor, not computed here
+        if isinstance(local, (pd.DataFrame, pd.Series)):
+            pd.testing.assert_frame_equal(pd.DataFrame(split), pd.DataFrame(local), check_exact=True, obj=name)
+        elif isinstance(local, np.ndarray):
+            np.testing.assert_array_equal(split, local, err_msg=name)
+        else:
+            assert split == local, name
+
+
+def test_a_plan_and_the_decision_page_on_an_executor_give_the_local_bits():
+    plan = tm.Plan.from_json(ROOT / "examples" / "plans" / "llama3-8b-lora-migration.json")
+    local = plan.evaluate(samples=5000, seed=2)
+    with Counting(2) as pool:
+        split = plan.evaluate(samples=5000, seed=2, executor=pool)
+        page = tm.decision(plan=plan, samples=3000, seed=2, sobol_base_samples=2**9, executor=pool)
+    assert pool.tasks > 0
+    pd.testing.assert_frame_equal(split.table(), local.table(), check_exact=True)
+    for name in ("gpu_only_usd", "dual_track_h"):
+        np.testing.assert_array_equal(split.values(name), local.values(name))
+    assert page.markdown() == tm.decision(plan=plan, samples=3000, seed=2, sobol_base_samples=2**9).markdown()

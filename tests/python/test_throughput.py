@@ -5,6 +5,7 @@ import json
 import pathlib
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import trnmodel as tm
@@ -191,6 +192,24 @@ def test_search_parallelism_ranks_fitting_layouts():
     assert (np.diff(fits["run_cost_usd"].to_numpy()) >= 0).all()
     assert (fits["tp"] * fits["pp"] * fits["dp"] == 256).all()
     assert (~table["fits"]).sum() >= 1 and table.loc[~table["fits"], "reason"].str.contains("GiB over").all()
+
+
+def test_search_parallelism_over_node_counts_ranks_every_counts_layouts_together():
+    scn = trn2_analytic()
+    table = tm.search_parallelism(scn, micro_batches=(1,), max_tp=8, samples=200, nodes=[8, 16])
+    assert set(table["nodes"]) == {8, 16}
+    assert (table["tp"] * table["cp"] * table["pp"] * table["dp"] == table["nodes"] * 16).all()
+    fits = table[table["fits"]]
+    assert set(fits["nodes"]) == {8, 16}  # ranked together, by median cost
+    assert (np.diff(fits["run_cost_usd"].to_numpy()) >= 0).all()
+    # Each count's rows are the search of the scenario at that count, bit for bit.
+    at8 = tm.search_parallelism(
+        scn.updated({"cluster.nodes": 8, "parallelism.dp": 4}), micro_batches=(1,), max_tp=8, samples=200
+    )
+    mine = table[table["nodes"] == 8].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, at8, check_exact=True)
+    with pytest.raises(tm.ScenarioError, match=r"nodes: must be a non-empty list of node counts ≥ 1, got \[0\]"):
+        tm.search_parallelism(scn, nodes=[0])
 
 
 def test_analytic_step_time_is_keyword_only_and_names_bad_fields():

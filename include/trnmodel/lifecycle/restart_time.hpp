@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/detail/json.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/scenario/scenario.hpp"
@@ -61,6 +62,8 @@ class restart_time_model {
  public:
   /// Reads the scenario's inputs as simulate() does (the same input streams, stage by stage).
   explicit restart_time_model(const scenario& s) : lifecycle_(s) {}
+  /// What another process rebuilds it from (run_request.hpp): {"kind": "restart_time", "model"}.
+  ordered_json request() const { return {{"kind", "restart_time"}, {"model", lifecycle_.request()}}; }
 
   /// The engine's call: out(i, 0) is the hours of one recovery of sample block.first + i (the
   /// slowest stage's in a staged job), NaN when an input of the recovery is unknown. Throws

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include <Eigen/Core>
 
+#include "trnmodel/detail/json.hpp"
 #include "trnmodel/errors.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulator.hpp"
@@ -70,6 +72,18 @@ class lifecycle_model {
     for (const auto& path : unknown_)
       if (is_time_input(path)) time_known_ = false;
     index_scatter();
+    // What rebuilds it elsewhere (request()): the scenario's JSON and its hardware profile's.
+    ordered_json source{{"scenario", s.to_json()}, {"profiles", ordered_json::object()}};
+    if (const ordered_json* profile = s.profile_document()) source["profiles"][s.text(field::cluster_platform)] = *profile;
+    source_ = std::make_shared<const ordered_json>(std::move(source));
+  }
+
+  /// What another process rebuilds this model from (a run split across processes,
+  /// docs/scaling.md): {"kind": "lifecycle", "scenario", "profiles", "pins"}, the pins being the
+  /// inputs held by pinned(), in order, by path. sensitivity/run_request.hpp reads it back.
+  ordered_json request() const {
+    return {{"kind", "lifecycle"}, {"scenario", (*source_)["scenario"]}, {"profiles", (*source_)["profiles"]},
+            {"pins", pins_}};
   }
 
   /// Whether the scenario's mode, failure model, step source and purchase option read field `f`
@@ -299,6 +313,7 @@ class lifecycle_model {
   /// unused, every other input and the chance draws keep theirs (common random numbers).
   lifecycle_model pinned(std::size_t j, double value) const {
     lifecycle_model copy = *this;
+    copy.pins_.push_back({{"path", drawn_[j].path}, {"value", value}});
     for (const std::size_t k : drawn_[j].stages) copy.base_[k].*(drawn_[j].member) = value;
     copy.drawn_.erase(copy.drawn_.begin() + static_cast<std::ptrdiff_t>(j));
     copy.index_scatter();
@@ -400,6 +415,8 @@ class lifecycle_model {
   std::vector<scatter_entry> scatter_;  // from drawn_, by index_scatter()
   std::vector<std::string> unknown_, unknown_reasons_;
   bool time_known_ = true;
+  std::shared_ptr<const ordered_json> source_;  // {"scenario", "profiles"}: request()
+  ordered_json pins_ = ordered_json::array();  // pinned()'s, in order: request()
 };
 
 namespace detail {
@@ -440,6 +457,8 @@ class metric_subset {
  public:
   metric_subset(const scenario& s, std::vector<Eigen::Index> columns) : model_(s), columns_(std::move(columns)) {}
   const lifecycle_model& model() const { return model_; }
+  // {"kind": "metrics", "model": the lifecycle model's request, "columns"}: run_request.hpp.
+  ordered_json request() const { return {{"kind", "metrics"}, {"model", model_.request()}, {"columns", columns_}}; }
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
     model_(block, all);

@@ -22,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@
 #endif
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/detail/json.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
@@ -161,12 +163,57 @@ inline void check_outputs(const std::vector<std::string>& output_names) {
   if (output_names.empty()) detail::fail("outputs", "a model needs at least one output");
 }
 
+// Whether a model describes itself: `model.request()` gives the JSON from which another
+// process rebuilds it (run_request.hpp, in the sensitivity layer, reads it back).
+template <class Model, class = void> struct describes_itself : std::false_type {};
+template <class Model>
+struct describes_itself<Model, std::void_t<decltype(std::declval<const Model&>().request())>> : std::true_type {};
+
+/// The format of a run's request (run_options::remote).
+inline constexpr const char* run_request_format = "trnmodel.run_request/1";
+
+/// The request of a run (what run_options::remote is handed): the model's description with
+/// the run's outputs, size, seed, block size (options' block size must be set), keep mode and
+/// accuracy, as JSON text.
+inline std::string run_request(ordered_json model, const std::vector<std::string>& output_names,
+                               const run_options& options) {
+  return ordered_json{{"format", run_request_format},
+                      {"model", std::move(model)},
+                      {"outputs", output_names},
+                      {"samples", options.samples},
+                      {"seed", options.seed},
+                      {"block_size", options.block_size},
+                      {"keep_samples", options.keep_samples},
+                      {"relative_accuracy", options.relative_accuracy}}
+      .dump();
+}
+
+// The run handed to options.remote: its request, then every range's partial folded in block
+// order as it comes back, with progress and cancellation polled after each.
+inline run_result run_elsewhere(ordered_json model, std::vector<std::string> output_names,
+                                const run_options& options) {
+  const detail::block_grid grid{options.samples, static_cast<std::uint64_t>(options.block_size)};
+  const std::string request = run_request(std::move(model), output_names, options);
+  run_fold fold(std::move(output_names), options.seed, options.samples, grid.block_size, options.keep_samples,
+                options.relative_accuracy);
+  options.remote(request, grid.blocks(), options.keep_samples, [&](const std::string& bytes) {
+    fold.add(run_partial::from_bytes(bytes));
+    if (options.progress) options.progress(grid.samples_before(fold.next_block()), options.samples);
+    if (options.cancelled && options.cancelled()) throw cancelled_error("run cancelled");
+  });
+  return std::move(fold).finish();
+}
+
 }  // namespace detail
 
 /// Runs `model` — any callable `model(const block_view&, Eigen::Ref<Eigen::ArrayXXd> out) const`
 /// that fills `out` (block.size rows, one column per output name) and is safe to call
 /// concurrently — over options.samples samples. Bitwise the same result for any thread count.
 /// Throws cancelled_error when options.cancelled says so, input_error for bad options.
+///
+/// A model with `request()` (the JSON another process rebuilds it from) runs through
+/// options.remote when that is set: the same result, bit for bit, computed wherever the remote
+/// sends the ranges of its blocks (docs/scaling.md).
 ///
 /// The run as partials folded in block order: each wave of blocks is a partial whose moments
 /// are folded as soon as the wave ends (so memory stays flat); the histograms, whose counts do
@@ -179,6 +226,8 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   detail::check_outputs(output_names);
   const auto outputs = static_cast<Eigen::Index>(output_names.size());
   if (options.keep_samples) detail::check_kept_samples_fit(options.samples, output_names.size());
+  if constexpr (detail::describes_itself<Model>::value)
+    if (options.remote) return detail::run_elsewhere(model.request(), std::move(output_names), options);
   detail::block_evaluator<Model> evaluate(model, options, outputs);
   const detail::block_grid& grid = evaluate.grid();
   run_fold fold(std::move(output_names), options.seed, options.samples, grid.block_size, options.keep_samples,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace trnmodel {
 
@@ -32,6 +33,14 @@ struct run_options {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   /// Polled between waves of blocks: return true to stop; the run then throws cancelled_error.
   std::function<bool()> cancelled;
+  /// Where the run is computed, when set (a run split across processes, docs/scaling.md):
+  /// called with the run's request (all another process needs to compute any range of its
+  /// blocks), its number of blocks and whether it keeps samples, it must hand the partial bytes
+  /// of every range, in block order, to `fold`. A model that cannot describe itself (a Python
+  /// function's, a plan's) ignores it and runs here.
+  std::function<void(const std::string& request, std::uint64_t blocks, bool keep_samples,
+                     const std::function<void(const std::string& partial)>& fold)>
+      remote;
 };
 
 /// `options` with block_size 0 replaced by `fallback`.

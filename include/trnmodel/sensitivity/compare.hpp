@@ -17,6 +17,7 @@
 #include <boost/math/tools/toms748_solve.hpp>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/detail/json.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/scenario/fields.hpp"
@@ -38,6 +39,11 @@ class comparison_model {
   }
   /// The output names, in column order: "a", "b", "difference", "a_less_b".
   static std::vector<std::string> output_names() { return {"a", "b", "difference", "a_less_b"}; }
+  /// What another process rebuilds it from (run_request.hpp): {"kind": "comparison", "a",
+  /// "b", "metric"}.
+  ordered_json request() const {
+    return {{"kind", "comparison"}, {"a", a_.request()}, {"b", b_.request()}, {"metric", metric_names()[metric_]}};
+  }
 
   /// The engine's call: both models on the same block (the same seed, samples and streams), the
   /// metric's column of each, their difference and the indicator a < b (0 when either is NaN).

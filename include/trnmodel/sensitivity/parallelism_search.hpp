@@ -56,10 +56,15 @@ struct parallelism_search_options {
   metric::id rank_by = metric::run_cost_usd;
   /// The dimensions searched, the first varying slowest; empty: default_layout_dimensions().
   std::vector<layout_dimension> dimensions;
+  /// The node counts tried (cluster.nodes, each ≥ 1), varying slowest of all; empty: the
+  /// scenario's own. The searched dimensions are the same at every count (tp over one fast
+  /// domain, pp over the layers), and dp takes what the count's chips leave.
+  std::vector<long long> node_counts;
 };
 
 /// One layout tried. A plain value.
 struct layout_candidate {
+  long long nodes = 1;  ///< cluster.nodes of the layout
   std::vector<long long> values;  ///< one per searched dimension, in the dimensions' order
   long long dp = 1;  ///< the data-parallel replicas: chips / product of values
   long long micro_batch = 1;  ///< sequences per micro-batch, one of the options' micro_batches
@@ -86,6 +91,7 @@ struct layout_candidate {
 /// Every layout search_parallelism() tried, in enumeration order. A plain value.
 struct parallelism_search_result {
   std::vector<std::string> dimension_names;  ///< the searched dimensions (then dp, micro_batch)
+  std::vector<std::string> dimension_paths;  ///< their dotted paths, in the same order
   std::vector<layout_candidate> layouts;  ///< in enumeration order
   metric::id rank_by = metric::run_cost_usd;  ///< the metric ranked() orders by (the options' rank_by)
 
@@ -138,17 +144,13 @@ inline std::vector<layout_dimension> default_layout_dimensions(const scenario& s
   return {tp, cp, {"pp", path_of(field::parallelism_pp), trnmodel::detail::divisors(s.integer(field::model_layers))}};
 }
 
-/// Ranks the parallel layouts of the scenario's chips (docs/throughput.md). Every combination
-/// of the dimensions' values whose product divides the chips (cluster.nodes × chips per node)
-/// gives dp = chips / product, and each micro-batch size that divides global_batch / dp
-/// completes a layout. The scenario updated with the layout (the dimensions' paths, then
-/// parallelism.dp and parallelism.micro_batch) either fails validation (the layout does not
-/// fit: the reason is kept) or is simulated with `options` (samples streamed, unknown inputs
-/// giving NaN metrics) for the medians of step_time_s, wall_h and run_cost_usd and the P90 of
-/// step_time_s. Refuses a measured step time (the layout would not change it). Progress is one
-/// count over every layout's samples. Thread-safe as simulate.
-inline parallelism_search_result search_parallelism(const scenario& s, const run_options& options,
-                                                    const parallelism_search_options& search = {}) {
+/// The layouts search_parallelism() tries, in its order, not yet evaluated: for each node count
+/// (the options' node_counts, or the scenario's own), every combination of the dimensions'
+/// values whose product divides the chips (nodes × chips per node) gives dp = chips / product,
+/// and each micro-batch size that divides global_batch / dp completes a layout. Checks the
+/// options (input_error naming the option) and refuses a measured step time (the layout would
+/// not change it), before any run.
+inline parallelism_search_result enumerate_layouts(const scenario& s, const parallelism_search_options& search = {}) {
   if (s.mode() == throughput_mode::measured)
     trnmodel::detail::fail(
         path_of(field::throughput_mode),
@@ -160,6 +162,8 @@ inline parallelism_search_result search_parallelism(const scenario& s, const run
   if (p == nullptr) trnmodel::detail::fail(path_of(field::cluster_platform), "the search needs a hardware profile");
   for (const long long mb : search.micro_batches)
     if (mb < 1) trnmodel::detail::fail("micro_batches", "must be ≥ 1, got " + std::to_string(mb));
+  for (const long long n : search.node_counts)
+    if (n < 1) trnmodel::detail::fail("nodes", "node counts must be ≥ 1, got " + std::to_string(n));
   const auto dimensions =
       search.dimensions.empty() ? default_layout_dimensions(s, search.max_tp, search.max_cp) : search.dimensions;
   for (const auto& d : dimensions) {
@@ -167,69 +171,97 @@ inline parallelism_search_result search_parallelism(const scenario& s, const run
     for (const long long v : d.values)
       if (v < 1) trnmodel::detail::fail("dimensions[" + d.name + "]", "values must be ≥ 1, got " + std::to_string(v));
     result.dimension_names.push_back(d.name);
+    result.dimension_paths.push_back(d.path);
   }
-  const long long chips = s.integer(field::cluster_nodes) * p->chips_per_node;
+  const std::vector<long long> node_counts =
+      search.node_counts.empty() ? std::vector<long long>{s.integer(field::cluster_nodes)} : search.node_counts;
   const long long global_batch = s.integer(field::parallelism_global_batch);
 
-  // The product of the dimensions, the first varying slowest (as nested loops would).
-  std::vector<std::size_t> at(dimensions.size(), 0);
-  for (bool more = !dimensions.empty(); more;) {
-    long long product = 1;
-    std::vector<long long> values;
-    for (std::size_t d = 0; d < dimensions.size(); ++d) {
-      values.push_back(dimensions[d].values[at[d]]);
-      product *= values.back();
-    }
-    if (chips % product == 0) {
-      const long long dp = chips / product;
-      for (const long long mb : search.micro_batches)
-        if (global_batch % (dp * mb) == 0) {
-          layout_candidate c;
-          c.values = values;
-          c.dp = dp;
-          c.micro_batch = mb;
-          result.layouts.push_back(std::move(c));
-        }
-    }
-    more = false;
-    for (std::size_t d = dimensions.size(); d-- > 0;) {
-      if (++at[d] < dimensions[d].values.size()) {
-        more = true;
-        break;
+  for (const long long nodes : node_counts) {
+    const long long chips = nodes * p->chips_per_node;
+    // The product of the dimensions, the first varying slowest (as nested loops would).
+    std::vector<std::size_t> at(dimensions.size(), 0);
+    for (bool more = !dimensions.empty(); more;) {
+      long long product = 1;
+      std::vector<long long> values;
+      for (std::size_t d = 0; d < dimensions.size(); ++d) {
+        values.push_back(dimensions[d].values[at[d]]);
+        product *= values.back();
       }
-      at[d] = 0;
+      if (chips % product == 0) {
+        const long long dp = chips / product;
+        for (const long long mb : search.micro_batches)
+          if (global_batch % (dp * mb) == 0) {
+            layout_candidate c;
+            c.nodes = nodes;
+            c.values = values;
+            c.dp = dp;
+            c.micro_batch = mb;
+            result.layouts.push_back(std::move(c));
+          }
+      }
+      more = false;
+      for (std::size_t d = dimensions.size(); d-- > 0;) {
+        if (++at[d] < dimensions[d].values.size()) {
+          more = true;
+          break;
+        }
+        at[d] = 0;
+      }
     }
   }
+  return result;
+}
 
+/// Evaluates one layout of enumerate_layouts(): the scenario updated with it (cluster.nodes,
+/// the dimensions' `paths`, then parallelism.dp and parallelism.micro_batch) either fails
+/// validation (the layout does not fit: the reason is kept) or is simulated with `options`
+/// (samples streamed, unknown inputs giving NaN metrics) for the medians of step_time_s, wall_h
+/// and run_cost_usd and the P90 of step_time_s. The same numbers wherever and with whatever
+/// threads it runs. Thread-safe as simulate.
+inline void evaluate_layout(const scenario& s, const std::vector<std::string>& paths, layout_candidate& c,
+                            const run_options& options) {
+  std::vector<std::pair<std::string, ordered_json>> layout;
+  layout.emplace_back(path_of(field::cluster_nodes), c.nodes);
+  for (std::size_t d = 0; d < paths.size(); ++d) layout.emplace_back(paths[d], c.values.at(d));
+  layout.emplace_back(path_of(field::parallelism_dp), c.dp);
+  layout.emplace_back(path_of(field::parallelism_micro_batch), c.micro_batch);
+  std::optional<scenario> candidate;
+  try {
+    candidate.emplace(s.updated(layout));
+  } catch (const input_error& e) {
+    c.fits = false;
+    c.reason = e.what();
+    return;
+  }
+  run_options point = options;
+  point.keep_samples = false;
   const std::vector<std::string> kept{"step_time_s", "wall_h", "run_cost_usd"};
+  const run_result r = simulate(*candidate, point, kept, true);
+  c.fits = true;
+  c.reason.clear();
+  c.step_time_s = r.quantile(0, 0.5);
+  c.step_time_p90_s = r.quantile(0, 0.9);
+  c.wall_h = r.quantile(1, 0.5);
+  c.run_cost_usd = r.quantile(2, 0.5);
+}
+
+/// Ranks the parallel layouts of the scenario's chips (docs/throughput.md): every layout of
+/// enumerate_layouts(), each evaluated by evaluate_layout() with `options`. Progress is one
+/// count over every layout's samples. Thread-safe as simulate.
+inline parallelism_search_result search_parallelism(const scenario& s, const run_options& options,
+                                                    const parallelism_search_options& search = {}) {
+  parallelism_search_result result = enumerate_layouts(s, search);
   const std::uint64_t total = result.layouts.size() * options.samples;
   for (std::size_t k = 0; k < result.layouts.size(); ++k) {
-    layout_candidate& c = result.layouts[k];
-    std::vector<std::pair<std::string, ordered_json>> layout;
-    for (std::size_t d = 0; d < dimensions.size(); ++d) layout.emplace_back(dimensions[d].path, c.values[d]);
-    layout.emplace_back(path_of(field::parallelism_dp), c.dp);
-    layout.emplace_back(path_of(field::parallelism_micro_batch), c.micro_batch);
-    std::optional<scenario> candidate;
-    try {
-      candidate.emplace(s.updated(layout));
-    } catch (const input_error& e) {
-      c.reason = e.what();
-      continue;
-    }
     run_options point = options;
-    point.keep_samples = false;
     if (options.progress) {
       const std::uint64_t before = k * options.samples;
       point.progress = [&options, before, total](std::uint64_t done, std::uint64_t) {
         options.progress(before + done, total);
       };
     }
-    const run_result r = simulate(*candidate, point, kept, true);
-    c.fits = true;
-    c.step_time_s = r.quantile(0, 0.5);
-    c.step_time_p90_s = r.quantile(0, 0.9);
-    c.wall_h = r.quantile(1, 0.5);
-    c.run_cost_usd = r.quantile(2, 0.5);
+    evaluate_layout(s, result.dimension_paths, result.layouts[k], point);
   }
   return result;
 }

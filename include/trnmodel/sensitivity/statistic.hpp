@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/detail/json.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
@@ -58,6 +59,16 @@ class one_metric {
   }
   /// The lifecycle model it runs.
   const lifecycle_model& model() const { return model_; }
+  /// The output it keeps.
+  const output_column& output() const { return output_; }
+  /// What another process rebuilds it from (run_request.hpp): {"kind": "one_metric", "model",
+  /// "column", "metric"}.
+  ordered_json request() const {
+    return {{"kind", "one_metric"},
+            {"model", model_.request()},
+            {"column", output_.column},
+            {"metric", metric_names()[output_.metric]}};
+  }
 
  private:
   lifecycle_model model_;
