@@ -63,38 +63,56 @@ struct summary_table {
   std::array<std::vector<double>, 9> columns;
 };
 
-run_result run_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
-                               std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed, int threads,
-                               bool keep_samples, Eigen::Index block_size, py::object progress) {
-  std::vector<named_quantity> inputs;
-  for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
-  const input_set set(std::move(inputs));
-  const auto n_inputs = static_cast<py::ssize_t>(set.size());
-  const auto n_outputs = static_cast<Eigen::Index>(outputs.size());
+// A Python function of named inputs as an engine model: the inputs drawn without the GIL, f
+// called with it on each block.
+class python_function_model {
+ public:
+  python_function_model(py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
+                        Eigen::Index outputs)
+      : f_(std::move(f)), set_(inputs_of(names, values)), outputs_(outputs) {}
 
-  const auto model = [&](const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) {
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     // Declared first, released last: every Python object below dies with the GIL held.
     py::gil_scoped_acquire gil;
+    const auto n_inputs = static_cast<py::ssize_t>(set_.size());
     f_array x({static_cast<py::ssize_t>(block.size), n_inputs});
     {
       py::gil_scoped_release no_gil;
-      set.draw(block, Eigen::Map<Eigen::ArrayXXd>(x.mutable_data(), block.size, n_inputs));
+      set_.draw(block, Eigen::Map<Eigen::ArrayXXd>(x.mutable_data(), block.size, n_inputs));
     }
     const auto y =
-        checked_block_outputs(f(x), static_cast<py::ssize_t>(block.size), static_cast<py::ssize_t>(n_outputs));
+        checked_block_outputs(f_(x), static_cast<py::ssize_t>(block.size), static_cast<py::ssize_t>(outputs_));
     const bool one_output = y.ndim() == 1;
     const auto r = y.unchecked();
-    for (Eigen::Index k = 0; k < n_outputs; ++k)
+    for (Eigen::Index k = 0; k < outputs_; ++k)
       for (Eigen::Index i = 0; i < block.size; ++i) out(i, k) = one_output ? r(i) : r(i, k);
-  };
+  }
 
-  run_options options;
-  options.samples = samples;
-  options.seed = seed;
-  options.threads = threads;
-  options.keep_samples = keep_samples;
+ private:
+  static input_set inputs_of(const std::vector<std::string>& names, const std::vector<quantity>& values) {
+    std::vector<named_quantity> inputs;
+    for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
+    return input_set(std::move(inputs));
+  }
+
+  py::function f_;
+  input_set set_;
+  Eigen::Index outputs_;
+};
+
+run_options function_run(std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
+                         Eigen::Index block_size) {
+  run_options options = make_run(samples, seed, threads, keep_samples);
   options.block_size = block_size;
-  return run_from_python(model, std::move(outputs), options, progress);
+  return options;
+}
+
+run_result run_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
+                               std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed, int threads,
+                               bool keep_samples, Eigen::Index block_size, py::object progress) {
+  const python_function_model model(std::move(f), names, values, static_cast<Eigen::Index>(outputs.size()));
+  return run_from_python(model, std::move(outputs), function_run(samples, seed, threads, keep_samples, block_size),
+                         progress);
 }
 
 }  // namespace
@@ -168,6 +186,24 @@ void register_montecarlo(py::module_& m) {
         py::arg("outputs"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
         py::arg("block_size"), py::arg("progress"));
   m.def("default_threads", &default_threads);
+  // One task of a split tm.monte_carlo (docs/scaling.md): the partial of blocks [first, last)
+  // of the run of f, as bytes; f travels with the task, pickled by the executor.
+  m.def(
+      "function_partial",
+      [](py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
+         std::vector<std::string> outputs, std::uint64_t samples, std::uint64_t seed, bool keep_samples,
+         Eigen::Index block_size, std::uint64_t first_block, std::uint64_t last_block) {
+        const python_function_model model(std::move(f), names, values, static_cast<Eigen::Index>(outputs.size()));
+        const run_options options = function_run(samples, seed, 1, keep_samples, block_size);
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = compute_partial(model, std::move(outputs), options, first_block, last_block).to_bytes();
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(), py::arg("outputs"), py::arg("samples"),
+      py::arg("seed"), py::arg("keep_samples"), py::arg("block_size"), py::arg("first_block"), py::arg("last_block"));
 
   // Runs split across processes (docs/scaling.md): a run's blocks, the partial of a range of
   // them as exact bytes, and the fold of all partials, in block order, into the run's result.

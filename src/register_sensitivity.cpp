@@ -60,30 +60,49 @@ sobol_result sobol_scenario(const scenario& s, const std::string& output, std::u
                    [&](const sobol_options& options) { return sobol(s, output, options); });
 }
 
-sobol_result sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
-                                   std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
-                                   Eigen::Index block_rows, const py::object& progress) {
-  std::vector<named_quantity> inputs;
-  for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
-  const input_set set(std::move(inputs));
-  const function_design design(set);
-  const auto columns = static_cast<py::ssize_t>(set.size());
-  // The design's rows are drawn without the GIL; f is called with it, once per block.
-  const auto evaluate = [&](std::uint64_t block_seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) {
+// The Saltelli design of a Python function of named inputs: its rows drawn without the GIL, f
+// called with it, once per block of about block_rows rows.
+class python_design {
+ public:
+  python_design(py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
+                Eigen::Index block_rows)
+      : f_(std::move(f)), set_(inputs_of(names, values)), design_(set_), block_rows_(block_rows) {}
+
+  void operator()(std::uint64_t block_seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) const {
     Eigen::ArrayXXd x;
-    design.rows(block_seed, base_first, n, x);
+    design_.rows(block_seed, base_first, n, x);
     py::gil_scoped_acquire gil;
-    py::array_t<double, py::array::f_style> x_py({static_cast<py::ssize_t>(x.rows()), columns});
+    py::array_t<double, py::array::f_style> x_py({static_cast<py::ssize_t>(x.rows()), columns()});
     std::copy(x.data(), x.data() + x.size(), x_py.mutable_data());
-    const auto out = checked_block_outputs(f(x_py), static_cast<py::ssize_t>(x.rows()), 1);
+    const auto out = checked_block_outputs(f_(x_py), static_cast<py::ssize_t>(x.rows()), 1);
     const auto r = out.unchecked();
     for (Eigen::Index kind = 0; kind < y.cols(); ++kind)
       for (Eigen::Index i = 0; i < n; ++i) y(i, kind) = out.ndim() == 1 ? r(kind * n + i) : r(kind * n + i, 0);
-  };
-  // About block_rows rows per call of f, whatever the number of factors.
-  const Eigen::Index base_block = std::max<Eigen::Index>(1, block_rows / design.kinds());
-  return run_sobol(base_samples, seed, threads, confidence, base_block, progress,
-                   [&](const sobol_options& options) { return sobol(evaluate, design.factors(), options, "f"); });
+  }
+  std::vector<std::string> factors() const { return design_.factors(); }
+  // Base samples per block: about block_rows rows per call of f, whatever the number of factors.
+  Eigen::Index base_block() const { return std::max<Eigen::Index>(1, block_rows_ / design_.kinds()); }
+
+ private:
+  static input_set inputs_of(const std::vector<std::string>& names, const std::vector<quantity>& values) {
+    std::vector<named_quantity> inputs;
+    for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
+    return input_set(std::move(inputs));
+  }
+  py::ssize_t columns() const { return static_cast<py::ssize_t>(set_.size()); }
+
+  py::function f_;
+  input_set set_;
+  function_design design_;
+  Eigen::Index block_rows_;
+};
+
+sobol_result sobol_python_function(py::function f, std::vector<std::string> names, std::vector<quantity> values,
+                                   std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+                                   Eigen::Index block_rows, const py::object& progress) {
+  const python_design design(std::move(f), names, values, block_rows);
+  return run_sobol(base_samples, seed, threads, confidence, design.base_block(), progress,
+                   [&](const sobol_options& options) { return sobol(design, design.factors(), options, "f"); });
 }
 
 }  // namespace
@@ -170,6 +189,55 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("scenario"), py::arg("output"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
       py::arg("confidence"), py::arg("block_size"), py::arg("partials"));
+  // The same split for a Python function (tm.sobol_function with executor=): f travels with
+  // each task, pickled by the executor.
+  m.def(
+      "sobol_function_shift",
+      [sobol_run](py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
+                  std::uint64_t base_samples, std::uint64_t seed, Eigen::Index block_rows) {
+        // (shift, blocks): the run's block count with it, as the base block depends on the factors.
+        const python_design design(std::move(f), names, values, block_rows);
+        const sobol_options options = sobol_run(base_samples, seed, 0.95, design.base_block());
+        const std::uint64_t blocks = trnmodel::detail::block_grid{base_samples, static_cast<std::uint64_t>(design.base_block())}.blocks();
+        double shift = 0;
+        {
+          py::gil_scoped_release release;
+          shift = sobol_shift(design, design.factors().size(), options);
+        }
+        return std::make_pair(shift, blocks);
+      },
+      py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("block_rows"));
+  m.def(
+      "sobol_function_partial",
+      [sobol_run](py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
+                  std::uint64_t base_samples, std::uint64_t seed, Eigen::Index block_rows, double shift,
+                  std::uint64_t first_block, std::uint64_t last_block) {
+        const python_design design(std::move(f), names, values, block_rows);
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = sobol_partial(design, design.factors().size(),
+                                sobol_run(base_samples, seed, 0.95, design.base_block()), shift, first_block, last_block);
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("block_rows"), py::arg("shift"), py::arg("first_block"), py::arg("last_block"));
+  m.def(
+      "sobol_function_fold",
+      [sobol_run](const std::vector<std::string>& names, const std::vector<quantity>& values,
+                  std::uint64_t base_samples, std::uint64_t seed, double confidence, Eigen::Index block_rows,
+                  const std::vector<py::bytes>& partials) {
+        const python_design design(py::function(), names, values, block_rows);
+        std::vector<std::string> bytes;
+        for (const auto& b : partials) bytes.push_back(std::string(b));
+        py::gil_scoped_release release;
+        return sobol_fold(design.factors(), sobol_run(base_samples, seed, confidence, design.base_block()), bytes,
+                          "f");
+      },
+      py::arg("names"), py::arg("quantities"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
+      py::arg("confidence"), py::arg("block_rows"), py::arg("partials"));
   m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::kw_only(),
         py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"),
         py::arg("progress"));

@@ -921,6 +921,19 @@ def compare(
     progress: _Progress,
 ) -> RunResult: ...
 def default_threads() -> int: ...
+def function_partial(
+    f: Callable[..., Any],
+    names: Sequence[str],
+    quantities: Sequence[Quantity],
+    *,
+    outputs: Sequence[str],
+    samples: int,
+    seed: int,
+    keep_samples: bool,
+    block_size: int,
+    first_block: int,
+    last_block: int,
+) -> bytes: ...
 def bits_fingerprint() -> str: ...
 def set_dispatch(dispatch: Optional[Callable[[bytes, int, bool, Callable[[bytes], None]], None]]) -> Any: ...
 def block_count(samples: int, block_size: int = ...) -> int: ...
@@ -1020,6 +1033,37 @@ def sobol_scenario_fold(
     seed: int,
     confidence: float,
     block_size: int,
+    partials: list[bytes],
+) -> SobolResult: ...
+def sobol_function_shift(
+    f: Callable[..., Any],
+    names: Sequence[str],
+    quantities: Sequence[Quantity],
+    *,
+    base_samples: int,
+    seed: int,
+    block_rows: int,
+) -> tuple[float, int]: ...
+def sobol_function_partial(
+    f: Callable[..., Any],
+    names: Sequence[str],
+    quantities: Sequence[Quantity],
+    *,
+    base_samples: int,
+    seed: int,
+    block_rows: int,
+    shift: float,
+    first_block: int,
+    last_block: int,
+) -> bytes: ...
+def sobol_function_fold(
+    names: Sequence[str],
+    quantities: Sequence[Quantity],
+    *,
+    base_samples: int,
+    seed: int,
+    confidence: float,
+    block_rows: int,
     partials: list[bytes],
 ) -> SobolResult: ...
 def sobol_scenario(

@@ -272,6 +272,63 @@ def sobol_task(
     return _core.bits_fingerprint(), partial
 
 
+def function_task(
+    f: Callable[..., Any],
+    specs: Dict[str, Any],
+    outputs: List[str],
+    samples: int,
+    seed: int,
+    keep_samples: bool,
+    block_size: int,
+    first: int,
+    last: int,
+) -> Tuple[str, bytes]:
+    """One task of a split tm.monte_carlo: the partial of blocks [first, last) of the run of
+    ``f`` (pickled by the executor) on the inputs ``specs`` ({name: JSON form})."""
+    names = list(specs)
+    quantities = [_core.Quantity(spec, name) for name, spec in specs.items()]
+    partial = _core.function_partial(
+        f,
+        names,
+        quantities,
+        outputs=outputs,
+        samples=samples,
+        seed=seed,
+        keep_samples=keep_samples,
+        block_size=block_size,
+        first_block=first,
+        last_block=last,
+    )
+    return _core.bits_fingerprint(), partial
+
+
+def sobol_function_task(
+    f: Callable[..., Any],
+    specs: Dict[str, Any],
+    base_samples: int,
+    seed: int,
+    block_rows: int,
+    shift: float,
+    first: int,
+    last: int,
+) -> Tuple[str, bytes]:
+    """One task of a split tm.sobol_function: the block statistics of blocks [first, last)."""
+    names = list(specs)
+    quantities = [_core.Quantity(spec, name) for name, spec in specs.items()]
+    partial = _core.sobol_function_partial(
+        f,
+        names,
+        quantities,
+        base_samples=base_samples,
+        seed=seed,
+        block_rows=block_rows,
+        shift=shift,
+        first_block=first,
+        last_block=last,
+    )
+    return _core.bits_fingerprint(), partial
+
+
 def layout_task(
     state: Tuple[dict, dict],
     paths: List[str],

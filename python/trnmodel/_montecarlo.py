@@ -9,6 +9,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution, as_distribution
+from ._executor import function_task, run_ranges, task_blocks
 from ._metrics import SUMMARY_COLUMNS
 from ._progress import ProgressArg, progress_bar
 
@@ -129,6 +130,7 @@ def monte_carlo(
     keep_samples: bool = True,
     outputs: Union[str, Sequence[str]] = "y",
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> MonteCarloResult:
     """Monte Carlo of a vectorized function of uncertain inputs.
 
@@ -143,19 +145,32 @@ def monte_carlo(
     longer than about a second on interactive output, True always, False never; a callable
     ``f(done, total)`` is called between blocks instead. Ctrl-C stops the run
     (KeyboardInterrupt).
+
+    ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; the blocks
+    run there, with the local bits (docs/scaling.md). ``f`` travels to the workers pickled: a
+    process pool needs a function it can import, Dask also takes lambdas and closures.
     """
     names, quantities = _function_inputs(f, inputs)
     output_names = [outputs] if isinstance(outputs, str) else [str(o) for o in outputs]
     if len(set(output_names)) != len(output_names):
         raise _core.ScenarioError(f"outputs: names must be distinct, got {output_names}")
+    samples = _check_whole("samples", samples, 1)
+    seed = _check_whole("seed", seed, 0)
     with progress_bar(progress, "monte_carlo") as callback:
+        if executor is not None:
+            specs = {name: q.to_obj() for name, q in zip(names, quantities)}
+            args = (f, specs, output_names, samples, seed, bool(keep_samples), PYTHON_BLOCK_ROWS)
+            blocks = _core.block_count(samples, PYTHON_BLOCK_ROWS)
+            return MonteCarloResult(
+                run_ranges(executor, function_task, args, blocks, callback, task_blocks(keep_samples))
+            )
         core = _core.run_function(
             f,
             names,
             quantities,
             outputs=output_names,
-            samples=_check_whole("samples", samples, 1),
-            seed=_check_whole("seed", seed, 0),
+            samples=samples,
+            seed=seed,
             threads=_check_threads(threads),
             keep_samples=bool(keep_samples),
             block_size=PYTHON_BLOCK_ROWS,

@@ -22,7 +22,7 @@ import numpy as np
 from . import _core
 from ._display import Display
 from ._distributions import Distribution
-from ._executor import Run, request_task, run_many, running_on, scenario_state, sobol_task
+from ._executor import Run, request_task, run_many, running_on, scenario_state, sobol_function_task, sobol_task
 from ._metrics import METRICS, STAGE_METRICS, SUMMARY_COLUMNS
 from ._montecarlo import PYTHON_BLOCK_ROWS, _check_threads, _check_whole, _function_inputs, summary_frame
 from ._progress import ProgressArg, progress_bar, shifted
@@ -212,6 +212,7 @@ def sobol_function(
     *,
     confidence: float = 0.95,
     progress: ProgressArg = None,
+    executor: Any = None,
 ) -> Any:
     """First-order and total Sobol indices of a vectorized function of uncertain inputs.
 
@@ -219,21 +220,40 @@ def sobol_function(
     returns one value per row. It is called on blocks of about 16,384 rows: the rows of the
     Saltelli design's matrices A, B and AB_i for a block of base samples, (d + 2) · base_samples
     rows in all, d being the number of non-constant inputs (the factors; constants are passed
-    to ``f`` but are not factors). Same table as :func:`sobol`.
+    to ``f`` but are not factors). Same table as :func:`sobol`. ``executor``: a
+    ``concurrent.futures.Executor`` or a ``dask.distributed.Client``; the design's blocks run
+    there, with the local bits, ``f`` pickled to the workers (docs/scaling.md).
     """
     names, quantities = _function_inputs(f, inputs)
+    base = _check_base_samples(base_samples)
+    seed = _check_whole("seed", seed, 0)
+    level = _check_confidence(confidence)
     with progress_bar(progress, "sobol") as callback:
-        raw = _core.sobol_function(
-            f,
-            names,
-            quantities,
-            base_samples=_check_base_samples(base_samples),
-            seed=_check_whole("seed", seed, 0),
-            threads=_check_threads(threads),
-            confidence=_check_confidence(confidence),
-            block_rows=PYTHON_BLOCK_ROWS,
-            progress=callback,
-        )
+        if executor is not None:
+            # The shift of the first block here (it also checks f's outputs before any task).
+            design = dict(base_samples=base, seed=seed, block_rows=PYTHON_BLOCK_ROWS)
+            shift, blocks = _core.sobol_function_shift(f, names, quantities, **design)
+            specs = {name: q.to_obj() for name, q in zip(names, quantities)}
+            raw = run_many(
+                executor,
+                [Run(sobol_function_task, (f, specs, base, seed, PYTHON_BLOCK_ROWS, shift), blocks)],
+                callback,
+                fold=lambda parts: _core.sobol_function_fold(
+                    names, quantities, confidence=level, partials=parts, **design
+                ),
+            )[0]
+        else:
+            raw = _core.sobol_function(
+                f,
+                names,
+                quantities,
+                base_samples=base,
+                seed=seed,
+                threads=_check_threads(threads),
+                confidence=level,
+                block_rows=PYTHON_BLOCK_ROWS,
+                progress=callback,
+            )
     return _sobol_frame(raw, "f")
 
 

@@ -1,10 +1,12 @@
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
 #include "catch.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "same_bits.hpp"
 
 using namespace trnmodel;
@@ -143,6 +145,62 @@ TEST_CASE("infinite outputs keep their place in the order", "[edge]") {
   CHECK(h.at_rank(4) == std::numeric_limits<double>::infinity());
   CHECK(h.quantile(1.0) == std::numeric_limits<double>::infinity());
   CHECK_THAT(h.quantile(0.5), Catch::Matchers::WithinRel(2.0, 1e-3));
+}
+
+TEST_CASE("scratch: a thread's buffer is lent to one scope at a time and kept between blocks", "[engine]") {
+  detail::scratch_slot slot;
+  const double* first = nullptr;
+  {
+    detail::scratch a(slot, 100, 3);
+    first = a.array().data();
+    CHECK(slot.lent);
+    a.array().setConstant(1.0);
+    {
+      // The same call site entered again on this thread (a nested run): an array of its own.
+      detail::scratch b(slot, 100, 3);
+      CHECK(b.array().data() != first);
+      b.array().setConstant(2.0);
+    }
+    CHECK(slot.lent);
+    CHECK((a.array() == 1.0).all());  // not touched by the nested scope
+  }
+  CHECK(!slot.lent);
+  {
+    detail::scratch again(slot, 100, 3);  // the same shape: the same memory, not allocated again
+    CHECK(again.array().data() == first);
+  }
+  detail::scratch other(slot, 50, 3);  // another shape: reshaped
+  CHECK(other.array().rows() == 50);
+  CHECK(other.array().cols() == 3);
+}
+
+// A model that runs another run of the same model type inside each block (as a Python
+// function calling tm.monte_carlo may): the engine's per-thread buffer of that model type must
+// not be shared by the two, or the nested run would overwrite the outer block's values.
+TEST_CASE("scratch: a run nested inside a model's block leaves the outer block's values alone", "[engine]") {
+  using function = std::function<void(const Eigen::ArrayXXd&, Eigen::Ref<Eigen::ArrayXXd>)>;
+  const input_set inputs({{"x", make_uniform(0, 1)}});
+  run_options options;
+  options.samples = 3000;
+  options.seed = 5;
+  options.block_size = 1000;
+  options.threads = 1;
+  options.keep_samples = true;
+  int depth = 0;
+  double nested_mean = 0;
+  function f;
+  f = [&](const Eigen::ArrayXXd& x, Eigen::Ref<Eigen::ArrayXXd> y) {
+    y.col(0) = x.col(0);
+    if (depth > 0) return;
+    ++depth;
+    nested_mean = monte_carlo(inputs, f, {"x"}, options).stats(0).mean;  // the same model type
+    --depth;
+  };
+  const run_result nested = monte_carlo(inputs, f, {"x"}, options);
+  depth = 1;  // now f never nests
+  const run_result plain = monte_carlo(inputs, f, {"x"}, options);
+  CHECK((nested.values() == plain.values()).all());
+  CHECK(test::same_bits(nested_mean, plain.stats(0).mean));
 }
 
 }  // namespace test_engine

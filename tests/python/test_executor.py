@@ -88,6 +88,11 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
                 assert split.equals(sobol_local)
                 on_cluster = tm.search_parallelism(big, **search, executor=client)
                 pd.testing.assert_frame_equal(on_cluster, search_local, check_exact=True)
+                # A function of the user's, pickled by value to the workers (a closure).
+                f, inputs = ishigami()
+                assert tm.sobol_function(f, inputs, base_samples=2**11, seed=5, executor=client).equals(
+                    tm.sobol_function(f, inputs, base_samples=2**11, seed=5)
+                )
 
 
 def test_a_comparison_on_worker_processes_gives_the_local_bits(scenario):
@@ -350,3 +355,35 @@ def test_a_plan_and_the_decision_page_on_an_executor_give_the_local_bits():
     for name in ("gpu_only_usd", "dual_track_h"):
         np.testing.assert_array_equal(split.values(name), local.values(name))
     assert page.markdown() == tm.decision(plan=plan, samples=3000, seed=2, sobol_base_samples=2**9).markdown()
+
+
+def ishigami():
+    """The Ishigami function on U(-π, π)³ (a closure: Dask pickles it by value)."""
+    a, b = 7.0, 0.1
+
+    def f(x):
+        return np.sin(x[:, 0]) + a * np.sin(x[:, 1]) ** 2 + b * x[:, 2] ** 4 * np.sin(x[:, 0])
+
+    return f, {name: tm.Uniform(-np.pi, np.pi) for name in ("x1", "x2", "x3")}
+
+
+def two_outputs(x):
+    """A module-level function: a process pool imports it in its workers."""
+    return np.column_stack([x[:, 0] * np.exp(x[:, 1]), np.where(x[:, 1] > 1.5, np.nan, x[:, 1] - x[:, 0])])
+
+
+def test_a_python_function_runs_on_an_executor_with_the_local_bits():
+    inputs = {"a": tm.LogNormal(0, 1), "b": tm.Uniform(-1, 2), "c": 3.0}
+    n = dict(samples=70_001, seed=4, outputs=["y", "z"])
+    for keep in (True, False):
+        local = tm.monte_carlo(two_outputs, inputs, keep_samples=keep, **n)
+        with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+            split = tm.monte_carlo(two_outputs, inputs, keep_samples=keep, executor=pool, **n)
+        assert split.summary().equals(local.summary())
+        if keep:
+            np.testing.assert_array_equal(split["z"], local["z"])
+    f, factors = ishigami()
+    local = tm.sobol_function(f, factors, base_samples=5000, seed=2)  # a short last block
+    with cf.ThreadPoolExecutor(3) as pool:
+        split = tm.sobol_function(f, factors, base_samples=5000, seed=2, executor=pool)
+    assert split.equals(local) and split.attrs == local.attrs

@@ -21,6 +21,7 @@
 #include "trnmodel/lifecycle/simulator.hpp"
 #include "trnmodel/lifecycle/throughput_model.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/random/stream_id.hpp"
 #include "trnmodel/scenario/relevance.hpp"
 #include "trnmodel/scenario/scenario.hpp"
@@ -163,7 +164,9 @@ class lifecycle_model {
     // The columns are a cache line longer than the part, so that a row's elements of successive
     // columns fall in different cache sets (2 KiB apart, they would compete for the same few).
     constexpr Eigen::Index chunk_rows = 256;
-    Eigen::ArrayXXd x(chunk_rows + 8, static_cast<Eigen::Index>(drawn_.size()));
+    thread_local detail::scratch_slot slot;  // the same shape every block (scratch.hpp)
+    detail::scratch lent(slot, chunk_rows + 8, static_cast<Eigen::Index>(drawn_.size()));
+    Eigen::ArrayXXd& x = lent.array();
     for (Eigen::Index first_row = 0; first_row < block.size; first_row += chunk_rows) {
       block_view part = block;
       part.first = block.first + static_cast<std::uint64_t>(first_row);
@@ -460,7 +463,9 @@ class metric_subset {
   // {"kind": "metrics", "model": the lifecycle model's request, "columns"}: run_request.hpp.
   ordered_json request() const { return {{"kind", "metrics"}, {"model", model_.request()}, {"columns", columns_}}; }
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    thread_local scratch_slot slot;  // every metric of the block (scratch.hpp)
+    scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
+    Eigen::ArrayXXd& all = lent.array();
     model_(block, all);
     for (std::size_t k = 0; k < columns_.size(); ++k) out.col(static_cast<Eigen::Index>(k)) = all.col(columns_[k]);
   }

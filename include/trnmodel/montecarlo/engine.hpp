@@ -39,6 +39,7 @@
 #include "trnmodel/montecarlo/partial.hpp"
 #include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/run_result.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/random/philox.hpp"
 #include "trnmodel/random/uniform_column.hpp"
 
@@ -124,11 +125,13 @@ template <class Model> class block_evaluator {
     block.seed = options_.seed;
     block.first = grid_.first_sample(b);
     block.size = static_cast<Eigen::Index>(grid_.size(b));
-    // Columns a cache line longer than the block: with a power-of-two block size, a row's
+    // Columns a cache line longer than a block: with a power-of-two block size, a row's
     // elements of successive columns would otherwise fall in the same cache set, and a model
-    // writing its outputs a row at a time would evict its own lines.
-    Eigen::ArrayXXd storage(block.size + 8, outputs_);
-    auto out = storage.topRows(block.size);
+    // writing its outputs a row at a time would evict its own lines. One buffer per thread of
+    // this run (scratch.hpp), its shape the same for every block, the last one included.
+    thread_local detail::scratch_slot slot;
+    detail::scratch storage(slot, static_cast<Eigen::Index>(grid_.block_size) + 8, outputs_);
+    auto out = storage.array().topRows(block.size);
     model_(block, out);
     std::fill(block_moments, block_moments + outputs_, moments{});
     moments::add_columns(out.data(), out.outerStride(), static_cast<std::size_t>(block.size),

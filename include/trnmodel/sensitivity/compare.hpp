@@ -20,6 +20,7 @@
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
@@ -48,7 +49,9 @@ class comparison_model {
   /// The engine's call: both models on the same block (the same seed, samples and streams), the
   /// metric's column of each, their difference and the indicator a < b (0 when either is NaN).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    Eigen::ArrayXXd all(block.size, static_cast<Eigen::Index>(metric::count));
+    thread_local trnmodel::detail::scratch_slot slot;  // every metric of the block (scratch.hpp)
+    trnmodel::detail::scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
+    Eigen::ArrayXXd& all = lent.array();
     a_(block, all);
     out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
     b_(block, all);

@@ -13,6 +13,7 @@
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/sensitivity/output.hpp"
 
 namespace trnmodel::sensitivity {
@@ -53,7 +54,9 @@ class one_metric {
   one_metric(lifecycle_model model, output_column output) : model_(std::move(model)), output_(output) {}
   /// The engine's call: runs the whole model on the block and keeps the one column in out.col(0).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    Eigen::ArrayXXd all(block.size, output_.columns(model_));
+    thread_local trnmodel::detail::scratch_slot slot;  // every column of the block (scratch.hpp)
+    trnmodel::detail::scratch lent(slot, block.size, output_.columns(model_));
+    Eigen::ArrayXXd& all = lent.array();
     model_(block, all);
     out.col(0) = all.col(output_.column);
   }

@@ -1,0 +1,44 @@
+#pragma once
+// Per-thread buffers for the work a model does on each block. A block's buffers are the same
+// shape block after block, and allocating them afresh each time costs more than it seems: a
+// process that returns freed memory to the system eagerly (Dask's workers set glibc's
+// MALLOC_TRIM_THRESHOLD_ to 64 KiB, which also turns off its adaptive mmap threshold) faults
+// every page of a 1.3 MB buffer in again, block after block (docs/scaling.md, "Overhead"). So
+// each call site keeps one buffer per thread and lends it for the length of a scope.
+#include <Eigen/Core>
+
+namespace trnmodel::detail {
+
+/// One thread's buffer at one call site, and whether it is lent out. Declare it
+/// `thread_local` at the call site. Not for sharing between threads.
+struct scratch_slot {
+  Eigen::ArrayXXd array;  ///< the buffer (its shape is the last one asked for)
+  bool lent = false;  ///< whether a scratch holds it now
+};
+
+/// A rows x cols array for the length of a scope: the slot's buffer (reallocated only when the
+/// shape asked for changes), or, when the slot is already lent (the same call site entered
+/// again on this thread, by a nested run), an array of its own, so that a buffer is never
+/// used by two callers at once. Its contents are unspecified: the caller writes before reading.
+class scratch {
+ public:
+  scratch(scratch_slot& slot, Eigen::Index rows, Eigen::Index cols) : slot_(slot.lent ? nullptr : &slot) {
+    if (slot_ != nullptr) slot_->lent = true;
+    Eigen::ArrayXXd& a = array();
+    if (a.rows() != rows || a.cols() != cols) a.resize(rows, cols);
+  }
+  ~scratch() {
+    if (slot_ != nullptr) slot_->lent = false;
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+
+  /// The array lent.
+  Eigen::ArrayXXd& array() { return slot_ != nullptr ? slot_->array : own_; }
+
+ private:
+  scratch_slot* slot_;
+  Eigen::ArrayXXd own_;
+};
+
+}  // namespace trnmodel::detail
