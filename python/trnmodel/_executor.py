@@ -272,6 +272,11 @@ def sobol_task(
     return _core.bits_fingerprint(), partial
 
 
+def _inputs_of(specs: Dict[str, Any]) -> Tuple[List[str], List["_core.Quantity"]]:
+    """A function's inputs rebuilt in a worker from their JSON forms ({name: spec})."""
+    return list(specs), [_core.Quantity(spec, name) for name, spec in specs.items()]
+
+
 def function_task(
     f: Callable[..., Any],
     specs: Dict[str, Any],
@@ -285,12 +290,9 @@ def function_task(
 ) -> Tuple[str, bytes]:
     """One task of a split tm.monte_carlo: the partial of blocks [first, last) of the run of
     ``f`` (pickled by the executor) on the inputs ``specs`` ({name: JSON form})."""
-    names = list(specs)
-    quantities = [_core.Quantity(spec, name) for name, spec in specs.items()]
     partial = _core.function_partial(
         f,
-        names,
-        quantities,
+        *_inputs_of(specs),
         outputs=outputs,
         samples=samples,
         seed=seed,
@@ -313,12 +315,9 @@ def sobol_function_task(
     last: int,
 ) -> Tuple[str, bytes]:
     """One task of a split tm.sobol_function: the block statistics of blocks [first, last)."""
-    names = list(specs)
-    quantities = [_core.Quantity(spec, name) for name, spec in specs.items()]
     partial = _core.sobol_function_partial(
         f,
-        names,
-        quantities,
+        *_inputs_of(specs),
         base_samples=base_samples,
         seed=seed,
         block_rows=block_rows,
