@@ -81,9 +81,9 @@ TEST_CASE("request: simulate and a subset of its metrics through a remote are th
   const scenario s = example("llama3-70b-cpt-2stage-trn2x16.json");  // two stages, a shipped profile
   for (const bool keep : {true, false}) {
     three_ranges r;
-    check_same(simulate(s, remote(options(30'001, keep), r)), simulate(s, options(30'001, keep)));
-    check_same(simulate(s, remote(options(30'001, keep), r), {"wall_h", "run_cost_usd"}, false),
-               simulate(s, options(30'001, keep), {"wall_h", "run_cost_usd"}, false));
+    check_same(simulate(s, remote(options(12'289, keep), r)), simulate(s, options(12'289, keep)));
+    check_same(simulate(s, remote(options(12'289, keep), r), {"wall_h", "run_cost_usd"}, false),
+               simulate(s, options(12'289, keep), {"wall_h", "run_cost_usd"}, false));
     CHECK(r.kinds == std::vector<std::string>{"lifecycle", "metrics"});
     CHECK(r.ranges == 6);
   }
@@ -92,9 +92,9 @@ TEST_CASE("request: simulate and a subset of its metrics through a remote are th
 TEST_CASE("request: a tornado's pinned runs, a comparison and a break-even through a remote") {
   const scenario trn2 = example("llama3-8b-lora-trn2.json"), p5 = example("llama3-8b-lora-p5.json");
   three_ranges r;
-  const auto here = sensitivity::tornado(trn2, "run_cost_usd", sensitivity::statistic::quantile(0.9), options(9000, true));
+  const auto here = sensitivity::tornado(trn2, "run_cost_usd", sensitivity::statistic::quantile(0.9), options(4500, true));
   const auto there =
-      sensitivity::tornado(trn2, "run_cost_usd", sensitivity::statistic::quantile(0.9), remote(options(9000, true), r));
+      sensitivity::tornado(trn2, "run_cost_usd", sensitivity::statistic::quantile(0.9), remote(options(4500, true), r));
   CHECK(r.runs == static_cast<int>(1 + 2 * here.bars.size()));
   CHECK(r.kinds.back() == "one_metric");
   CHECK(test::same_bits(here.baseline, there.baseline));
@@ -104,14 +104,14 @@ TEST_CASE("request: a tornado's pinned runs, a comparison and a break-even throu
     CHECK(test::same_bits(here.bars[k].low_statistic, there.bars[k].low_statistic));
     CHECK(test::same_bits(here.bars[k].high_statistic, there.bars[k].high_statistic));
   }
-  check_same(sensitivity::compare(trn2, p5, metric::run_cost_usd, remote(options(20'000, true), r)),
-             sensitivity::compare(trn2, p5, metric::run_cost_usd, options(20'000, true)));
+  check_same(sensitivity::compare(trn2, p5, metric::run_cost_usd, remote(options(9000, true), r)),
+             sensitivity::compare(trn2, p5, metric::run_cost_usd, options(9000, true)));
   CHECK(r.kinds.back() == "comparison");
   const auto even_here = sensitivity::break_even(trn2, p5, metric::run_cost_usd, "prices.node_hour_usd",
-                                                 sensitivity::statistic::mean(), options(5000, false));
+                                                 sensitivity::statistic::mean(), options(4500, false));
   const int before = r.runs;
   const auto even_there = sensitivity::break_even(trn2, p5, metric::run_cost_usd, "prices.node_hour_usd",
-                                                  sensitivity::statistic::mean(), remote(options(5000, false), r));
+                                                  sensitivity::statistic::mean(), remote(options(4500, false), r));
   CHECK(r.runs > before + 2);  // every evaluation of the root finder went through the remote
   CHECK(test::same_bits(even_here.value, even_there.value));
 }
