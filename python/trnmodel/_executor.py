@@ -142,10 +142,19 @@ def _completed(
             finished, _ = cf.wait(list(in_flight), return_when=cf.FIRST_COMPLETED)
             for future in finished:
                 k = in_flight.pop(future)
-                fingerprint, result = future.result()
+                try:
+                    fingerprint, result = future.result()
+                except BaseException as e:
+                    if _lost(e):
+                        raise _core.ScenarioError(
+                            f"executor: {what(k)} lost: the executor's "
+                            f"scheduler or workers went away ({type(e).__name__}: {e}); nothing was folded "
+                            "from the run (docs/scaling.md, 'Faults')"
+                        ) from e
+                    raise  # the task's own error, as it was raised in the worker
                 if fingerprint != mine:
                     raise _core.ScenarioError(
-                        f"executor: {what(k)} computed by a process whose bits may differ from this one's "
+                        f"executor: {what(k)} came from a process whose bits may differ from this one's "
                         f"({fingerprint!r}, here {mine!r}): run every worker with the same trnmodel build on the "
                         "same kind of CPU and C library (docs/scaling.md, 'Same bits')"
                     )
@@ -153,6 +162,13 @@ def _completed(
     finally:
         for f in in_flight:
             f.cancel()
+
+
+def _lost(error: BaseException) -> bool:
+    """Whether an error says the executor lost a task (its scheduler or workers went away:
+    Dask cancels the futures or closes the connection; a process pool breaks), rather than
+    that the task itself failed."""
+    return isinstance(error, (cf.CancelledError, cf.BrokenExecutor)) or type(error).__name__ == "CommClosedError"
 
 
 def run_many(
@@ -179,7 +195,7 @@ def run_many(
     total = sum(run.blocks for run in runs)
     done_blocks = 0
     # closing(): an error here (a partial that does not fold, Ctrl-C in progress) cancels the rest.
-    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][1]}, {jobs[k][2]}) were")) as results:
+    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][1]}, {jobs[k][2]})")) as results:
         for k, partial in results:
             r, first, last = jobs[k]
             folds[r].add(first, last, partial)
@@ -199,7 +215,7 @@ def run_each(
     ``progress`` counts ``weight`` per call finished."""
     results: List[Any] = [None] * len(calls)
     done = 0
-    with closing(_completed(executor, calls, lambda k: f"task {k} was")) as finished:
+    with closing(_completed(executor, calls, lambda k: f"task {k}")) as finished:
         for k, result in finished:
             results[k] = result
             done += 1
@@ -226,7 +242,7 @@ def _dispatch(executor: Any, request: bytes, blocks: int, keep_samples: bool, fo
     jobs = block_ranges(blocks, TASKS_PER_RUN, task_blocks(keep_samples))
     in_order = _InOrder(fold)
     calls = [(request_task, (request, first, last)) for first, last in jobs]
-    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][0]}, {jobs[k][1]}) were")) as results:
+    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][0]}, {jobs[k][1]})")) as results:
         for k, partial in results:
             in_order.add(jobs[k][0], jobs[k][1], partial)
 

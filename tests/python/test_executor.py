@@ -67,6 +67,9 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
     local = tm.simulate(scenario, samples=SAMPLES, seed=5, keep_samples=False)
     kept = tm.simulate(scenario, samples=20_000, seed=5)
     sobol_local = tm.sobol(scenario, "total_cost_usd", base_samples=2**11, seed=5)
+    p5 = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    compared = tm.compare(scenario, p5, "total_cost_usd", samples=SAMPLES, seed=5)
+    swept = tm.sweep(scenario, {"checkpoint.every_steps": [250, 500], "cluster.nodes": [1, 2]}, samples=8000, seed=5)
     # A parallelism search over node counts: each layout one task.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tm.CompletenessWarning)
@@ -88,6 +91,11 @@ def test_a_dask_cluster_gives_the_local_bits_for_one_two_and_three_workers(scena
                 assert split.equals(sobol_local)
                 on_cluster = tm.search_parallelism(big, **search, executor=client)
                 pd.testing.assert_frame_equal(on_cluster, search_local, check_exact=True)
+                p5 = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+                pair = tm.compare(scenario, p5, "total_cost_usd", samples=SAMPLES, seed=5, executor=client)
+                assert pair.summary().equals(compared.summary()) and pair.p_a_less_b == compared.p_a_less_b
+                grid = {"checkpoint.every_steps": [250, 500], "cluster.nodes": [1, 2]}
+                assert tm.sweep(scenario, grid, samples=8000, seed=5, executor=client).equals(swept)
                 # A function of the user's, pickled by value to the workers (a closure).
                 f, inputs = ishigami()
                 assert tm.sobol_function(f, inputs, base_samples=2**11, seed=5, executor=client).equals(
@@ -387,3 +395,53 @@ def test_a_python_function_runs_on_an_executor_with_the_local_bits():
     with cf.ThreadPoolExecutor(3) as pool:
         split = tm.sobol_function(f, factors, base_samples=5000, seed=2, executor=pool)
     assert split.equals(local) and split.attrs == local.attrs
+
+
+def test_ctrl_c_stops_a_split_run_and_cancels_the_tasks_not_started(scenario, interrupt_main_soon):
+    # 10^8 samples in 24 tasks on one worker thread: the interrupt lands while the caller waits
+    # for the first ones; it is raised as KeyboardInterrupt and the tasks still queued never run.
+    started = []
+
+    class Recording(cf.ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            future = super().submit(lambda *a: (started.append(1), fn(*a))[1], *args)
+            return future
+
+    with Recording(1) as pool:
+        interrupt_main_soon(0.5)
+        begin = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            tm.simulate(scenario, samples=10**8, keep_samples=False, executor=pool)
+            time.sleep(5)  # (not reached: the run takes far longer than the interrupt's delay)
+    assert time.monotonic() - begin < 30
+    assert len(started) < 10  # the queued tasks were cancelled, not run
+
+
+def dies(*args):
+    """A task whose worker process dies under it (module level: a spawned worker imports it)."""
+    import os
+
+    os._exit(1)
+
+
+def test_an_executor_that_loses_its_workers_says_so():
+    # A process pool whose worker dies is broken; Dask cancels the futures of a scheduler that
+    # went away: either way the run stops with an error that says the tasks were lost, not a
+    # task's error, and nothing is folded.
+    with (
+        cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool,
+        pytest.raises(
+            tm.ScenarioError, match=r"executor: blocks \[\d+, \d+\) lost: the executor's scheduler or workers went away"
+        ),
+    ):
+        run_ranges(pool, dies, (), 4, None)
+    cancelled: cf.Future = cf.Future()
+    cancelled.cancel()
+    cancelled.set_running_or_notify_cancel()  # as an executor does: now done, and cancelled
+
+    class Cancelling(cf.Executor):
+        def submit(self, fn, *args, **kwargs):
+            return cancelled
+
+    with pytest.raises(tm.ScenarioError, match=r"lost: .*\(CancelledError"):
+        run_ranges(Cancelling(), dies, (), 4, None)
