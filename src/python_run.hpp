@@ -14,10 +14,19 @@
 
 #include "trnmodel/errors.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
+#include "trnmodel/montecarlo/function_model.hpp"
 
 namespace trnmodel::python {
 
 namespace py = pybind11;
+
+// The inputs of a Python function (tm.monte_carlo, tm.sobol_function): names and their
+// quantities, in the function's column order.
+inline input_set input_set_of(const std::vector<std::string>& names, const std::vector<quantity>& values) {
+  std::vector<named_quantity> inputs;
+  for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
+  return input_set(std::move(inputs));
+}
 
 // The Python function that runs requests elsewhere, on this thread (set by
 // trnmodel._executor.running_on through set_dispatch; nullptr: runs are computed here).

@@ -81,7 +81,6 @@ void register_lifecycle(py::module_& m) {
           },
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
           py::arg("allow_unknown"), py::arg("progress"))
-      .def("require_known", [](const lifecycle_model& model) { detail::require_known(model); })
       // The request of its simulate run (docs/scaling.md): what a task needs to compute any
       // range of the run's blocks (_core.request_partial), for a sweep's points sent at once.
       .def(

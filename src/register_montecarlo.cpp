@@ -69,7 +69,7 @@ class python_function_model {
  public:
   python_function_model(py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
                         Eigen::Index outputs)
-      : f_(std::move(f)), set_(inputs_of(names, values)), outputs_(outputs) {}
+      : f_(std::move(f)), set_(input_set_of(names, values)), outputs_(outputs) {}
 
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     // Declared first, released last: every Python object below dies with the GIL held.
@@ -89,12 +89,6 @@ class python_function_model {
   }
 
  private:
-  static input_set inputs_of(const std::vector<std::string>& names, const std::vector<quantity>& values) {
-    std::vector<named_quantity> inputs;
-    for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
-    return input_set(std::move(inputs));
-  }
-
   py::function f_;
   input_set set_;
   Eigen::Index outputs_;
@@ -245,18 +239,6 @@ void register_montecarlo(py::module_& m) {
         py::gil_scoped_release release;
         return f.finish();
       });
-  m.def(
-      "fold_partials",
-      [](const std::vector<py::bytes>& parts) {
-        std::vector<std::string> bytes;
-        for (const auto& b : parts) bytes.push_back(std::string(b));
-        py::gil_scoped_release release;
-        std::vector<run_partial> partials;
-        partials.reserve(bytes.size());
-        for (const auto& b : bytes) partials.push_back(run_partial::from_bytes(b));
-        return fold(partials);
-      },
-      py::arg("partials"));
 }
 
 }  // namespace trnmodel::python

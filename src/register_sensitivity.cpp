@@ -66,7 +66,7 @@ class python_design {
  public:
   python_design(py::function f, const std::vector<std::string>& names, const std::vector<quantity>& values,
                 Eigen::Index block_rows)
-      : f_(std::move(f)), set_(inputs_of(names, values)), design_(set_), block_rows_(block_rows) {}
+      : f_(std::move(f)), set_(input_set_of(names, values)), design_(set_), block_rows_(block_rows) {}
 
   void operator()(std::uint64_t block_seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) const {
     Eigen::ArrayXXd x;
@@ -84,11 +84,6 @@ class python_design {
   Eigen::Index base_block() const { return std::max<Eigen::Index>(1, block_rows_ / design_.kinds()); }
 
  private:
-  static input_set inputs_of(const std::vector<std::string>& names, const std::vector<quantity>& values) {
-    std::vector<named_quantity> inputs;
-    for (std::size_t j = 0; j < names.size(); ++j) inputs.push_back({names[j], values.at(j)});
-    return input_set(std::move(inputs));
-  }
   py::ssize_t columns() const { return static_cast<py::ssize_t>(set_.size()); }
 
   py::function f_;

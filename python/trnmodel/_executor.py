@@ -171,38 +171,47 @@ def _lost(error: BaseException) -> bool:
     return isinstance(error, (cf.CancelledError, cf.BrokenExecutor)) or type(error).__name__ == "CommClosedError"
 
 
-def run_many(
-    executor: Any,
-    runs: Sequence[Run],
-    progress: Callback,
-    fold: Optional[Callable[[List[bytes]], Any]] = None,
-) -> List[Any]:
-    """Several runs at once (the points of a sweep): their ranges are submitted in order, a
-    bounded number in flight (tasks_in_flight), so the workers stay busy across runs while the
-    caller holds only the partials in flight; each run's partials are folded on their own, in
-    block order, as they arrive (``fold``: None folds them into a RunResult one by one; else a
-    function of the run's whole list, in block order)."""
+def _hand_on_in_order(
+    executor: Any, runs: Sequence[Run], adds: Sequence[Callable[[bytes], Any]], progress: Callback
+) -> None:
+    """The ranges of every run submitted in order, a bounded number in flight (tasks_in_flight),
+    and each run's partials handed to its ``add`` in block order as they arrive."""
     jobs = [
         (r, first, last)
         for r, run in enumerate(runs)
         for first, last in block_ranges(run.blocks, TASKS_PER_RUN, run.most_blocks)
     ]
     calls = [(runs[r].task, (*runs[r].args, first, last)) for r, first, last in jobs]
-    # Folded one by one into a RunResult, or kept in order for a fold of the whole list.
-    running = [_core.PartialFold() if fold is None else None for _ in runs]
-    kept: List[List[bytes]] = [[] for _ in runs]
-    folds = [_InOrder(f.add if f is not None else k.append) for f, k in zip(running, kept)]
+    in_order = [_InOrder(add) for add in adds]
     total = sum(run.blocks for run in runs)
     done_blocks = 0
     # closing(): an error here (a partial that does not fold, Ctrl-C in progress) cancels the rest.
     with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][1]}, {jobs[k][2]})")) as results:
         for k, partial in results:
             r, first, last = jobs[k]
-            folds[r].add(first, last, partial)
+            in_order[r].add(first, last, partial)
             done_blocks += last - first
             if progress is not None:
                 progress(done_blocks, total)
-    return [f.finish() if f is not None else fold(k) for f, k in zip(running, kept)]  # type: ignore[misc]
+
+
+def run_many(
+    executor: Any,
+    runs: Sequence[Run],
+    progress: Callback,
+    fold: Optional[Callable[[List[bytes]], Any]] = None,
+) -> List[Any]:
+    """Several runs at once (the points of a sweep), so the workers stay busy across runs while
+    the caller holds only the partials in flight; each run's partials are folded on their own,
+    in block order, as they arrive (``fold``: None folds them into a RunResult one by one; else
+    a function of the run's whole list, in block order)."""
+    if fold is None:
+        running = [_core.PartialFold() for _ in runs]
+        _hand_on_in_order(executor, runs, [f.add for f in running], progress)
+        return [f.finish() for f in running]
+    kept: List[List[bytes]] = [[] for _ in runs]
+    _hand_on_in_order(executor, runs, [k.append for k in kept], progress)
+    return [fold(k) for k in kept]
 
 
 def run_each(
@@ -239,12 +248,7 @@ def request_task(request: bytes, first: int, last: int) -> Tuple[str, bytes]:
 def _dispatch(executor: Any, request: bytes, blocks: int, keep_samples: bool, fold: Callable[[bytes], None]) -> None:
     """Runs one request on ``executor``, handing its partials to ``fold`` in block order (the
     C++ run that asked for it folds them, and reports progress)."""
-    jobs = block_ranges(blocks, TASKS_PER_RUN, task_blocks(keep_samples))
-    in_order = _InOrder(fold)
-    calls = [(request_task, (request, first, last)) for first, last in jobs]
-    with closing(_completed(executor, calls, lambda k: f"blocks [{jobs[k][0]}, {jobs[k][1]})")) as results:
-        for k, partial in results:
-            in_order.add(jobs[k][0], jobs[k][1], partial)
+    _hand_on_in_order(executor, [Run(request_task, (request,), blocks, task_blocks(keep_samples))], [fold], None)
 
 
 @contextmanager
@@ -344,15 +348,20 @@ def sobol_function_task(
     return _core.bits_fingerprint(), partial
 
 
+#: What a layout task returns, in order: the evaluated LayoutCandidate's attributes.
+LAYOUT_RESULT = ("fits", "reason", "step_time_s", "step_time_p90_s", "wall_h", "run_cost_usd")
+
+
 def layout_task(
     state: Tuple[dict, dict],
     paths: List[str],
     layout: Tuple[int, List[int], int, int],
     samples: int,
     seed: int,
-) -> Tuple[str, Tuple[bool, str, float, float, float, float]]:
+) -> Tuple[str, Tuple[Any, ...]]:
     """One task of a split layout search: one layout (nodes, dimension values, dp, micro-batch)
-    evaluated; (fits, reason, step_time_s P50, P90, wall_h P50, run_cost_usd P50)."""
+    evaluated; its LAYOUT_RESULT (fits, reason, step_time_s P50 and P90, wall_h P50,
+    run_cost_usd P50)."""
     scenario = _core.Scenario.from_obj(*state)
     nodes, values, dp, micro_batch = layout
     c = _core.evaluate_layout(
@@ -366,4 +375,4 @@ def layout_task(
         seed=seed,
         threads=TASK_THREADS,
     )
-    return _core.bits_fingerprint(), (c.fits, c.reason, c.step_time_s, c.step_time_p90_s, c.wall_h, c.run_cost_usd)
+    return _core.bits_fingerprint(), tuple(getattr(c, name) for name in LAYOUT_RESULT)

@@ -3,10 +3,11 @@ platform, enumerate valid parallel layouts of its chips and rank them."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from types import SimpleNamespace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _core
-from ._executor import layout_task, run_each, scenario_state
+from ._executor import LAYOUT_RESULT, layout_task, run_each, scenario_state
 from ._montecarlo import _check_threads, _check_whole
 from ._progress import ProgressArg, progress_bar
 from ._scenario import Scenario
@@ -73,9 +74,7 @@ def search_parallelism(
     # rows in enumeration order, the fitting ones with their medians.
     with progress_bar(progress, "search") as callback:
         if executor is not None:
-            layouts = _search_on(executor, scenario, search, samples, seed, callback)
-            names: List[str] = list(layouts.dimension_names)
-            candidates: List[Any] = layouts.evaluated
+            names, candidates = _search_on(executor, scenario, search, samples, seed, callback)
         else:
             result = _core.search_parallelism(
                 scenario._core,
@@ -111,29 +110,12 @@ def _node_counts(nodes: Any) -> List[int]:
     return [int(n) for n in counts]
 
 
-class _Evaluated:
-    """A layout evaluated in a task, with LayoutCandidate's attributes."""
-
-    def __init__(self, layout: Any, result: Any) -> None:
-        self.nodes, self.values, self.dp, self.micro_batch = (
-            layout.nodes,
-            list(layout.values),
-            layout.dp,
-            layout.micro_batch,
-        )
-        self.fits, self.reason, self.step_time_s, self.step_time_p90_s, self.wall_h, self.run_cost_usd = result
-
-
-class _SplitSearch:
-    def __init__(self, dimension_names: List[str], evaluated: List[_Evaluated]) -> None:
-        self.dimension_names, self.evaluated = dimension_names, evaluated
-
-
 def _search_on(
     executor: Any, scenario: Scenario, search: Dict[str, Any], samples: int, seed: int, callback: Any
-) -> _SplitSearch:
+) -> Tuple[List[str], List[Any]]:
     """The search split into its layouts: enumerated (and every option checked) here, each layout
-    evaluated in a task, as the local search evaluates it."""
+    evaluated in a task, as the local search evaluates it. Returns the searched dimensions'
+    names and the layouts, with LayoutCandidate's attributes."""
     layouts = _core.enumerate_layouts(scenario._core, **search)
     state = scenario_state(scenario)
     paths = list(layouts.dimension_paths)
@@ -142,7 +124,13 @@ def _search_on(
         for c in layouts.layouts
     ]
     results = run_each(executor, calls, callback, weight=samples)
-    return _SplitSearch(list(layouts.dimension_names), [_Evaluated(c, r) for c, r in zip(layouts.layouts, results)])
+    evaluated = [
+        SimpleNamespace(
+            nodes=c.nodes, values=list(c.values), dp=c.dp, micro_batch=c.micro_batch, **dict(zip(LAYOUT_RESULT, r))
+        )
+        for c, r in zip(layouts.layouts, results)
+    ]
+    return list(layouts.dimension_names), evaluated
 
 
 __all__ = ["search_parallelism"]

@@ -83,7 +83,7 @@ class lifecycle_model {
   /// docs/scaling.md): {"kind": "lifecycle", "scenario", "profiles", "pins"}, the pins being the
   /// inputs held by pinned(), in order, by path. sensitivity/run_request.hpp reads it back.
   ordered_json request() const {
-    return {{"kind", "lifecycle"}, {"scenario", (*source_)["scenario"]}, {"profiles", (*source_)["profiles"]},
+    return {{"kind", "lifecycle"}, {"scenario", source_->at("scenario")}, {"profiles", source_->at("profiles")},
             {"pins", pins_}};
   }
 

@@ -21,6 +21,7 @@
 #include "trnmodel/scenario/scenario.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/output.hpp"
+#include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
 
 namespace trnmodel::sensitivity {
@@ -34,10 +35,7 @@ inline const ordered_json& member(const ordered_json& object, const char* key, c
 }
 
 inline metric::id metric_of(const ordered_json& model) {
-  const std::string name = member(model, "metric", "request.model").get<std::string>();
-  for (std::size_t m = 0; m < metric::count; ++m)
-    if (metric_names()[m] == name) return static_cast<metric::id>(m);
-  trnmodel::detail::fail("request.model.metric", "no metric named \"" + name + "\"");
+  return metric_named(member(model, "metric", "request.model").get<std::string>(), "request.model.metric");
 }
 
 // A lifecycle model's request: the scenario rebuilt from its JSON and its profile's, then its
@@ -93,15 +91,18 @@ inline run_partial request_partial(const std::string& request_text, std::uint64_
   const std::string kind = detail::member(model, "kind", "request.model").get<std::string>();
   if (kind == "lifecycle")
     return compute_partial(detail::lifecycle_model_of(model), std::move(outputs), options, first_block, last_block);
-  const ordered_json& inner = kind == "comparison" ? model : detail::member(model, "model", "request.model");
+  // The lifecycle model inside a subset of metrics, one metric or a recovery.
+  const auto inner = [&]() -> const ordered_json& { return detail::member(model, "model", "request.model"); };
   if (kind == "metrics")
     return compute_partial(
-        trnmodel::detail::metric_subset(detail::unpinned_scenario_of(inner), model.at("columns").get<std::vector<Eigen::Index>>()),
+        trnmodel::detail::metric_subset(
+            detail::unpinned_scenario_of(inner()),
+            detail::member(model, "columns", "request.model").get<std::vector<Eigen::Index>>()),
         std::move(outputs), options, first_block, last_block);
   if (kind == "one_metric") {
     const output_column output{detail::member(model, "column", "request.model").get<Eigen::Index>(),
                                detail::metric_of(model)};
-    return compute_partial(one_metric(detail::lifecycle_model_of(inner), output), std::move(outputs), options,
+    return compute_partial(one_metric(detail::lifecycle_model_of(inner()), output), std::move(outputs), options,
                            first_block, last_block);
   }
   if (kind == "comparison")
@@ -110,7 +111,7 @@ inline run_partial request_partial(const std::string& request_text, std::uint64_
                                             detail::metric_of(model)),
                            std::move(outputs), options, first_block, last_block);
   if (kind == "restart_time")
-    return compute_partial(restart_time_model(detail::unpinned_scenario_of(inner)), std::move(outputs), options,
+    return compute_partial(restart_time_model(detail::unpinned_scenario_of(inner())), std::move(outputs), options,
                            first_block, last_block);
   trnmodel::detail::fail("request.model.kind", "no model of kind \"" + kind +
                                                    "\" (lifecycle, metrics, one_metric, comparison, restart_time)");

@@ -62,8 +62,6 @@ class one_metric {
   }
   /// The lifecycle model it runs.
   const lifecycle_model& model() const { return model_; }
-  /// The output it keeps.
-  const output_column& output() const { return output_; }
   /// What another process rebuilds it from (run_request.hpp): {"kind": "one_metric", "model",
   /// "column", "metric"}.
   ordered_json request() const {
