@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
+#include "trnmodel/random/isa.hpp"
 #include "trnmodel/random/philox.hpp"
 
 using namespace trnmodel;
@@ -56,9 +57,9 @@ TEST_CASE("NaN values are counted, not mixed into the moments", "[accumulators]"
   CHECK(std::isnan(empty.variance()));
 }
 
-TEST_CASE("moments of columns four at a time are add()'s, bit for bit", "[accumulators]") {
-  // Eleven columns (two groups of four and three single ones) of 1,001 values with a 1,009-value
-  // stride; columns with NaN, infinities, signed zeros, all NaN, a constant, a huge offset.
+TEST_CASE("block moments sum in eight lanes, the same bits on every path", "[accumulators]") {
+  // Eleven columns of 1,001 values (not a multiple of eight) with a 1,009-value stride; columns
+  // with NaN, infinities, signed zeros, all NaN, a constant, a huge offset.
   constexpr std::size_t n = 1001, stride = 1009, columns = 11;
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   std::vector<double> x(stride * columns);
@@ -76,23 +77,50 @@ TEST_CASE("moments of columns four at a time are add()'s, bit for bit", "[accumu
       if (k == 9 && i == 0) v = nan;
       x[k * stride + i] = v;
     }
-  std::vector<moments> four(columns);
-  moments::add_columns(x.data(), stride, n, columns, four.data());
   const auto bits = [](double v) {
     std::uint64_t b;
     std::memcpy(&b, &v, sizeof b);
     return b;
   };
-  for (std::size_t k = 0; k < columns; ++k) {
-    INFO("column " << k);
-    moments one;
-    one.add(x.data() + k * stride, n);
-    CHECK(four[k].count == one.count);
-    CHECK(four[k].nan_count == one.nan_count);
-    CHECK(bits(four[k].mean) == bits(one.mean));
-    CHECK(bits(four[k].m2) == bits(one.m2));
-    CHECK(bits(four[k].min) == bits(one.min));
-    CHECK(bits(four[k].max) == bits(one.max));
+  // The method written out plainly: value i in lane i mod 8, lanes combined
+  // ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), NaN left out.
+  const auto plain = [&](const double* v) {
+    double sum[8] = {}, m2[8] = {};
+    moments m;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isnan(v[i])) continue;
+      sum[i % 8] += v[i];
+      ++m.count;
+      m.min = std::min(m.min, v[i]);
+      m.max = std::max(m.max, v[i]);
+    }
+    m.nan_count = n - m.count;
+    if (m.count == 0) return m;
+    const auto tree = [](const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); };
+    m.mean = tree(sum) / static_cast<double>(m.count);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isnan(v[i])) m2[i % 8] += (v[i] - m.mean) * (v[i] - m.mean);
+    m.m2 = tree(m2);
+    return m;
+  };
+  std::vector<moments> four(columns);
+  for (const isa path : available_isas()) {
+    INFO("path " << isa_name(path));
+    const isa previous = set_isa_limit(path);
+    std::vector<moments> got(columns);
+    moments::add_columns(x.data(), stride, n, columns, got.data());
+    set_isa_limit(previous);
+    for (std::size_t k = 0; k < columns; ++k) {
+      INFO("column " << k);
+      const moments one = plain(x.data() + k * stride);
+      CHECK(got[k].count == one.count);
+      CHECK(got[k].nan_count == one.nan_count);
+      CHECK(bits(got[k].mean) == bits(one.mean));
+      CHECK(bits(got[k].m2) == bits(one.m2));
+      CHECK(got[k].min == one.min);  // a signed zero's sign may depend on the order of comparisons
+      CHECK(got[k].max == one.max);
+    }
+    four = got;
   }
   CHECK(four[1].nan_count == 143);  // i % 7 == 3 for i < 1001
   CHECK(four[3].count == 0);
@@ -242,3 +270,30 @@ TEST_CASE("the log-free bucket index is the logarithm's, edges included", "[mont
 }
 
 }  // namespace test_accumulators
+
+TEST_CASE("a histogram's column of values gives add()'s counts, on every path", "[accumulators]") {
+  // Values of every kind: positive and negative over many decades, zeros of both signs, NaN,
+  // infinities, subnormals, and values on bucket edges (where the exact logarithm decides).
+  std::vector<double> x;
+  for (std::uint64_t i = 0; i < 3000; ++i) {
+    const double u = detail::uniform(11, i, 5);
+    x.push_back((i % 3 == 0 ? -1.0 : 1.0) * std::exp(60 * u - 30));
+  }
+  const double gamma = (1 + 1e-3) / (1 - 1e-3);
+  for (int k = -50; k <= 50; ++k) x.push_back(std::pow(gamma, k));
+  for (const double v : {0.0, -0.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(), 1e-310, -4e-320, std::numeric_limits<double>::max()})
+    x.push_back(v);
+  log_histogram one(1e-3);
+  for (const double v : x) one.add(v);
+  for (const isa path : available_isas()) {
+    INFO("path " << isa_name(path));
+    const isa previous = set_isa_limit(path);
+    log_histogram column(1e-3);
+    column.add_column(x.data(), x.size());
+    set_isa_limit(previous);
+    CHECK(column.count() == one.count());
+    for (std::uint64_t rank = 0; rank <= one.count(); rank += 7) CHECK(column.at_rank(rank) == one.at_rank(rank));
+    CHECK(column.at_rank(one.count() - 1) == one.at_rank(one.count() - 1));
+  }
+}

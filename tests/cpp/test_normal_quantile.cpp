@@ -96,6 +96,34 @@ TEST_CASE("lane exp and log are within 4e-16 of the C library over their range",
   CHECK(std::isnan(lane_log(NAN)));
 }
 
+TEST_CASE("lane log1p is within 4e-16 of log1p, and exact in form for the failure clock's -u", "[dist]") {
+  using dist::detail::lane_log1p;
+  double worst = 0;
+  for (double e = -300; e < 300; e += 0.0173) {  // x = ±10^e, from tiny to huge, where defined
+    for (const double sign : {1.0, -1.0}) {
+      const double x = sign * std::pow(10.0, e);
+      if (x <= -1) continue;
+      const long double exact = std::log1p(static_cast<long double>(x));
+      if (exact == 0) continue;
+      worst = std::max(worst, static_cast<double>(std::abs((lane_log1p(x) - exact) / exact)));
+    }
+  }
+  // The failure clock's argument: -u for uniforms (2k + 1) 2^-53 of random/philox.hpp, where
+  // 1 - u is exact.
+  for (std::uint64_t k = 0; k < (1ull << 52); k = 3 * k + 1) {
+    const double u = static_cast<double>(2 * k + 1) * 0x1.0p-53;
+    const long double exact = std::log1p(-static_cast<long double>(u));
+    worst = std::max(worst, static_cast<double>(std::abs((lane_log1p(-u) - exact) / exact)));
+  }
+  WARN("worst relative error of lane log1p: " << worst);
+  CHECK(worst < 4e-16);
+  CHECK(lane_log1p(0) == 0);
+  CHECK(lane_log1p(-1) == -INFINITY);
+  CHECK(lane_log1p(INFINITY) == INFINITY);
+  CHECK(std::isnan(lane_log1p(-2)));
+  CHECK(std::isnan(lane_log1p(NAN)));
+}
+
 TEST_CASE("normal and lognormal quantiles follow AS 241 and the lane exp", "[dist]") {
   const auto n = make_normal(10, 3);
   const auto ln = make_lognormal(0.3, 0.8);

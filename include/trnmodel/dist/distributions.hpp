@@ -25,7 +25,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/math_policy.hpp"
-#include "trnmodel/detail/quantile_table.hpp"
+#include "trnmodel/dist/quantile_table.hpp"
 #include "trnmodel/dist/lane_math.hpp"
 #include "trnmodel/dist/normal_quantile.hpp"
 #include "trnmodel/errors.hpp"
@@ -187,31 +187,90 @@ double table_quantile(const quantile_tables& t, double u, FromTail from_tail, Ex
   return std::isnan(y) ? exact(u) : from_tail(y);
 }
 
-// x[i] = affine(at(u[i])) for a column: the central table in vector lanes for every lane, then
-// `at` (the scalar quantile: tail table or exact inverse) for the lanes outside it, listed
-// without a branch. The same numbers as the scalar path, lane by lane; x may be u.
-template <class At, class Affine>
-void table_column(const quantile_tables& t, const double* u, double* x, std::size_t n, At at, Affine affine) {
-  if (!t.centre) {
-    for (std::size_t i = 0; i < n; ++i) x[i] = affine(at(u[i]));
-    return;
-  }
+// How a tail table's transformed quantile y maps back: x = 1 / (1 + e^-y) (beta, in logit
+// coordinates) or x = e^y (gamma, in log coordinates), by the lane exp.
+enum class tail_map { logistic, exp };
+
+// One part (at most 256 values) of table_column, in the vector lanes of the instruction set it
+// is compiled for: x[i] = a + b · quantile(u[i]) with table_quantile's numbers lane by lane (the
+// central table; for the lanes outside it, listed without a branch and gathered, the tail table
+// and the map back), NaN where the tail table does not cover u. Returns the number of tail
+// lanes, listed in tail_at with their uniforms in tail_u (x may be u).
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+inline std::size_t
+table_part_body(const quantile_tables& t, tail_map map, const double* u, double* x, std::size_t m, double a, double b,
+                std::size_t* tail_at, double* tail_u) {
   using trnmodel::detail::central_quantile_table;
-  const trnmodel::detail::cardinal_hermite& spline = t.centre->spline();
+  double value[256], tail[256];
+  std::size_t count = 0;
+  if (t.centre) {
+    const trnmodel::detail::cardinal_hermite& spline = t.centre->spline();
+    trnmodel::detail::hermite_column_body(spline, u, value, m);
+    const double last = spline.xf;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double v = u[i];
+      tail_at[count] = i;
+      count += central_quantile_table::covers(v) && v <= last ? 0u : 1u;
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) tail_at[i] = i;
+    count = m;
+  }
+  for (std::size_t k = 0; k < count; ++k) tail_u[k] = u[tail_at[k]];
+  t.tails.column_body(tail_u, tail, count);
+  if (map == tail_map::logistic) {
+    for (std::size_t k = 0; k < count; ++k) tail[k] = lane_logistic(tail[k]);
+  } else {
+    for (std::size_t k = 0; k < count; ++k) tail[k] = lane_exp(tail[k]);
+  }
+  for (std::size_t k = 0; k < count; ++k) value[tail_at[k]] = tail[k];
+  for (std::size_t i = 0; i < m; ++i) x[i] = a + b * value[i];
+  return count;
+}
+inline std::size_t table_part_sse2(const quantile_tables& t, tail_map map, const double* u, double* x, std::size_t m,
+                                   double a, double b, std::size_t* tail_at, double* tail_u) {
+  return table_part_body(t, map, u, x, m, a, b, tail_at, tail_u);
+}
+#ifdef TRNMODEL_X86_DISPATCH
+TRNMODEL_TARGET_AVX2 inline std::size_t table_part_avx2(const quantile_tables& t, tail_map map, const double* u,
+                                                        double* x, std::size_t m, double a, double b,
+                                                        std::size_t* tail_at, double* tail_u) {
+  return table_part_body(t, map, u, x, m, a, b, tail_at, tail_u);
+}
+TRNMODEL_TARGET_AVX512 inline std::size_t table_part_avx512(const quantile_tables& t, tail_map map, const double* u,
+                                                            double* x, std::size_t m, double a, double b,
+                                                            std::size_t* tail_at, double* tail_u) {
+  return table_part_body(t, map, u, x, m, a, b, tail_at, tail_u);
+}
+#endif
+
+// x[i] = a + b · quantile(u[i]) for a column, with the numbers of table_quantile lane by lane,
+// in parts of 256 on the widest instruction set the machine has; the exact inverse (`exact`)
+// for the few lanes the tail table does not cover (u within about e^-38 of 0 or 1). x may be u.
+template <class Exact>
+void table_column(const quantile_tables& t, tail_map map, const double* u, double* x, std::size_t n, double a,
+                  double b, Exact exact) {
   constexpr std::size_t chunk = 256;
-  double value[chunk];
-  std::size_t others[chunk];
+  std::size_t tail_at[chunk];
+  double tail_u[chunk];
   for (std::size_t done = 0; done < n; done += chunk) {
     const std::size_t m = n - done < chunk ? n - done : chunk;
-    trnmodel::detail::hermite_column(spline, u + done, value, m);
     std::size_t count = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-      const double v = u[done + i];
-      others[count] = i;
-      count += central_quantile_table::covers(v) && v <= spline.xf ? 0u : 1u;
+#ifdef TRNMODEL_X86_DISPATCH
+    switch (active_isa()) {
+      case isa::avx512: count = table_part_avx512(t, map, u + done, x + done, m, a, b, tail_at, tail_u); break;
+      case isa::avx2: count = table_part_avx2(t, map, u + done, x + done, m, a, b, tail_at, tail_u); break;
+      default: count = table_part_sse2(t, map, u + done, x + done, m, a, b, tail_at, tail_u); break;
     }
-    for (std::size_t k = 0; k < count; ++k) value[others[k]] = at(u[done + others[k]]);
-    for (std::size_t i = 0; i < m; ++i) x[done + i] = affine(value[i]);
+#else
+    count = table_part_sse2(t, map, u + done, x + done, m, a, b, tail_at, tail_u);
+#endif
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = done + tail_at[k];
+      if (std::isnan(x[i])) x[i] = a + b * exact(tail_u[k]);
+    }
   }
 }
 
@@ -227,8 +286,7 @@ class beta_quantile {
   // The hot path: the tables are looked up once per column of uniforms.
   void batch(const double* u, double* x, std::size_t n, double lo, double width) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    table_column(
-        t, u, x, n, [&](double v) { return at(t, v); }, [lo, width](double v) { return lo + width * v; });
+    table_column(t, tail_map::logistic, u, x, n, lo, width, [this](double v) { return exact(v); });
   }
 
   double exact(double u) const {
@@ -250,7 +308,7 @@ class beta_quantile {
  private:
   double at(const quantile_tables& t, double u) const {
     return table_quantile(
-        t, u, [](double y) { return 1 / (1 + std::exp(-y)); }, [this](double v) { return exact(v); });
+        t, u, [](double y) { return lane_logistic(y); }, [this](double v) { return exact(v); });
   }
 
   // {x, 1 - x} from the tail's leading term where it is exact to double precision (the next
@@ -323,8 +381,8 @@ class gamma_quantile {
 
   void batch(const double* u, double* x, std::size_t n, double scale) const {
     const quantile_tables& t = tables_.get([this] { return build(); });
-    table_column(
-        t, u, x, n, [&](double v) { return at(t, v); }, [scale](double v) { return scale * v; });
+    // 0 + scale · v is scale · v bit for bit: the quantile v is ≥ 0 (or NaN).
+    table_column(t, tail_map::exp, u, x, n, 0.0, scale, [this](double v) { return exact(v); });
   }
 
   double exact(double u) const {
@@ -337,7 +395,7 @@ class gamma_quantile {
  private:
   double at(const quantile_tables& t, double u) const {
     return table_quantile(
-        t, u, [](double y) { return std::exp(y); }, [this](double v) { return exact(v); });
+        t, u, [](double y) { return lane_exp(y); }, [this](double v) { return exact(v); });
   }
 
   quantile_tables build() const {

@@ -103,6 +103,21 @@ TRNMODEL_LANE_INLINE double lane_log(double x) {
   return x >= 0 ? out : std::numeric_limits<double>::quiet_NaN();
 }
 
+// 1 / (1 + e^-y): the beta's quantile from its logit.
+TRNMODEL_LANE_INLINE double lane_logistic(double y) { return 1 / (1 + lane_exp(-y)); }
+
+// log(1 + x) for x >= -1 with the relative accuracy of lane_log: where 1 + x rounds, the
+// rounding is undone by the factor x / ((1 + x) - 1) (1 when 1 + x is exact, as for x = -u with
+// u a uniform of random/philox.hpp, an odd multiple of 2^-53); log1p(0) = 0, log1p(-1) = -inf,
+// NaN below -1.
+TRNMODEL_LANE_INLINE double lane_log1p(double x) {
+  const double w = 1 + x;
+  const double d = w - 1;
+  const bool exact = d == 0 || d == std::numeric_limits<double>::infinity();
+  const double scaled = lane_log(w) * (x / (exact ? 1.0 : d));
+  return d == 0 ? x : (exact ? lane_log(w) : scaled);
+}
+
 // x[i] = e^(a + b z[i]) (the lognormal's last step); x may be z.
 TRNMODEL_LANE_INLINE void exp_affine_body(double a, double b, const double* z, double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = lane_exp(a + b * z[i]);

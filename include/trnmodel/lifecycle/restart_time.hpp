@@ -19,6 +19,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/detail/json.hpp"
+#include "trnmodel/dist/lane_math.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/scenario/scenario.hpp"
@@ -43,7 +44,7 @@ inline double restart_time_s(const lifecycle_inputs& in, const detail::lifecycle
     const double duration_s = in.restart_s + compile_s + in.load_s + in.warmup_s;
     if (!std::isfinite(duration_s)) return std::numeric_limits<double>::quiet_NaN();  // an unknown input
     if (!exposed) return total_s + duration_s;
-    const double e = -std::log1p(-chance.failure());  // standard exponential
+    const double e = -dist::detail::lane_log1p(-chance.failure());  // standard exponential, as the simulator draws it
     const double to_failure_s = config.weibull ? weibull_scale_s * std::pow(e, 1 / in.weibull_shape) : e / rate_per_s;
     if (to_failure_s >= duration_s) return total_s + duration_s;
     total_s += to_failure_s;

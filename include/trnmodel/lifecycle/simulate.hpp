@@ -17,12 +17,14 @@
 
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/errors.hpp"
+#include "trnmodel/lifecycle/lanes.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulator.hpp"
 #include "trnmodel/lifecycle/throughput_model.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/random/stream_id.hpp"
+#include "trnmodel/random/uniform_column.hpp"
 #include "trnmodel/scenario/relevance.hpp"
 #include "trnmodel/scenario/scenario.hpp"
 
@@ -176,9 +178,9 @@ class lifecycle_model {
         part.uniforms(drawn_[j].stream, column);
         drawn_[j].value.ppf(column, column, static_cast<std::size_t>(part.size));
       }
-      evaluate(
+      evaluate_samples(
           block.seed, x.topRows(part.size),
-          [&](Eigen::Index row) { return part.first + static_cast<std::uint64_t>(row); },
+          [&](Eigen::Index row) { return part.first + static_cast<std::uint64_t>(row); }, &part.first,
           out.middleRows(first_row, part.size));
     }
   }
@@ -262,49 +264,30 @@ class lifecycle_model {
   /// chance_index(i) the sample index of row i's aleatory draws (failures, cache, quality
   /// gate). The ordinary run passes each sample's own draws and index; a sensitivity design
   /// mixes the inputs and chance indices of several samples. `out` has metric::count columns,
-  /// or output_names()'s to receive the stages' metrics too.
-  template <class ChanceIndex> void evaluate(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
-                                             const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    const Eigen::Index rows = x.rows();
-    const std::size_t stages = base_.size();
-    const bool stage_columns = !stage_names_.empty() && out.cols() > static_cast<Eigen::Index>(metric::count);
-    const std::size_t per_stage = stage_metrics.size();
-    double row_out[metric::count];
-    std::vector<double> stage_out(stage_names_.empty() ? 0 : stages * per_stage);
-    std::vector<lifecycle_inputs> ins(stages);
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      inputs_at(x, i, ins);
-      lifecycle_inputs& in = ins[0];
-      if (time_known_) {
-        step_parts parts;
-        const bool derived = throughput_[0].derive(in, parts);
-        for (std::size_t k = 1; k < stages; ++k) {
-          step_parts stage_parts;
-          throughput_[k].derive(ins[k], stage_parts);
-        }
-        detail::chance_draws chance{seed, chance_index(i), chance_streams_};
-        if (stage_names_.empty())
-          detail::simulate_sample(in, configs_[0], chance, row_out);
-        else
-          detail::simulate_stages(ins.data(), configs_.data(), stages, chance, row_out, stage_out.data());
-        row_out[metric::step_time_s] = in.step_time_s;
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        row_out[metric::compute_s] = derived ? parts.compute_s : nan;
-        row_out[metric::tp_comm_s] = derived ? parts.tp_s + parts.cp_s : nan;  // context parallelism's too
-        row_out[metric::pp_bubble_s] = derived ? parts.bubble_s : nan;
-        row_out[metric::pp_p2p_s] = derived ? parts.pp_p2p_s : nan;
-        row_out[metric::dp_comm_s] = derived ? parts.dp_s : nan;
-      } else {
-        std::fill(row_out, row_out + metric::count, std::numeric_limits<double>::quiet_NaN());
-        std::fill(stage_out.begin(), stage_out.end(), std::numeric_limits<double>::quiet_NaN());
-        if (throughput_[0].derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
-        detail::fill_costs(in, configs_[0], row_out, std::numeric_limits<double>::quiet_NaN());
-      }
-      for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_out[k];
-      if (stage_columns)
-        for (std::size_t k = 0; k < stage_out.size(); ++k)
-          out(i, static_cast<Eigen::Index>(metric::count + k)) = stage_out[k];
-    }
+  /// or output_names()'s to receive the stages' metrics too. Returns how many samples the
+  /// per-sample simulator ran (those that met an event, or all when has_common_path() is false).
+  template <class ChanceIndex>
+  std::size_t evaluate(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x, const ChanceIndex& chance_index,
+                       Eigen::Ref<Eigen::ArrayXXd> out) const {
+    return evaluate_samples(seed, x, chance_index, nullptr, out);
+  }
+
+  /// evaluate() with every sample run by the per-sample simulator (simulator.hpp), none by the
+  /// common path of a block (lanes.hpp): the same bits, slower; the reference the common path is
+  /// tested against.
+  template <class ChanceIndex>
+  std::size_t evaluate_per_sample(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
+                                  const ChanceIndex& chance_index, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    sample_rows rows(*this);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) rows.run(seed, x, i, chance_index(i), out);
+    return static_cast<std::size_t>(x.rows());
+  }
+
+  /// Whether evaluate() runs a job's samples on the common path of a block (a job without stages,
+  /// bought on demand, with exponential times between failures, and no unknown time input);
+  /// the samples that meet an event still run alone.
+  bool has_common_path() const {
+    return time_known_ && stage_names_.empty() && detail::common_path_applies(configs_[0], base_.size());
   }
 
   /// The scenario's (top level's) throughput mode: measured, extrapolated, flops or analytic.
@@ -324,6 +307,137 @@ class lifecycle_model {
   }
 
  private:
+  // The samples of evaluate() in parts of lane_rows: the common path for every sample of a part
+  // (lanes.hpp), then the per-sample simulator for those it lists. `first_index`, when given,
+  // says that chance_index(i) is *first_index + i (an ordinary run), so the chance draws come as
+  // columns.
+  static constexpr Eigen::Index lane_rows = 256;
+  template <class ChanceIndex>
+  std::size_t evaluate_samples(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
+                               const ChanceIndex& chance_index, const std::uint64_t* first_index,
+                               Eigen::Ref<Eigen::ArrayXXd> out) const {
+    if (!has_common_path()) return evaluate_per_sample(seed, x, chance_index, out);
+    std::size_t alone = 0;
+    const throughput_model& throughput = throughput_[0];
+    constexpr auto n_max = static_cast<std::size_t>(lane_rows);
+    double u_failure[n_max], u_quality[n_max], step_time_s[n_max], effective_steps[n_max];
+    double parts[5][n_max];  // compute, tp + cp, bubble, p2p, dp: a derived step time's parts
+    std::size_t others[n_max];
+    sample_rows rows(*this);
+    for (Eigen::Index first_row = 0; first_row < x.rows(); first_row += lane_rows) {
+      const Eigen::Index n = std::min(lane_rows, x.rows() - first_row);
+      const auto count = static_cast<std::size_t>(n);
+      detail::lane_inputs in{};
+      for (std::size_t m = 0; m < detail::lane_member_count; ++m) {
+        const Eigen::Index column = lane_sources_[m];
+        in.*(detail::lane_members[m].column) = column >= 0 ? x.col(column).data() + first_row
+                                                           : lane_constants_.data() + m * n_max;
+      }
+      // The chance draws the common path reads: each stream's first draw of each sample.
+      const auto draws = [&](std::uint32_t stream, double* u) {
+        if (first_index != nullptr) {
+          uniform_column(seed, stream, 0, *first_index + static_cast<std::uint64_t>(first_row), 1, count, u);
+        } else {
+          for (Eigen::Index i = 0; i < n; ++i)
+            u[i] = trnmodel::detail::uniform(seed, chance_index(first_row + i), stream, 0);
+        }
+      };
+      draws(chance_streams_.failure, u_failure);
+      draws(chance_streams_.quality, u_quality);
+      if (throughput.sets_inputs()) {
+        // A step time (or a step count) from the platform: derived per sample, into columns.
+        lifecycle_inputs sample;
+        for (Eigen::Index i = 0; i < n; ++i) {
+          sample = base_[0];
+          for (const auto& to : scatter_) sample.*(to.member) = x(first_row + i, to.column);
+          step_parts p;
+          const bool derived = throughput.derive(sample, p);
+          const auto k = static_cast<std::size_t>(i);
+          step_time_s[k] = sample.step_time_s;
+          effective_steps[k] = sample.effective_steps;
+          const double nan = std::numeric_limits<double>::quiet_NaN();
+          parts[0][k] = derived ? p.compute_s : nan;
+          parts[1][k] = derived ? p.tp_s + p.cp_s : nan;  // context parallelism's too
+          parts[2][k] = derived ? p.bubble_s : nan;
+          parts[3][k] = derived ? p.pp_p2p_s : nan;
+          parts[4][k] = derived ? p.dp_s : nan;
+        }
+        in.step_time_s = step_time_s;
+        in.effective_steps = effective_steps;
+      }
+      auto part = out.middleRows(first_row, n);
+      const std::size_t listed = detail::common_path(in, configs_[0], u_failure, u_quality, part.data(),
+                                                     part.outerStride(), count, others);
+      std::copy(in.step_time_s, in.step_time_s + count, part.col(metric::step_time_s).data());
+      for (std::size_t k = 0; k < 5; ++k) {
+        double* column = part.col(static_cast<Eigen::Index>(metric::compute_s + k)).data();
+        if (throughput.sets_inputs())
+          std::copy(parts[k], parts[k] + count, column);
+        else
+          std::fill(column, column + count, std::numeric_limits<double>::quiet_NaN());
+      }
+      for (std::size_t k = 0; k < listed; ++k) {
+        const Eigen::Index i = first_row + static_cast<Eigen::Index>(others[k]);
+        rows.run(seed, x, i, chance_index(i), out);
+      }
+      alone += listed;
+    }
+    return alone;
+  }
+
+  // The per-sample simulator's evaluation of one row of evaluate()'s x, with its buffers.
+  class sample_rows {
+   public:
+    explicit sample_rows(const lifecycle_model& model)
+        : model_(model),
+          stage_out_(model.stage_names_.empty() ? 0 : model.base_.size() * stage_metrics.size()),
+          ins_(model.base_.size()) {}
+
+    void run(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x, Eigen::Index i,
+             std::uint64_t chance_index, Eigen::Ref<Eigen::ArrayXXd> out) {
+      const lifecycle_model& m = model_;
+      const std::size_t stages = m.base_.size();
+      const bool stage_columns = !m.stage_names_.empty() && out.cols() > static_cast<Eigen::Index>(metric::count);
+      m.inputs_at(x, i, ins_);
+      lifecycle_inputs& in = ins_[0];
+      if (m.time_known_) {
+        step_parts parts;
+        const bool derived = m.throughput_[0].derive(in, parts);
+        for (std::size_t k = 1; k < stages; ++k) {
+          step_parts stage_parts;
+          m.throughput_[k].derive(ins_[k], stage_parts);
+        }
+        detail::chance_draws chance{seed, chance_index, m.chance_streams_};
+        if (m.stage_names_.empty())
+          detail::simulate_sample(in, m.configs_[0], chance, row_);
+        else
+          detail::simulate_stages(ins_.data(), m.configs_.data(), stages, chance, row_, stage_out_.data());
+        row_[metric::step_time_s] = in.step_time_s;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        row_[metric::compute_s] = derived ? parts.compute_s : nan;
+        row_[metric::tp_comm_s] = derived ? parts.tp_s + parts.cp_s : nan;  // context parallelism's too
+        row_[metric::pp_bubble_s] = derived ? parts.bubble_s : nan;
+        row_[metric::pp_p2p_s] = derived ? parts.pp_p2p_s : nan;
+        row_[metric::dp_comm_s] = derived ? parts.dp_s : nan;
+      } else {
+        std::fill(row_, row_ + metric::count, std::numeric_limits<double>::quiet_NaN());
+        std::fill(stage_out_.begin(), stage_out_.end(), std::numeric_limits<double>::quiet_NaN());
+        if (m.throughput_[0].derives_step_time()) in.step_time_s = std::numeric_limits<double>::quiet_NaN();
+        detail::fill_costs(in, m.configs_[0], row_, std::numeric_limits<double>::quiet_NaN());
+      }
+      for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(metric::count); ++k) out(i, k) = row_[k];
+      if (stage_columns)
+        for (std::size_t k = 0; k < stage_out_.size(); ++k)
+          out(i, static_cast<Eigen::Index>(metric::count + k)) = stage_out_[k];
+    }
+
+   private:
+    const lifecycle_model& model_;
+    double row_[metric::count];
+    std::vector<double> stage_out_;
+    std::vector<lifecycle_inputs> ins_;
+  };
+
   // Hardware-profile figures become inputs named "platform.<key>", drawn like any other.
   void add_unknown(const std::string& path, const std::string& reason) {
     if (std::find(unknown_.begin(), unknown_.end(), path) != unknown_.end()) return;
@@ -388,11 +502,22 @@ class lifecycle_model {
 
   // Where each drawn input goes, flat: the per-sample loop then reads a short array instead of
   // walking the drawn inputs' descriptions.
+  // The common path's columns too: for each of its inputs, the drawn column it reads or, when
+  // fixed, a column of lane_rows copies of its value.
   void index_scatter() {
     scatter_.clear();
     for (std::size_t j = 0; j < drawn_.size(); ++j)
       for (const std::size_t k : drawn_[j].stages)
         scatter_.push_back({static_cast<Eigen::Index>(j), k, drawn_[j].member});
+    lane_sources_.assign(detail::lane_member_count, -1);
+    lane_constants_.assign(detail::lane_member_count * static_cast<std::size_t>(lane_rows), 0.0);
+    for (std::size_t m = 0; m < detail::lane_member_count; ++m) {
+      const auto member = detail::lane_members[m].input;
+      std::fill_n(lane_constants_.begin() + static_cast<std::ptrdiff_t>(m * static_cast<std::size_t>(lane_rows)),
+                  lane_rows, base_[0].*member);
+      for (const auto& to : scatter_)
+        if (to.stage == 0 && to.member == member) lane_sources_[m] = to.column;
+    }
   }
 
   struct drawn_input {
@@ -416,6 +541,8 @@ class lifecycle_model {
     double lifecycle_inputs::* member;
   };
   std::vector<scatter_entry> scatter_;  // from drawn_, by index_scatter()
+  std::vector<Eigen::Index> lane_sources_;  // per lane member: its column of x, or -1 (fixed)
+  std::vector<double> lane_constants_;  // per lane member: lane_rows copies of its fixed value
   std::vector<std::string> unknown_, unknown_reasons_;
   bool time_known_ = true;
   std::shared_ptr<const ordered_json> source_;  // {"scenario", "profiles"}: request()

@@ -23,6 +23,7 @@
 #include <Eigen/Core>
 
 #include "trnmodel/check.hpp"
+#include "trnmodel/dist/lane_math.hpp"
 #include "trnmodel/errors.hpp"
 #include "trnmodel/scenario/inputs.hpp"
 #include "trnmodel/lifecycle/metrics.hpp"
@@ -118,32 +119,36 @@ inline constexpr double max_expected_failures_per_attempt = 1e4;
 /// The most failures one sample may take before it is refused the same way.
 inline constexpr double max_failures_per_sample = 1e7;
 
-/// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics. NaN inputs
-/// (unknown) propagate to exactly the costs that need them.
+/// The cost ledger of docs/metrics.md from a sample's inputs and its time metrics, into
+/// out[metric::block_idle_usd .. metric::lifecycle_cost_per_step_usd]. NaN inputs (unknown)
+/// propagate to exactly the costs that need them. `In` is lifecycle_inputs or any type with its
+/// cost members (the common path reads them from columns, lanes.hpp); `Out` indexes metrics.
 /// A capacity block costs its fee plus the on-demand node-hours after its window
 /// (`overflow_node_h`, costing `overflow_usd`), the idle hours' share of the fee being
 /// `block_idle_usd`; spot node-hours cost the spot price.
-inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_config& config, double* out,
-                       double overflow_node_h = 0) {
+// Always inlined: the common path's loop over samples (lanes.hpp) vectorises only with no call
+// in it.
+template <class In, class Out>
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+inline void cost_ledger(const In& in, const detail::lifecycle_config& config, Out& out, double overflow_node_h) {
   const double wall = out[metric::wall_h];
   const double nodes = static_cast<double>(config.nodes);
-  double node_hour_usd = in.node_hour_usd;
-  out[metric::block_idle_usd] = out[metric::overflow_usd] = 0;
-  if (config.purchase == purchase_mode::capacity_block) {
-    // The fee buys every hour of the block alike, so the idle hours cost their share of it;
-    // the overflow is billed on demand. Both are parts of the compute cost, not additions.
-    const double block_hours = static_cast<double>(config.block_hours);
-    out[metric::block_idle_usd] = in.block_usd * out[metric::block_idle_h] / block_hours;
-    out[metric::overflow_usd] = overflow_node_h * in.node_hour_usd;
-    out[metric::cost_compute_usd] = in.block_usd + out[metric::overflow_usd];
-    // A useful step's share of the block: the fee per node-hour of the block.
-    node_hour_usd = in.block_usd / (block_hours * nodes);
-  } else if (config.purchase == purchase_mode::spot) {
-    node_hour_usd = in.spot_node_hour_usd;
-    out[metric::cost_compute_usd] = out[metric::node_h] * node_hour_usd;
-  } else {
-    out[metric::cost_compute_usd] = out[metric::node_h] * in.node_hour_usd;
-  }
+  // Selects, not branches, so that the common path's loop over samples vectorises (lanes.hpp).
+  const bool block = config.purchase == purchase_mode::capacity_block;
+  const bool spot = config.purchase == purchase_mode::spot;
+  // A block's fee buys every hour of the block alike, so the idle hours cost their share of it;
+  // the overflow is billed on demand. Both are parts of the compute cost, not additions.
+  const double block_hours = static_cast<double>(config.block_hours);
+  out[metric::block_idle_usd] = block ? in.block_usd * out[metric::block_idle_h] / block_hours : 0.0;
+  out[metric::overflow_usd] = block ? overflow_node_h * in.node_hour_usd : 0.0;
+  // The price of a node-hour: on demand, spot's, or (for a useful step's share of a block) the
+  // fee per node-hour of the block.
+  const double node_hour_usd =
+      block ? in.block_usd / (block_hours * nodes) : (spot ? in.spot_node_hour_usd : in.node_hour_usd);
+  out[metric::cost_compute_usd] =
+      block ? in.block_usd + out[metric::overflow_usd] : out[metric::node_h] * node_hour_usd;
   out[metric::cost_storage_usd] =
       (in.dataset_gb + in.size_gb * static_cast<double>(config.keep_last)) * in.storage_gb_month_usd * wall / 730;
   out[metric::cost_transfer_usd] = in.transfer_gb * in.transfer_gb_usd;
@@ -153,17 +158,30 @@ inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_confi
   out[metric::adaptation_usd] = in.adaptation_h * in.rate_usd_per_h;
   out[metric::total_cost_usd] = out[metric::run_cost_usd] + out[metric::adaptation_usd];
   out[metric::useful_step_cost_usd] = nodes * in.step_time_s * node_hour_usd / 3600;
-  out[metric::lifecycle_cost_per_step_usd] = out[metric::run_cost_usd] / std::max(1.0, std::ceil(in.effective_steps));
-  // Like the wall time, a figure beyond the largest double is refused rather than reported as
-  // inf. (NaN means unknown, and stays.)
+  const double effective = std::ceil(in.effective_steps);
+  out[metric::lifecycle_cost_per_step_usd] = out[metric::run_cost_usd] / (1.0 < effective ? effective : 1.0);
+}
+
+/// Whether a sample's node-hours or costs are beyond the largest double (refused, like the wall
+/// time, rather than reported as inf; NaN means unknown, and stays).
+inline bool costs_refused(const double* out) {
+  return std::isinf(out[metric::node_h]) || std::isinf(out[metric::total_cost_usd]) ||
+         std::isinf(out[metric::useful_step_cost_usd]);
+}
+
+/// The cost ledger (cost_ledger) of one sample, refused (input_error) when beyond the largest
+/// double.
+inline void fill_costs(const lifecycle_inputs& in, const detail::lifecycle_config& config, double* out,
+                       double overflow_node_h = 0) {
+  cost_ledger(in, config, out, overflow_node_h);
+  if (!costs_refused(out)) return;
   if (std::isinf(out[metric::node_h]))
     detail::fail(path_of(field::cluster_nodes),
                  "a sample's node-hours are beyond the largest number (about 1.8e308); check the magnitudes "
                  "of cluster.nodes and the durations");
-  if (std::isinf(out[metric::total_cost_usd]) || std::isinf(out[metric::useful_step_cost_usd]))
-    detail::fail("prices",
-                 "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
-                 "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
+  detail::fail("prices",
+               "a sample's cost is beyond the largest number (about 1.8e308 USD); check the magnitudes of the "
+               "prices, data.* sizes, checkpoint.size_gb and engineering.* hours");
 }
 
 // The positions of a stage's kept checkpoints, oldest first: the newest `limit` saves, less
@@ -465,7 +483,7 @@ class lifecycle_sample {
       detail::fail(path_of(field::spot_interruptions_per_node_h),
                    "a sample reached " + detail::format_number(detail::max_failures_per_sample) +
                        " spot interruptions without finishing; checkpoint more often or check the interruption rate");
-    return -std::log1p(-chance_.spot()) / rate_spot_per_s_;
+    return -dist::detail::lane_log1p(-chance_.spot()) / rate_spot_per_s_;
   }
 
   double draw_time_to_failure() {
@@ -475,7 +493,7 @@ class lifecycle_sample {
       detail::fail(path_of(field::failures_node_mtbf_h),
                    "a sample reached " + detail::format_number(detail::max_failures_per_sample) +
                        " failures without finishing; checkpoint more often or check the failure inputs");
-    const double e = -std::log1p(-chance_.failure());  // standard exponential
+    const double e = -dist::detail::lane_log1p(-chance_.failure());  // standard exponential
     failure_budget_ = e;
     failure_drawn_s_ = config_->weibull ? weibull_scale_s_ * std::pow(e, 1 / in_->weibull_shape) : e / rate_per_s_;
     return failure_drawn_s_;

@@ -49,6 +49,8 @@ class throughput_model {
   /// Whether the step time comes from the platform (flops, analytic or extrapolated mode), not
   /// from throughput.step_time_s.
   bool derives_step_time() const { return mode_ != throughput_mode::measured; }
+  /// Whether derive() sets anything: a derived step time, or the steps from job.tokens.
+  bool sets_inputs() const { return derives_step_time() || steps_from_tokens_; }
   /// Extrapolated mode: the fitted spread of ln(true / extrapolated step time) for this pair of
   /// configurations (throughput/extrapolation_error.hpp); 0 in the other modes.
   double extrapolation_log_spread() const { return log_spread_; }

@@ -21,6 +21,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/montecarlo/bytes.hpp"
+#include "trnmodel/random/isa.hpp"
 
 namespace trnmodel {
 
@@ -110,22 +111,29 @@ struct moments {
   double max = -std::numeric_limits<double>::infinity();  ///< largest non-NaN value
 
   /// Adds the n values at x: two passes over the block (exact mean first, then squared
-  /// deviations), then one merge: more accurate than Welford's update.
-  void add(const double* x, std::size_t n) { add_lanes<1>(x, 0, n, this); }
+  /// deviations), then one merge: more accurate than Welford's update. Each pass sums in eight
+  /// lanes (value i in lane i mod 8), combined as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)):
+  /// the order is the method's, not the instruction set's, so every path gives the same bits,
+  /// and the eight chains of additions run side by side in one vector register (AVX-512) or two
+  /// (AVX2). Branch-free in the values: a NaN adds +0 to a sum that starts at +0 (so the sum's
+  /// bits do not change), and min/max keep their side for NaN (comparisons with NaN are false).
+  void add(const double* x, std::size_t n) {
+    moments block;
+#ifdef TRNMODEL_X86_DISPATCH
+    switch (active_isa()) {
+      case isa::avx512: block_avx512(x, n, block); break;
+      case isa::avx2: block_avx2(x, n, block); break;
+      default: block_sse2(x, n, block); break;
+    }
+#else
+    block_sse2(x, n, block);
+#endif
+    merge(block);
+  }
 
-  /// add() of `columns` columns of n values each, column k at x + k * stride, into out[k]: for
-  /// each column the same operations in the same order, so the same bits, but four columns at a
-  /// time. A column's sums are chains of dependent additions: one column at a time, each
-  /// addition waits for the one before (about 4 cycles), some 300 cycles per sample for the
-  /// lifecycle's 38 outputs. Four independent chains overlap.
-  /// Branch-free in the values: a NaN adds +0 to a sum that starts at +0 (so the sum's bits do
-  /// not change), and min/max keep their side for NaN (comparisons with NaN are false).
+  /// add() of `columns` columns of n values each, column k at x + k * stride, into out[k].
   static void add_columns(const double* x, std::ptrdiff_t stride, std::size_t n, std::size_t columns, moments* out) {
-    constexpr std::size_t lanes = 4;
-    std::size_t k = 0;
-    for (; k + lanes <= columns; k += lanes)
-      add_lanes<lanes>(x + static_cast<std::ptrdiff_t>(k) * stride, stride, n, out + k);
-    for (; k < columns; ++k) add_lanes<1>(x + static_cast<std::ptrdiff_t>(k) * stride, stride, n, out + k);
+    for (std::size_t k = 0; k < columns; ++k) out[k].add(x + static_cast<std::ptrdiff_t>(k) * stride, n);
   }
 
   /// Absorbs another set's statistics (Chan's pairwise merge; min, max and NaN counts combined).
@@ -176,35 +184,55 @@ struct moments {
   static constexpr std::size_t byte_size = 48;  ///< bytes of the byte form: two u64, four f64
 
  private:
-  // add() of L columns at once, into out[0 .. L).
-  template <std::size_t L> static void add_lanes(const double* x, std::ptrdiff_t stride, std::size_t n, moments* out) {
-    std::array<moments, L> block;
-    std::array<double, L> sum{}, mean{}, m2{};
-    std::array<const double*, L> column;
-    for (std::size_t c = 0; c < L; ++c) column[c] = x + static_cast<std::ptrdiff_t>(c) * stride;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < L; ++c) {
-        const double v = column[c][i];
-        const bool number = !std::isnan(v);
-        sum[c] += number ? v : 0.0;
-        block[c].count += number;
-        block[c].nan_count += !number;
-        block[c].min = std::min(block[c].min, v);
-        block[c].max = std::max(block[c].max, v);
-      }
-    for (std::size_t c = 0; c < L; ++c)
-      if (block[c].count > 0) mean[c] = block[c].mean = sum[c] / static_cast<double>(block[c].count);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < L; ++c) {
-        const double v = column[c][i];
-        const double d = v - mean[c];
-        m2[c] += std::isnan(v) ? 0.0 : d * d;
-      }
-    for (std::size_t c = 0; c < L; ++c) {
-      if (block[c].count > 0) block[c].m2 = m2[c];
-      out[c].merge(block[c]);
+  static constexpr std::size_t lanes = 8;
+  static double combine(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
+  // One block's moments of the n values at x into `block` (empty before), by add()'s method.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  static inline void
+  block_body(const double* x, std::size_t n, moments& block) {
+    double sum[lanes] = {}, m2[lanes] = {}, lo[lanes], hi[lanes];
+    std::uint64_t count[lanes] = {};
+    for (std::size_t l = 0; l < lanes; ++l) lo[l] = std::numeric_limits<double>::infinity(), hi[l] = -lo[l];
+    const std::size_t whole = n - n % lanes;
+    const auto first_pass = [&](std::size_t l, double v) {
+      const bool number = !std::isnan(v);
+      sum[l] += number ? v : 0.0;
+      count[l] += number ? 1u : 0u;
+      lo[l] = v < lo[l] ? v : lo[l];  // std::min(lo, v): NaN keeps lo
+      hi[l] = hi[l] < v ? v : hi[l];  // std::max(hi, v)
+    };
+    for (std::size_t i = 0; i < whole; i += lanes)
+      for (std::size_t l = 0; l < lanes; ++l) first_pass(l, x[i + l]);
+    for (std::size_t i = whole; i < n; ++i) first_pass(i - whole, x[i]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      block.count += count[l];
+      block.min = lo[l] < block.min ? lo[l] : block.min;
+      block.max = block.max < hi[l] ? hi[l] : block.max;
     }
+    block.nan_count = n - block.count;
+    if (block.count == 0) return;
+    const double mean = combine(sum) / static_cast<double>(block.count);
+    const auto second_pass = [&](std::size_t l, double v) {
+      const double d = v - mean;
+      m2[l] += std::isnan(v) ? 0.0 : d * d;
+    };
+    for (std::size_t i = 0; i < whole; i += lanes)
+      for (std::size_t l = 0; l < lanes; ++l) second_pass(l, x[i + l]);
+    for (std::size_t i = whole; i < n; ++i) second_pass(i - whole, x[i]);
+    block.mean = mean;
+    block.m2 = combine(m2);
   }
+  static void block_sse2(const double* x, std::size_t n, moments& block) { block_body(x, n, block); }
+#ifdef TRNMODEL_X86_DISPATCH
+  TRNMODEL_TARGET_AVX2 static void block_avx2(const double* x, std::size_t n, moments& block) {
+    block_body(x, n, block);
+  }
+  TRNMODEL_TARGET_AVX512 static void block_avx512(const double* x, std::size_t n, moments& block) {
+    block_body(x, n, block);
+  }
+#endif
 };
 
 /// Counts of one output's values in logarithmic buckets (relative accuracy 0.1%), for
@@ -240,6 +268,36 @@ class log_histogram {
       negative_.add(index(-x));
     } else {
       ++zeros_;
+    }
+  }
+
+  /// add() of the n values at x, the same counts: the buckets of the values that index() places
+  /// without a logarithm are computed in vector lanes, 256 at a time (random/isa.hpp), the
+  /// others (zeros, NaN, infinities, subnormals, values within 1e-6 of a bucket's edge) added
+  /// one by one.
+  void add_column(const double* x, std::size_t n) {
+    constexpr std::size_t part = 256;
+    double bucket[part];
+    const log_table& table = log_table::shared();
+    for (std::size_t done = 0; done < n; done += part) {
+      const std::size_t m = n - done < part ? n - done : part;
+#ifdef TRNMODEL_X86_DISPATCH
+      switch (active_isa()) {
+        case isa::avx512: buckets_avx512(table, inverse_log_gamma_, x + done, bucket, m); break;
+        case isa::avx2: buckets_avx2(table, inverse_log_gamma_, x + done, bucket, m); break;
+        default: buckets_sse2(table, inverse_log_gamma_, x + done, bucket, m); break;
+      }
+#else
+      buckets_sse2(table, inverse_log_gamma_, x + done, bucket, m);
+#endif
+      for (std::size_t i = 0; i < m; ++i) {
+        const double v = x[done + i];
+        if (std::isnan(bucket[i])) {
+          add(v);
+        } else {
+          (v > 0 ? positive_ : negative_).add(static_cast<std::int64_t>(bucket[i]));
+        }
+      }
     }
   }
 
@@ -366,23 +424,8 @@ class log_histogram {
   /// ceiling; nearer an edge (two values in a million) and for subnormals, exact_index decides.
   /// Same buckets, same edges (tested, edges included).
   std::int64_t index(double magnitude) const {
-    if (!(magnitude >= 0x1.0p-1022) || !(magnitude <= std::numeric_limits<double>::max()))
-      return exact_index(magnitude);
-    std::uint64_t bits;
-    std::memcpy(&bits, &magnitude, sizeof bits);
-    const auto exponent = static_cast<std::int64_t>(bits >> 52) - 1023;
-    const std::size_t j = (bits >> 44) & 0xFF;
-    const std::uint64_t mantissa = (bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
-    double f;
-    std::memcpy(&f, &mantissa, sizeof f);
-    const log_table& table = log_table::shared();
-    const double r = f * table.inverse[j] - 1;
-    const double series = r * (1 + r * (-0.5 + r * (1.0 / 3 + r * (-0.25 + r * 0.2))));
-    constexpr double ln2 = 0.69314718055994530942;
-    const double y = (static_cast<double>(exponent) * ln2 + table.log[j] + series) * inverse_log_gamma_;
-    const double ceiling = std::ceil(y);
-    if (ceiling - y < 1e-6 || y - (ceiling - 1) < 1e-6) return exact_index(magnitude);
-    return static_cast<std::int64_t>(ceiling);
+    const double bucket = fast_bucket(log_table::shared(), inverse_log_gamma_, magnitude);
+    return std::isnan(bucket) ? exact_index(magnitude) : static_cast<std::int64_t>(bucket);
   }
   /// The bucket of a magnitude > 0 by the logarithm itself: ceil(log(m) / log(gamma)), the
   /// definition index() reproduces.
@@ -405,6 +448,57 @@ class log_histogram {
       return table;
     }
   };
+  // index()'s estimate for a magnitude: its bucket as a double, or NaN where exact_index must
+  // decide (not a normal number, or within 1e-6 of a bucket's edge). Selects, not branches, so
+  // that a loop of it vectorises (add_column); the exponent is converted to a double by adding
+  // it to 2^52 (exact), which any instruction set does.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  static inline double
+  fast_bucket(const log_table& table, double inverse_log_gamma, double magnitude) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &magnitude, sizeof bits);
+    const std::uint64_t biased = (bits >> 52) & 0x7FF;  // 1 .. 2046 for a normal number
+    const std::uint64_t shifted = 0x4330000000000000ull | biased;  // 2^52 + biased, as a double
+    double exponent;
+    std::memcpy(&exponent, &shifted, sizeof exponent);
+    exponent -= 0x1.0p52 + 1023;
+    const std::size_t j = (bits >> 44) & 0xFF;
+    const std::uint64_t mantissa = (bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+    double f;
+    std::memcpy(&f, &mantissa, sizeof f);
+    const double r = f * table.inverse[j] - 1;
+    const double series = r * (1 + r * (-0.5 + r * (1.0 / 3 + r * (-0.25 + r * 0.2))));
+    constexpr double ln2 = 0.69314718055994530942;
+    const double y = (exponent * ln2 + table.log[j] + series) * inverse_log_gamma;
+    const double ceiling = std::ceil(y);
+    const bool normal = magnitude >= 0x1.0p-1022 && magnitude <= std::numeric_limits<double>::max();
+    const bool edge = ceiling - y < 1e-6 || y - (ceiling - 1) < 1e-6;
+    return normal && !edge ? ceiling : std::numeric_limits<double>::quiet_NaN();
+  }
+  // bucket[i] = fast_bucket(|x[i]|), per instruction set.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  static inline void
+  buckets_body(const log_table& table, double inverse_log_gamma, const double* x, double* bucket, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) bucket[i] = fast_bucket(table, inverse_log_gamma, std::abs(x[i]));
+  }
+  static void buckets_sse2(const log_table& table, double inverse_log_gamma, const double* x, double* bucket,
+                           std::size_t n) {
+    buckets_body(table, inverse_log_gamma, x, bucket, n);
+  }
+#ifdef TRNMODEL_X86_DISPATCH
+  TRNMODEL_TARGET_AVX2 static void buckets_avx2(const log_table& table, double inverse_log_gamma, const double* x,
+                                                double* bucket, std::size_t n) {
+    buckets_body(table, inverse_log_gamma, x, bucket, n);
+  }
+  TRNMODEL_TARGET_AVX512 static void buckets_avx512(const log_table& table, double inverse_log_gamma,
+                                                    const double* x, double* bucket, std::size_t n) {
+    buckets_body(table, inverse_log_gamma, x, bucket, n);
+  }
+#endif
   // The point of bucket i whose relative distance to both ends is alpha.
   double value(std::int64_t i) const {
     return 2 * std::exp(static_cast<double>(i) * log_gamma_) / (1 + std::exp(log_gamma_));

@@ -141,7 +141,7 @@ template <class Model> class block_evaluator {
     } else {
       auto& histograms = histograms_.local();
       for (Eigen::Index k = 0; k < outputs_; ++k)
-        for (Eigen::Index i = 0; i < block.size; ++i) histograms[static_cast<std::size_t>(k)].add(out(i, k));
+        histograms[static_cast<std::size_t>(k)].add_column(out.col(k).data(), static_cast<std::size_t>(block.size));
     }
   }
 

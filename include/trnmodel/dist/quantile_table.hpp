@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "trnmodel/dist/lane_math.hpp"
 #include "trnmodel/random/isa.hpp"
 
 namespace trnmodel::detail {
@@ -143,14 +144,36 @@ class quantile_table {
     spline_ = std::make_unique<cardinal_hermite>(std::move(ys), std::move(dys), t_lo_, dt);
   }
 
-  // The transformed quantile y at u, or NaN when u lies outside the table's domain.
-  double operator()(double u) const {
-    const double t = std::log(u / (1 - u));
-    if (!(t >= t_lo_ && t <= t_hi_)) return std::numeric_limits<double>::quiet_NaN();
-    return (*spline_)(t);
+  // The transformed quantile y at u, or NaN when u lies outside the table's domain. The same
+  // operations as column() lane by lane, so a single draw and a column give the same bits.
+  double operator()(double u) const { return at_lane(*spline_, t_lo_, t_hi_, u); }
+
+  // y[i] = (*this)(u[i]) for a column, in the caller's vector lanes (to be inlined into a
+  // kernel compiled per instruction set, random/isa.hpp); y may be u.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  inline void
+  column_body(const double* u, double* y, std::size_t n) const {
+    const cardinal_hermite& h = *spline_;
+    for (std::size_t i = 0; i < n; ++i) y[i] = at_lane(h, t_lo_, t_hi_, u[i]);
   }
 
  private:
+  // t = logit(u) by the lane log (dist/lane_math.hpp: a few units in the last place, no library
+  // call), then the spline at t; selects, not branches, so that a loop of it vectorises.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((always_inline))
+#endif
+  static inline double
+  at_lane(const cardinal_hermite& h, double t_lo, double t_hi, double u) {
+    const double t = trnmodel::dist::detail::lane_log(u / (1 - u));
+    const bool inside = t >= t_lo && t <= t_hi && t >= h.x0 && t <= h.xf;
+    const double clamped = inside ? t : h.x0;
+    const double value = clamped == h.xf ? h.y.back() : h.unchecked(clamped);
+    return inside ? value : std::numeric_limits<double>::quiet_NaN();
+  }
+
   std::unique_ptr<cardinal_hermite> spline_;
   double t_lo_ = 0, t_hi_ = 0;
 };
