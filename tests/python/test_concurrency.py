@@ -66,7 +66,8 @@ def test_the_gil_is_released_while_simulating():
     ticker = threading.Thread(target=tick)
     ticker.start()
     start = time.perf_counter()
-    tm.simulate(scn, samples=400_000, seed=0, threads=1, keep_samples=False)
+    # Long enough (about 0.5-1 s at 2026-12's 0.3-0.5 µs per sample) for the ticker to tick often.
+    tm.simulate(scn, samples=2_000_000, seed=0, threads=1, keep_samples=False)
     elapsed = time.perf_counter() - start
     done.set()
     ticker.join()

@@ -192,20 +192,39 @@ struct moments {
 #endif
   static inline void
   block_body(const double* x, std::size_t n, moments& block) {
+    const std::size_t whole = n - n % lanes;
     double sum[lanes] = {}, m2[lanes] = {}, lo[lanes], hi[lanes];
     std::uint64_t count[lanes] = {};
     for (std::size_t l = 0; l < lanes; ++l) lo[l] = std::numeric_limits<double>::infinity(), hi[l] = -lo[l];
-    const std::size_t whole = n - n % lanes;
-    const auto first_pass = [&](std::size_t l, double v) {
-      const bool number = !std::isnan(v);
-      sum[l] += number ? v : 0.0;
-      count[l] += number ? 1u : 0u;
-      lo[l] = v < lo[l] ? v : lo[l];  // std::min(lo, v): NaN keeps lo
-      hi[l] = hi[l] < v ? v : hi[l];  // std::max(hi, v)
-    };
+#if defined(__GNUC__) || defined(__clang__)
+    // GCC's and Clang's vector types: element l is lane l on every instruction set (one
+    // AVX-512 register, two AVX2 ones, four SSE2 ones), so the chains of additions stay in
+    // registers and every path adds in the same order.
+    typedef double doubles __attribute__((vector_size(8 * lanes)));
+    typedef std::int64_t masks __attribute__((vector_size(8 * lanes)));
+    doubles vsum{}, vlo, vhi;
+    masks vcount{};
+    std::memcpy(&vlo, lo, sizeof vlo);
+    std::memcpy(&vhi, hi, sizeof vhi);
+    const doubles zero{};
+    for (std::size_t i = 0; i < whole; i += lanes) {
+      doubles v;
+      std::memcpy(&v, x + i, sizeof v);
+      const masks number = v == v;  // -1 where v is a number, 0 where NaN
+      vsum += number ? v : zero;
+      vcount -= number;
+      vlo = v < vlo ? v : vlo;  // std::min(lo, v): NaN keeps lo
+      vhi = vhi < v ? v : vhi;  // std::max(hi, v)
+    }
+    std::memcpy(sum, &vsum, sizeof vsum);
+    std::memcpy(lo, &vlo, sizeof vlo);
+    std::memcpy(hi, &vhi, sizeof vhi);
+    for (std::size_t l = 0; l < lanes; ++l) count[l] = static_cast<std::uint64_t>(vcount[l]);
+#else
     for (std::size_t i = 0; i < whole; i += lanes)
-      for (std::size_t l = 0; l < lanes; ++l) first_pass(l, x[i + l]);
-    for (std::size_t i = whole; i < n; ++i) first_pass(i - whole, x[i]);
+      for (std::size_t l = 0; l < lanes; ++l) first_pass(sum, count, lo, hi, l, x[i + l]);
+#endif
+    for (std::size_t i = whole; i < n; ++i) first_pass(sum, count, lo, hi, i - whole, x[i]);
     for (std::size_t l = 0; l < lanes; ++l) {
       block.count += count[l];
       block.min = lo[l] < block.min ? lo[l] : block.min;
@@ -214,15 +233,35 @@ struct moments {
     block.nan_count = n - block.count;
     if (block.count == 0) return;
     const double mean = combine(sum) / static_cast<double>(block.count);
-    const auto second_pass = [&](std::size_t l, double v) {
-      const double d = v - mean;
-      m2[l] += std::isnan(v) ? 0.0 : d * d;
-    };
+#if defined(__GNUC__) || defined(__clang__)
+    doubles vm2{};
+    const doubles vmean = zero + mean;
+    for (std::size_t i = 0; i < whole; i += lanes) {
+      doubles v;
+      std::memcpy(&v, x + i, sizeof v);
+      const doubles d = v - vmean;
+      vm2 += v == v ? d * d : zero;
+    }
+    std::memcpy(m2, &vm2, sizeof vm2);
+#else
     for (std::size_t i = 0; i < whole; i += lanes)
-      for (std::size_t l = 0; l < lanes; ++l) second_pass(l, x[i + l]);
-    for (std::size_t i = whole; i < n; ++i) second_pass(i - whole, x[i]);
+      for (std::size_t l = 0; l < lanes; ++l) second_pass(m2, mean, l, x[i + l]);
+#endif
+    for (std::size_t i = whole; i < n; ++i) second_pass(m2, mean, i - whole, x[i]);
     block.mean = mean;
     block.m2 = combine(m2);
+  }
+  // One value of lane l in each pass (the tail of a block, and compilers without vector types).
+  static void first_pass(double* sum, std::uint64_t* count, double* lo, double* hi, std::size_t l, double v) {
+    const bool number = !std::isnan(v);
+    sum[l] += number ? v : 0.0;
+    count[l] += number ? 1u : 0u;
+    lo[l] = v < lo[l] ? v : lo[l];
+    hi[l] = hi[l] < v ? v : hi[l];
+  }
+  static void second_pass(double* m2, double mean, std::size_t l, double v) {
+    const double d = v - mean;
+    m2[l] += std::isnan(v) ? 0.0 : d * d;
   }
   static void block_sse2(const double* x, std::size_t n, moments& block) { block_body(x, n, block); }
 #ifdef TRNMODEL_X86_DISPATCH
@@ -290,14 +329,48 @@ class log_histogram {
 #else
       buckets_sse2(table, inverse_log_gamma_, x + done, bucket, m);
 #endif
+      // Each side's range of buckets first, so that it grows once per part, not per value (NaN,
+      // the values added one by one below, leaves both ranges as they are).
+      constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+      double lo_positive = inf, hi_positive = -inf, lo_negative = inf, hi_negative = -inf;
+      for (std::size_t i = 0; i < m; ++i) {
+        const bool positive = x[done + i] > 0;
+        const double p = positive ? bucket[i] : nan, q = positive ? nan : bucket[i];
+        lo_positive = p < lo_positive ? p : lo_positive;
+        hi_positive = hi_positive < p ? p : hi_positive;
+        lo_negative = q < lo_negative ? q : lo_negative;
+        hi_negative = hi_negative < q ? q : hi_negative;
+      }
+      if (lo_positive <= hi_positive) {
+        positive_.grow_to(static_cast<std::int64_t>(lo_positive));
+        positive_.grow_to(static_cast<std::int64_t>(hi_positive));
+      }
+      if (lo_negative <= hi_negative) {
+        negative_.grow_to(static_cast<std::int64_t>(lo_negative));
+        negative_.grow_to(static_cast<std::int64_t>(hi_negative));
+      }
+      // The counts, with the totals and the zeros kept in registers until the part ends.
+      std::uint64_t positives = 0, negatives = 0, zeros = 0;
       for (std::size_t i = 0; i < m; ++i) {
         const double v = x[done + i];
-        if (std::isnan(bucket[i])) {
-          add(v);
+        if (!std::isnan(bucket[i])) {
+          const auto k = static_cast<std::int64_t>(bucket[i]);
+          if (v > 0) {
+            ++positive_.counts[static_cast<std::size_t>(k - positive_.offset)];
+            ++positives;
+          } else {
+            ++negative_.counts[static_cast<std::size_t>(k - negative_.offset)];
+            ++negatives;
+          }
+        } else if (v == 0) {
+          ++zeros;
         } else {
-          (v > 0 ? positive_ : negative_).add(static_cast<std::int64_t>(bucket[i]));
+          add(v);
         }
       }
+      positive_.total += positives;
+      negative_.total += negatives;
+      zeros_ += zeros;
     }
   }
 
@@ -473,9 +546,13 @@ class log_histogram {
     constexpr double ln2 = 0.69314718055994530942;
     const double y = (exponent * ln2 + table.log[j] + series) * inverse_log_gamma;
     const double ceiling = std::ceil(y);
-    const bool normal = magnitude >= 0x1.0p-1022 && magnitude <= std::numeric_limits<double>::max();
-    const bool edge = ceiling - y < 1e-6 || y - (ceiling - 1) < 1e-6;
-    return normal && !edge ? ceiling : std::numeric_limits<double>::quiet_NaN();
+    // A normal number (else y means nothing) more than 1e-6 of a bucket from either edge; one
+    // select per condition, on doubles, which is what the vectoriser takes.
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    double bucket = ceiling - y >= 1e-6 ? ceiling : nan;
+    bucket = y - (ceiling - 1) >= 1e-6 ? bucket : nan;
+    bucket = magnitude >= 0x1.0p-1022 ? bucket : nan;
+    return magnitude <= std::numeric_limits<double>::max() ? bucket : nan;
   }
   // bucket[i] = fast_bucket(|x[i]|), per instruction set.
 #if defined(__GNUC__) || defined(__clang__)
@@ -483,6 +560,10 @@ class log_histogram {
 #endif
   static inline void
   buckets_body(const log_table& table, double inverse_log_gamma, const double* x, double* bucket, std::size_t n) {
+    // No store reaches x or the table (bucket is the caller's own array).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
     for (std::size_t i = 0; i < n; ++i) bucket[i] = fast_bucket(table, inverse_log_gamma, std::abs(x[i]));
   }
   static void buckets_sse2(const log_table& table, double inverse_log_gamma, const double* x, double* bucket,
