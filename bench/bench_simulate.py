@@ -190,15 +190,18 @@ def fixed_at_means(scn: "tm.Scenario") -> "tm.Scenario":
     walk(d, "")
     # A count (optimizer steps, segments) fixed at a mean that is not whole is refused by the
     # loader, which names the field: such a field is rounded up, as its drawn values are.
+    # The loader lists every problem, one per line ("path: rule"), after a count when several.
     for _ in range(len(fixed) + 1):
         try:
             return tm.Scenario.from_dict(d)
         except tm.ScenarioError as error:
-            path = str(error).split(":", 1)[0]
-            if path not in fixed or "whole" not in str(error):
+            lines = [line.strip() for line in str(error).splitlines() if ":" in line]
+            problems = [line.split(":", 1) for line in lines if "whole" in line]
+            if not problems or any(path not in fixed for path, _ in problems):
                 raise
-            node, key = fixed.pop(path)
-            node[key] = float(math.ceil(node[key]))
+            for path, _ in problems:
+                node, key = fixed.pop(path)
+                node[key] = float(math.ceil(node[key]))
     return tm.Scenario.from_dict(d)
 
 

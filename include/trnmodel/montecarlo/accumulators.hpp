@@ -329,39 +329,17 @@ class log_histogram {
 #else
       buckets_sse2(table, inverse_log_gamma_, x + done, bucket, m);
 #endif
-      // Each side's range of buckets first, so that it grows once per part, not per value (NaN,
-      // the values added one by one below, leaves both ranges as they are).
-      constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-      double lo_positive = inf, hi_positive = -inf, lo_negative = inf, hi_negative = -inf;
-      for (std::size_t i = 0; i < m; ++i) {
-        const bool positive = x[done + i] > 0;
-        const double p = positive ? bucket[i] : nan, q = positive ? nan : bucket[i];
-        lo_positive = p < lo_positive ? p : lo_positive;
-        hi_positive = hi_positive < p ? p : hi_positive;
-        lo_negative = q < lo_negative ? q : lo_negative;
-        hi_negative = hi_negative < q ? q : hi_negative;
-      }
-      if (lo_positive <= hi_positive) {
-        positive_.grow_to(static_cast<std::int64_t>(lo_positive));
-        positive_.grow_to(static_cast<std::int64_t>(hi_positive));
-      }
-      if (lo_negative <= hi_negative) {
-        negative_.grow_to(static_cast<std::int64_t>(lo_negative));
-        negative_.grow_to(static_cast<std::int64_t>(hi_negative));
-      }
       // The counts, with the totals and the zeros kept in registers until the part ends.
       std::uint64_t positives = 0, negatives = 0, zeros = 0;
       for (std::size_t i = 0; i < m; ++i) {
         const double v = x[done + i];
         if (!std::isnan(bucket[i])) {
           const auto k = static_cast<std::int64_t>(bucket[i]);
-          if (v > 0) {
-            ++positive_.counts[static_cast<std::size_t>(k - positive_.offset)];
-            ++positives;
-          } else {
-            ++negative_.counts[static_cast<std::size_t>(k - negative_.offset)];
-            ++negatives;
-          }
+          buckets& side = v > 0 ? positive_ : negative_;
+          if (k < side.offset || k - side.offset >= static_cast<std::int64_t>(side.counts.size()))
+            side.grow_to(k);
+          ++side.counts[static_cast<std::size_t>(k - side.offset)];
+          ++(v > 0 ? positives : negatives);
         } else if (v == 0) {
           ++zeros;
         } else {
