@@ -201,7 +201,7 @@ def main() -> int:
     busy = wait_for_quiet(args.wait_s)
     print(f"- other processes before the timings: {busy:.2f} cores busy\n" if busy is not None else "")
 
-    ishigami_n = [2**12, 2**14] if args.quick else [2**12, 2**14, 2**16]
+    ishigami_n = [2**12, 2**14] if args.quick else [2**12, 2**14, 2**16, 2**18]
     cases = [
         (
             n,
