@@ -25,7 +25,10 @@ namespace py = pybind11;
 
 namespace trnmodel::python {
 
-namespace {
+// The file's helpers, in a namespace of their own: the module is compiled as unity translation
+// units (src/CMakeLists.txt), where an anonymous namespace and its using-directive would reach
+// the other files of the unit.
+namespace sensitivity_bindings {
 
 using namespace trnmodel::sensitivity;
 
@@ -100,9 +103,11 @@ sobol_result sobol_python_function(py::function f, std::vector<std::string> name
                    [&](const sobol_options& options) { return sobol(design, design.factors(), options, "f"); });
 }
 
-}  // namespace
+}  // namespace sensitivity_bindings
 
 void register_sensitivity(py::module_& m) {
+  using namespace trnmodel::sensitivity;
+  using namespace sensitivity_bindings;
   // Result types by name: SALib's column names for Sobol indices, the C++ names elsewhere.
   py::class_<sobol_result>(m, "SobolResult")
       .def_readonly("factors", &sobol_result::factors)
