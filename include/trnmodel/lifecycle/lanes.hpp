@@ -85,8 +85,8 @@ inline bool common_path_applies(const lifecycle_config& config, std::size_t stag
 /// The exponent λ·D of an attempt of D seconds at failure rate λ up to which the per-sample
 /// simulator's refusals (a segment expecting more than 10^4 failures, a sample more than 10^7)
 /// cannot apply to a sample that meets no failure: e^9 − 1 ≈ 8,103 < 10^4, and with no failure
-/// the exponential drawn, at most 37.4 (a uniform within 2^-54 of 1), bounds count·λ·D, so a run
-/// of segments expects at most 37.4 · e^9 ≈ 3·10^5 < 10^7.
+/// the exponential drawn, at most 53 ln 2 ≈ 36.8 (the largest uniform is 1 − 2^-53), bounds count·λ·D, so a run
+/// of segments expects at most 36.8 · e^9 ≈ 3·10^5 < 10^7 (count·(e^x − 1) ≤ count·x·e^x for x ≥ 0).
 inline constexpr double common_path_max_exponent = 9.0;
 
 // The cost inputs of one sample, read from the columns (fill_costs's names).
