@@ -323,6 +323,7 @@ class lifecycle_model {
     double u_failure[n_max], u_quality[n_max], step_time_s[n_max], effective_steps[n_max];
     double parts[5][n_max];  // compute, tp + cp, bubble, p2p, dp: a derived step time's parts
     std::size_t others[n_max];
+    std::vector<lifecycle_inputs> sample;  // a derived step time's inputs (inputs_at)
     sample_rows rows(*this);
     for (Eigen::Index first_row = 0; first_row < x.rows(); first_row += lane_rows) {
       const Eigen::Index n = std::min(lane_rows, x.rows() - first_row);
@@ -346,21 +347,16 @@ class lifecycle_model {
       draws(chance_streams_.quality, u_quality);
       if (throughput.sets_inputs()) {
         // A step time (or a step count) from the platform: derived per sample, into columns.
-        lifecycle_inputs sample;
         for (Eigen::Index i = 0; i < n; ++i) {
-          sample = base_[0];
-          for (const auto& to : scatter_) sample.*(to.member) = x(first_row + i, to.column);
+          inputs_at(x, first_row + i, sample);
           step_parts p;
-          const bool derived = throughput.derive(sample, p);
+          const bool derived = throughput.derive(sample[0], p);
           const auto k = static_cast<std::size_t>(i);
-          step_time_s[k] = sample.step_time_s;
-          effective_steps[k] = sample.effective_steps;
-          const double nan = std::numeric_limits<double>::quiet_NaN();
-          parts[0][k] = derived ? p.compute_s : nan;
-          parts[1][k] = derived ? p.tp_s + p.cp_s : nan;  // context parallelism's too
-          parts[2][k] = derived ? p.bubble_s : nan;
-          parts[3][k] = derived ? p.pp_p2p_s : nan;
-          parts[4][k] = derived ? p.dp_s : nan;
+          step_time_s[k] = sample[0].step_time_s;
+          effective_steps[k] = sample[0].effective_steps;
+          double values[5];
+          step_part_values(derived, p, values);
+          for (std::size_t j = 0; j < 5; ++j) parts[j][k] = values[j];
         }
         in.step_time_s = step_time_s;
         in.effective_steps = effective_steps;
@@ -384,6 +380,20 @@ class lifecycle_model {
     }
     return alone;
   }
+
+  // The metrics compute_s, tp_comm_s, pp_bubble_s, pp_p2p_s and dp_comm_s (consecutive) of a
+  // step time: its parts when derived from the platform, else NaN.
+  static void step_part_values(bool derived, const step_parts& p, double* five) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    five[0] = derived ? p.compute_s : nan;
+    five[1] = derived ? p.tp_s + p.cp_s : nan;  // context parallelism's too
+    five[2] = derived ? p.bubble_s : nan;
+    five[3] = derived ? p.pp_p2p_s : nan;
+    five[4] = derived ? p.dp_s : nan;
+  }
+  static_assert(metric::tp_comm_s == metric::compute_s + 1 && metric::pp_bubble_s == metric::compute_s + 2 &&
+                    metric::pp_p2p_s == metric::compute_s + 3 && metric::dp_comm_s == metric::compute_s + 4,
+                "step_part_values writes the five parts' metrics as consecutive columns");
 
   // The per-sample simulator's evaluation of one row of evaluate()'s x, with its buffers.
   class sample_rows {
@@ -413,12 +423,7 @@ class lifecycle_model {
         else
           detail::simulate_stages(ins_.data(), m.configs_.data(), stages, chance, row_, stage_out_.data());
         row_[metric::step_time_s] = in.step_time_s;
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        row_[metric::compute_s] = derived ? parts.compute_s : nan;
-        row_[metric::tp_comm_s] = derived ? parts.tp_s + parts.cp_s : nan;  // context parallelism's too
-        row_[metric::pp_bubble_s] = derived ? parts.bubble_s : nan;
-        row_[metric::pp_p2p_s] = derived ? parts.pp_p2p_s : nan;
-        row_[metric::dp_comm_s] = derived ? parts.dp_s : nan;
+        step_part_values(derived, parts, row_ + metric::compute_s);
       } else {
         std::fill(row_, row_ + metric::count, std::numeric_limits<double>::quiet_NaN());
         std::fill(stage_out_.begin(), stage_out_.end(), std::numeric_limits<double>::quiet_NaN());
@@ -501,9 +506,8 @@ class lifecycle_model {
   }
 
   // Where each drawn input goes, flat: the per-sample loop then reads a short array instead of
-  // walking the drawn inputs' descriptions.
-  // The common path's columns too: for each of its inputs, the drawn column it reads or, when
-  // fixed, a column of lane_rows copies of its value.
+  // walking the drawn inputs' descriptions; and for each input of the common path, the drawn
+  // column it reads or, when fixed, a column of lane_rows copies of its value.
   void index_scatter() {
     scatter_.clear();
     for (std::size_t j = 0; j < drawn_.size(); ++j)
