@@ -160,6 +160,18 @@ void register_montecarlo(py::module_& m) {
             return r.quantiles(r.index(name), p);
           },
           py::arg("name"), py::arg("p"))
+      .def(
+          "quantiles_of",
+          [](const run_result& r, const std::vector<std::string>& names, const std::vector<double>& p, int threads) {
+            for (const double v : p)
+              if (!(v >= 0 && v <= 1))
+                detail::fail("q", "probabilities must lie in [0, 1], got " + detail::format_number(v));
+            std::vector<std::size_t> outputs;
+            for (const auto& name : names) outputs.push_back(r.index(name));
+            py::gil_scoped_release release;
+            return r.quantiles_of(outputs, p, threads);
+          },
+          py::arg("names"), py::arg("p"), py::arg("threads") = 0)
       .def("summary", [](const run_result& r) {
         summary_table table;
         std::vector<summary_row> rows;

@@ -14,6 +14,7 @@
 #include "register.hpp"
 #include "trnmodel/sensitivity/checkpoint_interval.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
+#include "trnmodel/sensitivity/pairing.hpp"
 #include "trnmodel/sensitivity/parallelism_search.hpp"
 #include "trnmodel/sensitivity/run_request.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
@@ -441,6 +442,25 @@ void register_sensitivity(py::module_& m) {
         return y;
       },
       py::arg("scenario"), py::arg("output"), py::arg("seed"), py::arg("u"), py::arg("chance"));
+
+  // One side of a partly paired comparison (Comparison.pairing_check): the outputs per sample,
+  // kept, with drawn input j on streams[j] and the chance draws of sample chance_offset + i.
+  m.def(
+      "restreamed_run",
+      [](const scenario& s, const std::vector<std::string>& outputs, std::vector<std::uint32_t> streams,
+         std::uint64_t chance_offset, std::uint64_t samples, std::uint64_t seed, int threads) {
+        lifecycle_model model(s);
+        std::vector<output_column> columns;
+        for (const auto& name : outputs) {
+          columns.push_back(output_named(model, name));
+          require_known_for(model, columns.back().metric);
+        }
+        const restreamed_model restreamed(std::move(model), std::move(streams), chance_offset, std::move(columns));
+        py::gil_scoped_release release;
+        return run(restreamed, outputs, make_run(samples, seed, threads, true));
+      },
+      py::arg("scenario"), py::arg("outputs"), py::kw_only(), py::arg("streams"), py::arg("chance_offset"),
+      py::arg("samples"), py::arg("seed"), py::arg("threads"));
 
   m.def(
       "rank_correlations",

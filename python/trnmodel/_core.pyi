@@ -287,6 +287,7 @@ class RunResult:
     @property
     def names(self) -> list[str]: ...
     def quantiles(self, name: str, p: Sequence[float]) -> list[float]: ...
+    def quantiles_of(self, names: Sequence[str], p: Sequence[float], threads: int = 0) -> list[list[float]]: ...
     @property
     def samples(self) -> int: ...
     def summary(self) -> SummaryTable: ...
@@ -956,6 +957,16 @@ def sweep(
 def evaluate_uniforms(
     scenario: Scenario, output: str, seed: int, u: npt.ArrayLike, chance: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...
+def restreamed_run(
+    scenario: Scenario,
+    outputs: Sequence[str],
+    *,
+    streams: Sequence[int],
+    chance_offset: int,
+    samples: int,
+    seed: int,
+    threads: int,
+) -> RunResult: ...
 def flops_per_token(
     parameters: float,
     layers: float,

@@ -84,9 +84,18 @@ class MonteCarloResult(Display):
         """The samples of the first output (``keep_samples=True``)."""
         return self._core.values(self.outputs[0])
 
-    def quantile(self, q: Union[float, Sequence[float]], output: Optional[str] = None) -> Any:
-        """Quantiles of an output: exact (NumPy's 'linear' method) from kept samples, else
-        from the streaming histogram (relative accuracy 1e-3)."""
+    def quantile(self, q: Union[float, Sequence[float]], output: Union[None, str, Sequence[str]] = None) -> Any:
+        """Quantiles of an output: exact (NumPy's 'linear' method, NaN values left out) from
+        kept samples, else from the streaming histogram (relative accuracy 1e-3).
+
+        ``output`` a list of names: a DataFrame, one row per output and one column per ``q``,
+        the outputs computed in parallel on all cores."""
+        if output is not None and not isinstance(output, str):
+            import pandas as pd
+
+            names = [str(name) for name in output]
+            rows = self._core.quantiles_of(names, list(np.atleast_1d(q).astype(float)))
+            return pd.DataFrame(rows, index=pd.Index(names, name="output"), columns=list(np.atleast_1d(q)))
         name = output or self.outputs[0]
         scalar = np.ndim(q) == 0
         values = self._core.quantiles(name, list(np.atleast_1d(q).astype(float)))

@@ -606,6 +606,7 @@ def _comparison_runs(
     """The comparison of the sign-off: the runs on common random numbers, the partly paired
     check (of ``output`` and of wall time) and the break-even (or why it was not found)."""
     cmp = compare(a, b, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    cmp._partly_paired_outputs([output, "wall_h"])  # both in one run per side
     check = cmp.pairing_check()
     wall_unpaired = cmp._partly_paired("wall_h")
     try:

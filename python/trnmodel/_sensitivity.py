@@ -374,6 +374,9 @@ class Comparison(Display):
         self.output, self.samples, self.seed, self.threads = output, samples, seed, threads
         self._summary: Any = None
         self._pairing: Optional[_Pairing] = None
+        # Partly paired samples per output (pairing_check), both sides.
+        self._paired_a: Dict[str, np.ndarray] = {}
+        self._paired_b: Dict[str, np.ndarray] = {}
 
     def _values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -464,11 +467,20 @@ class Comparison(Display):
         }
 
     def _partly_paired(self, output: str) -> Tuple[np.ndarray, np.ndarray, List[str], List[str]]:
-        """Both scenarios' ``output`` per sample as :meth:`pairing_check` draws them (the
-        uniforms drawn once per comparison)."""
-        if self._pairing is None:
-            self._pairing = _pairing(self.scenario_a, self.scenario_b, self.samples, self.seed)
-        return _partly_paired(self.scenario_a, self.scenario_b, output, self.samples, self.seed, self._pairing)
+        """Both scenarios' ``output`` per sample as :meth:`pairing_check` draws them."""
+        self._partly_paired_outputs([output])
+        assert self._pairing is not None
+        return self._paired_a[output], self._paired_b[output], self._pairing.paired, self._pairing.unpaired
+
+    def _partly_paired_outputs(self, outputs: List[str]) -> None:
+        """Runs the partly paired sides of the ``outputs`` not run yet, in one run per side."""
+        missing = [o for o in dict.fromkeys(outputs) if o not in self._paired_a]
+        if missing:
+            ya, yb, self._pairing = _partly_paired(
+                self.scenario_a, self.scenario_b, missing, self.samples, self.seed, self.threads, self._pairing
+            )
+            self._paired_a.update(ya)
+            self._paired_b.update(yb)
 
     @property
     def plot(self) -> Any:
@@ -513,16 +525,16 @@ def _distribution_only(scenario: Scenario, path: str) -> Any:
 
 
 class _Pairing(NamedTuple):
-    """The uniforms of a partly paired comparison: identically described inputs share a
-    stream, the others (and every chance draw) have one per side."""
+    """The streams of a partly paired comparison: identically described inputs share a stream,
+    the others (and every chance draw) have one per side."""
 
     paired: List[str]
     unpaired: List[str]
-    uniforms_a: np.ndarray
-    uniforms_b: np.ndarray
+    streams_a: List[int]
+    streams_b: List[int]
 
 
-def _pairing(a: Scenario, b: Scenario, samples: int, seed: int) -> _Pairing:
+def _pairing(a: Scenario, b: Scenario) -> _Pairing:
     info_a, info_b = _core.lifecycle_info(a._core), _core.lifecycle_info(b._core)
     inputs_a, inputs_b = info_a.uncertain_inputs, info_b.uncertain_inputs
     # Paired: the same stream in both runs (an input of the platform on two platforms is not)
@@ -537,25 +549,40 @@ def _pairing(a: Scenario, b: Scenario, samples: int, seed: int) -> _Pairing:
         and _distribution_only(a, p) == _distribution_only(b, p)
     ]
     unpaired = sorted((set(inputs_a) | set(inputs_b)) - set(paired))
-    n = int(samples)
 
-    def uniforms(inputs: List[str], side: str) -> np.ndarray:
-        columns = [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
-        return np.column_stack(columns) if columns else np.zeros((n, 0))
+    def streams(inputs: List[str], side: str) -> List[int]:
+        return [_core.stream_id(p if p in paired else f"{p}@{side}") for p in inputs]
 
-    return _Pairing(paired, unpaired, uniforms(inputs_a, "a"), uniforms(inputs_b, "b"))
+    return _Pairing(paired, unpaired, streams(inputs_a, "a"), streams(inputs_b, "b"))
 
 
 def _partly_paired(
-    a: Scenario, b: Scenario, output: str, samples: int, seed: int, pairing: Optional[_Pairing] = None
-) -> Tuple[np.ndarray, np.ndarray, List[str], List[str]]:
-    """Both outputs per sample, with only identically described inputs on common uniforms
-    (``pairing``: the uniforms, when already drawn for another output)."""
-    pairing = pairing or _pairing(a, b, samples, seed)
+    a: Scenario,
+    b: Scenario,
+    outputs: List[str],
+    samples: int,
+    seed: int,
+    threads: Optional[int] = None,
+    pairing: Optional[_Pairing] = None,
+) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray], _Pairing]:
+    """Both scenarios' ``outputs`` per sample, with only identically described inputs on
+    common uniforms (sample i of their streams); side a's chance draws are those of sample i,
+    side b's those of sample samples + i."""
+    pairing = pairing or _pairing(a, b)
     n = int(samples)
-    ya = _core.evaluate_uniforms(a._core, output, seed, pairing.uniforms_a, np.arange(n, dtype=np.uint64))
-    yb = _core.evaluate_uniforms(b._core, output, seed, pairing.uniforms_b, np.arange(n, 2 * n, dtype=np.uint64))
-    return np.asarray(ya), np.asarray(yb), pairing.paired, pairing.unpaired
+    sides = []
+    for scenario, streams, offset in ((a, pairing.streams_a, 0), (b, pairing.streams_b, n)):
+        run = _core.restreamed_run(
+            scenario._core,
+            list(outputs),
+            streams=streams,
+            chance_offset=offset,
+            samples=n,
+            seed=seed,
+            threads=_check_threads(threads),
+        )
+        sides.append({name: np.asarray(run.values(name)) for name in outputs})
+    return sides[0], sides[1], pairing
 
 
 def compare(

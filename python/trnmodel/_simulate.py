@@ -108,7 +108,7 @@ class SimulationResult(MonteCarloResult):
         if not (p999 > TAIL_RATIO * p50 or p999 > TAIL_HORIZON_H) or not np.isfinite(p999):
             return []
         # The phase with the largest P99.9 is the one the tail is made of.
-        phase_p999 = {m: float(self.quantile(0.999, m)) for m in PHASES}
+        phase_p999 = dict(zip(PHASES, (float(row[0]) for row in self._core.quantiles_of(list(PHASES), [0.999]))))
         worst = max(phase_p999, key=lambda m: phase_p999[m])
         # A tail made of the queue wait is the wait its input states (a heavy lognormal wait for
         # scarce capacity, holding no nodes), not one the lifecycle compounds: only a year flags it.

@@ -71,6 +71,31 @@ TEST_CASE("results are bitwise identical for any thread count", "[engine]") {
   }
 }
 
+// Several outputs' quantiles (and the summary) run the outputs in parallel: the same values as
+// one output at a time, for any thread count.
+TEST_CASE("quantiles of several outputs equal each output's, for any thread count", "[engine]") {
+  run_options options;
+  options.samples = 50'001;
+  options.seed = 3;
+  const auto r = monte_carlo(ishigami_inputs(), ishigami, {"y", "x1"}, options);
+  const std::vector<double> p{0.001, 0.5, 0.999};
+  for (const int threads : {1, 2, 0}) {
+    const auto rows = r.quantiles_of({1, 0, 1}, p, threads);
+    REQUIRE(rows.size() == 3);
+    for (std::size_t k = 0; k < 3; ++k)
+      for (std::size_t j = 0; j < p.size(); ++j)
+        CHECK(test::same_bits(rows[k][j], r.quantiles(k == 1 ? 0 : 1, p)[j]));
+  }
+  const auto summary = r.summary();
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto q = r.quantiles(k, summary_probabilities());
+    CHECK(summary[k].name == r.names()[k]);
+    CHECK(test::same_bits(summary[k].p10, q[0]));
+    CHECK(test::same_bits(summary[k].p99, q[4]));
+  }
+  CHECK_THROWS_AS(r.quantiles_of({0, 2}, p), input_error);
+}
+
 TEST_CASE("kept samples are the inputs' inverse CDFs of the counter uniforms", "[engine]") {
   // Independent recomputation of sample 1234's x1 from its definition.
   run_options options;

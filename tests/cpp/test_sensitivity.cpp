@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
+#include "trnmodel/throughput/profile_files.hpp"
 #include "same_bits.hpp"
 
 using namespace trnmodel;
@@ -360,6 +362,44 @@ TEST_CASE("tornado bars hold one input at its P10 and P90 and sort by swing", "[
   CHECK(t.bars[1].swing == Approx(28.8 / 3600 * 10).epsilon(1e-9));
   CHECK(t.bars[2].swing == Approx(0).margin(1e-9));  // the queue is not billed
   CHECK(t.baseline == Approx(1000 * 2.0 / 3600 * 10 + 0.05).epsilon(0.01));
+}
+
+// The tornado's runs share their draws: each bar must still be, bit for bit, the statistic of
+// its own run of the pinned model (an independent computation: one run per pinned model), for
+// the mean and for a quantile, on a job on the common path of a block (LoRA Trn2), one with
+// stages (the per-sample simulator) and a quantile split into groups of runs.
+TEST_CASE("tornado bars are the pinned models' own runs, bit for bit", "[sensitivity][tornado]") {
+  const auto example = [](const std::string& name) {
+    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
+  };
+  struct job {
+    std::string file, output;
+    statistic stat;
+    double max_kept_bytes;  // 3 runs' samples: the quantile's 2d + 1 runs in groups of three
+  };
+  const double unbounded = 1e18, three_runs = 3 * 3001 * 8;
+  for (const job& j : {job{"llama3-8b-lora-trn2.json", "run_cost_usd", statistic::mean(), three_runs},
+                       job{"llama3-8b-lora-p5.json", "wall_h", statistic::quantile(0.9), three_runs},
+                       job{"llama3-8b-lora-trn2.json", "wall_h", statistic::quantile(0.5), unbounded},
+                       job{"llama3-70b-cpt-2stage-trn2x16.json", "32k/wall_h", statistic::mean(), unbounded}}) {
+    INFO(j.file << " " << j.output << " " << j.stat.name());
+    const scenario s = example(j.file);
+    run_options options = runs(3001);
+    options.block_size = 700;  // parts of 256 rows that do not divide the block
+    const tornado_result t = tornado(s, j.output, j.stat, options, 0.1, 0.9, j.max_kept_bytes);
+    const lifecycle_model model(s);
+    const output_column output = output_named(model, j.output);
+    CHECK(test::same_bits(t.baseline, metric_statistic(model, output, j.stat, options)));
+    const auto paths = model.uncertain_inputs();
+    REQUIRE(t.bars.size() == paths.size());
+    for (const tornado_bar& bar : t.bars) {
+      const auto k = static_cast<std::size_t>(std::find(paths.begin(), paths.end(), bar.factor) - paths.begin());
+      REQUIRE(k < paths.size());
+      INFO(bar.factor);
+      CHECK(test::same_bits(bar.low_statistic, metric_statistic(model.pinned(k, bar.low_value), output, j.stat, options)));
+      CHECK(test::same_bits(bar.high_statistic, metric_statistic(model.pinned(k, bar.high_value), output, j.stat, options)));
+    }
+  }
 }
 
 TEST_CASE("rank correlations: Spearman and PRCC", "[sensitivity][rank]") {

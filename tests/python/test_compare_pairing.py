@@ -105,3 +105,30 @@ def test_the_llama_pair_shares_the_work_not_the_platform():
     shared = set(check["paired"])
     assert {"job.effective_steps", "startup.data_load_s", "throughput.data_stall_fraction"} <= shared
     assert not shared & {"throughput.step_time_s", "startup.queue_wait_s", "prices.node_hour_usd"}
+
+
+def test_the_pairing_check_draws_each_side_as_defined():
+    """pairing_check's samples (one engine run per side, parallel) against their definition,
+    computed independently: each drawn input's uniforms from its stream (the shared one when
+    paired, "<path>@a" / "<path>@b" otherwise), mapped by the C++ model row by row with chance
+    indices 0..n-1 for A and n..2n-1 for B. Bit for bit, for both outputs of one run."""
+    from trnmodel import _core
+
+    a = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json")
+    b = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-p5.json")
+    n, seed = 3_001, 7
+    cmp = tm.compare(a, b, samples=n, seed=seed, threads=2)
+    cmp._partly_paired_outputs(["run_cost_usd", "wall_h"])
+    check = cmp.pairing_check()
+    for output in ("run_cost_usd", "wall_h"):
+        ya, yb, paired, _ = cmp._partly_paired(output)
+        for scenario, side, y, chance in ((a, "a", ya, np.arange(n)), (b, "b", yb, np.arange(n, 2 * n))):
+            inputs = _core.lifecycle_info(scenario._core).uncertain_inputs
+            u = np.column_stack(
+                [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
+            )
+            expected = _core.evaluate_uniforms(scenario._core, output, seed, u, chance.astype(np.uint64))
+            np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(
+        check["difference"], cmp._partly_paired("run_cost_usd")[0] - cmp._partly_paired("run_cost_usd")[1]
+    )

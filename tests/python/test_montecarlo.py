@@ -81,6 +81,28 @@ def test_streamed_quantiles_within_stated_accuracy():
         streamed["y"]
 
 
+def test_quantiles_of_several_outputs_are_numpys_with_nan_left_out():
+    # A heavy tail (lognormal sigma 4), ties (a count) and NaN: each output's quantiles are
+    # NumPy's linear ones over its non-NaN values, bit for bit.
+    def f(x):
+        heavy = np.exp(4 * x[:, 0])
+        count = np.floor(6 * x[:, 1])
+        gap = np.where(x[:, 1] < 0.05, np.nan, x[:, 0])
+        return np.column_stack([heavy, count, gap])
+
+    r = tm.monte_carlo(
+        f, {"z": tm.Normal(0, 1), "u": tm.Uniform(0, 1)}, samples=60_001, outputs=["heavy", "count", "gap"]
+    )
+    q = [0.0, 0.001, 0.1, 0.5, 0.9, 0.999, 1.0]
+    table = r.quantile(q, ["gap", "heavy", "count"])
+    assert list(table.index) == ["gap", "heavy", "count"] and list(table.columns) == q
+    for name in table.index:
+        np.testing.assert_array_equal(table.loc[name].to_numpy(), np.nanquantile(r[name], q))
+        np.testing.assert_array_equal(table.loc[name].to_numpy(), r.quantile(q, name))
+    with pytest.raises(tm.ScenarioError, match="no such output"):
+        r.quantile(0.5, ["heavy", "nope"])
+
+
 def test_two_outputs():
     r = tm.monte_carlo(
         lambda x: np.column_stack([x[:, 0], 2 * x[:, 0]]), {"a": tm.Uniform(0, 1)}, samples=5000, outputs=["a", "twice"]

@@ -173,16 +173,34 @@ class lifecycle_model {
       block_view part = block;
       part.first = block.first + static_cast<std::uint64_t>(first_row);
       part.size = std::min(chunk_rows, block.size - first_row);
-      for (std::size_t j = 0; j < drawn_.size(); ++j) {
-        double* column = x.col(static_cast<Eigen::Index>(j)).data();
-        part.uniforms(drawn_[j].stream, column);
-        drawn_[j].value.ppf(column, column, static_cast<std::size_t>(part.size));
-      }
-      evaluate_samples(
-          block.seed, x.topRows(part.size),
-          [&](Eigen::Index row) { return part.first + static_cast<std::uint64_t>(row); }, &part.first,
-          out.middleRows(first_row, part.size));
+      draw(part, x);
+      evaluate_drawn(part, x.topRows(part.size), out.middleRows(first_row, part.size));
     }
+  }
+
+  /// Draws the inputs of the samples of `part` on their streams: row i of column j of x (at
+  /// least part.size rows, input_count() columns) becomes drawn input j of sample part.first + i.
+  void draw(const block_view& part, Eigen::Ref<Eigen::ArrayXXd> x) const {
+    for (std::size_t j = 0; j < drawn_.size(); ++j) {
+      double* column = x.col(static_cast<Eigen::Index>(j)).data();
+      part.uniforms(drawn_[j].stream, column);
+      drawn_[j].value.ppf(column, column, static_cast<std::size_t>(part.size));
+    }
+  }
+
+  /// evaluate() of the samples of `part` from input values x (part.size rows; draw()'s, or
+  /// values put in their place), each sample's chance draws from its own index, as the engine's
+  /// call makes them (drawn as columns: faster than evaluate() with the same indices, the same
+  /// bits). Returns how many samples the per-sample simulator ran.
+  std::size_t evaluate_drawn(const block_view& part, const Eigen::Ref<const Eigen::ArrayXXd>& x,
+                             Eigen::Ref<Eigen::ArrayXXd> out) const {
+    return evaluate_from(part.seed, x, part.first, out);
+  }
+  /// evaluate() with row i's chance draws those of sample first_index + i (drawn as columns).
+  std::size_t evaluate_from(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x, std::uint64_t first_index,
+                            Eigen::Ref<Eigen::ArrayXXd> out) const {
+    return evaluate_samples(
+        seed, x, [&](Eigen::Index row) { return first_index + static_cast<std::uint64_t>(row); }, &first_index, out);
   }
 
   /// Whether field f describes the platform the job runs on rather than the job itself: what the

@@ -1,7 +1,8 @@
 #pragma once
 // The result of a run: the outputs' names, their streamed statistics (moments and log
 // histograms) and, when kept, every sample. Quantiles are exact from kept samples, else the
-// histogram's (within its relative accuracy).
+// histogram's (within its relative accuracy). Several outputs' quantiles, and the summary, run the
+// outputs in parallel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,8 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
+#include "trnmodel/montecarlo/order_statistics.hpp"
+#include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/summary_row.hpp"
 
 namespace trnmodel {
@@ -79,31 +82,24 @@ class run_result {
     checked(output);
     for (const double p : probabilities)
       if (!(p >= 0 && p <= 1)) detail::fail("q", "probabilities must lie in [0, 1], got " + detail::format_number(p));
-    std::vector<double> result;
     if (!kept()) {
+      std::vector<double> result;
       for (const double p : probabilities) result.push_back(histograms_[output].quantile(p));
       return result;
     }
-    std::vector<double> finite;
-    finite.reserve(static_cast<std::size_t>(samples_));
-    for (Eigen::Index i = 0; i < values_.rows(); ++i)
-      if (!std::isnan(values_(i, static_cast<Eigen::Index>(output))))
-        finite.push_back(values_(i, static_cast<Eigen::Index>(output)));
-    if (finite.empty()) return std::vector<double>(probabilities.size(), std::numeric_limits<double>::quiet_NaN());
-    const std::size_t n = finite.size();
-    for (const double p : probabilities) {
-      const double h = static_cast<double>(n - 1) * p;
-      const auto lo = std::min(static_cast<std::size_t>(h), n - 1);
-      std::nth_element(finite.begin(), finite.begin() + static_cast<std::ptrdiff_t>(lo), finite.end());
-      const double lower = finite[lo];
-      double upper = lower;
-      if (lo + 1 < n) upper = *std::min_element(finite.begin() + static_cast<std::ptrdiff_t>(lo) + 1, finite.end());
-      // Equal neighbours (or an exact rank) need no interpolation, which keeps ±inf exact.
-      result.push_back(upper == lower || h == static_cast<double>(lo)
-                           ? lower
-                           : lower + (h - static_cast<double>(lo)) * (upper - lower));
-    }
-    return result;
+    const auto column = static_cast<Eigen::Index>(output);
+    return order_statistics(values_.col(column).data(), static_cast<std::size_t>(values_.rows()))
+        .quantiles(probabilities);
+  }
+  /// The quantiles of several outputs (row k: those of outputs[k]), the outputs in parallel on
+  /// `threads` threads (0: all cores); the values do not depend on the count.
+  std::vector<std::vector<double>> quantiles_of(const std::vector<std::size_t>& outputs,
+                                                const std::vector<double>& probabilities, int threads = 0) const {
+    for (const std::size_t k : outputs) checked(k);
+    std::vector<std::vector<double>> rows(outputs.size());
+    detail::for_each_block(0, outputs.size(), detail::threads_for(threads),
+                           [&](std::uint64_t k) { rows[k] = quantiles(outputs[k], probabilities); });
+    return rows;
   }
   /// The same, by output name (input_error when there is no such output).
   std::vector<double> quantiles(const std::string& name, const std::vector<double>& probabilities) const {
@@ -116,10 +112,12 @@ class run_result {
     return quantiles(index(name), {probability}).front();
   }
 
-  /// One row per output: mean sd p10 p50 p80 p90 p99 min max (NaN where no value is finite).
+  /// One row per output: mean sd p10 p50 p80 p90 p99 min max (NaN where no value is finite),
+  /// the outputs in parallel on all cores (the rows do not depend on the count).
   std::vector<summary_row> summary() const {
-    std::vector<summary_row> rows;
-    for (std::size_t k = 0; k < names_.size(); ++k) rows.push_back(summary(k));
+    std::vector<summary_row> rows(names_.size());
+    detail::for_each_block(0, names_.size(), default_threads(),
+                           [&](std::uint64_t k) { rows[k] = summary(static_cast<std::size_t>(k)); });
     return rows;
   }
   /// The summary row of output `output` (input_error when it is out of range).

@@ -3,8 +3,8 @@
 // the request of a model that describes itself (montecarlo/engine.hpp), and any process with
 // the same build computes any range of the run's blocks from it with request_partial(). The
 // models that describe themselves: the lifecycle model (simulate, with the inputs a tornado
-// pins), a subset of its metrics, one metric (a statistic's run), a comparison and the time of
-// one recovery. Their partials fold into the local run's result bit for bit, because the
+// pins), a subset of its metrics, one metric (a statistic's run), a tornado's runs, a
+// comparison and the time of one recovery. Their partials fold into the local run's result bit for bit, because the
 // rebuilt model is the same function of the same scenario and the partial the same code.
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include "trnmodel/sensitivity/output.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
+#include "trnmodel/sensitivity/tornado.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -105,6 +106,25 @@ inline run_partial request_partial(const std::string& request_text, std::uint64_
     return compute_partial(one_metric(detail::lifecycle_model_of(inner()), output), std::move(outputs), options,
                            first_block, last_block);
   }
+  if (kind == "tornado_runs") {
+    const lifecycle_model inner_model = detail::lifecycle_model_of(inner());
+    const std::vector<std::string> paths = inner_model.uncertain_inputs();
+    std::vector<tornado_runs::held_input> held;
+    for (const auto& h : detail::member(model, "held", "request.model")) {
+      const ordered_json& path = detail::member(h, "path", "request.model.held");
+      std::ptrdiff_t input = -1;
+      if (!path.is_null()) {
+        const auto at = std::find(paths.begin(), paths.end(), path.get<std::string>());
+        if (at == paths.end()) trnmodel::detail::fail("request.model.held", path.dump() + " is not a drawn input");
+        input = at - paths.begin();
+      }
+      held.push_back({input, detail::member(h, "value", "request.model.held").get<double>()});
+    }
+    const output_column output{detail::member(model, "column", "request.model").get<Eigen::Index>(),
+                               detail::metric_of(model)};
+    return compute_partial(tornado_runs(inner_model, output, std::move(held)), std::move(outputs), options,
+                           first_block, last_block);
+  }
   if (kind == "comparison")
     return compute_partial(comparison_model(detail::unpinned_scenario_of(detail::member(model, "a", "request.model")),
                                             detail::unpinned_scenario_of(detail::member(model, "b", "request.model")),
@@ -114,7 +134,7 @@ inline run_partial request_partial(const std::string& request_text, std::uint64_
     return compute_partial(restart_time_model(detail::unpinned_scenario_of(inner())), std::move(outputs), options,
                            first_block, last_block);
   trnmodel::detail::fail("request.model.kind", "no model of kind \"" + kind +
-                                                   "\" (lifecycle, metrics, one_metric, comparison, restart_time)");
+                                                   "\" (lifecycle, metrics, one_metric, tornado_runs, comparison, restart_time)");
 }
 
 }  // namespace trnmodel::sensitivity
