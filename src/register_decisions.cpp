@@ -67,6 +67,19 @@ void register_decisions(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("side"), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("progress"));
+  // The sign-off's payback from its own simulations (every metric kept): payback's result
+  // without running both scenarios again.
+  m.def(
+      "payback_of",
+      [](const run_result& a, const run_result& b, const std::string& side) {
+        const char which = side.empty() ? 0 : side[0];
+        if (side.size() > 1 || (which != 0 && which != 'a' && which != 'b'))
+          detail::fail("side", "must be \"a\", \"b\" or None (the side cheaper to run on average), got \"" + side +
+                                   "\"");
+        py::gil_scoped_release release;
+        return payback_of(a, b, which);
+      },
+      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("side"));
   py::class_<plan>(m, "Plan")
       .def_static(
           "from_text",

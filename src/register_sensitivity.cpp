@@ -266,6 +266,16 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("samples"), py::arg("seed"),
       py::arg("threads"), py::arg("keep_samples"), py::arg("progress"));
+  // A comparison of two kept simulations on the comparison's seed and samples (the sign-off's
+  // own runs): compare's result, bit for bit, without simulating again.
+  m.def(
+      "compare_kept",
+      [](const run_result& a, const run_result& b, const std::string& output, std::uint64_t seed, int threads) {
+        run_options options = make_run(a.samples(), seed, threads, true);
+        py::gil_scoped_release release;
+        return static_cast<run_result>(compare_kept(a, b, metric_named(output), options));
+      },
+      py::arg("a"), py::arg("b"), py::arg("output"), py::kw_only(), py::arg("seed"), py::arg("threads"));
   // tm.sweep: the points' results, in grid order (the last path varying fastest), samples
   // streamed (keep_samples false) as Python's sweep has always run them.
   m.def(

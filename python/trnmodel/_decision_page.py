@@ -16,7 +16,7 @@ from ._advisor import Advice, advise
 from ._document import Document
 from ._evidence import evidence_class, evidence_line
 from ._format import hours, short_money
-from ._payback import PaybackResult, payback
+from ._payback import PaybackResult, payback, payback_of_results
 from ._plan import _LABELS as STRATEGY_LABELS
 from ._plan import STRATEGIES, Plan, PlanResult
 from ._progress import ProgressArg
@@ -26,6 +26,8 @@ from ._simulate import simulate
 from .fields import ENGINEERING_ADAPTATION_H, ENGINEERING_PORT_DAYS
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import pandas as pd
 
     from ._simulate import SimulationResult
@@ -103,9 +105,12 @@ def decision_runs(
     threads: Optional[int],
     progress: ProgressArg,
     executor: Any = None,
+    results: "Optional[Future[Dict[str, SimulationResult]]]" = None,
 ) -> DecisionRuns:
     """The decision's computations: the advice, the plan's strategies, payback of the pair (the
-    first two scenarios) and each scenario's Sobol indices of total cost with porting."""
+    first two scenarios) and each scenario's Sobol indices of total cost with porting. With
+    ``results`` (the scenarios simulated on ``samples`` and ``seed``, once available), payback
+    takes them instead of simulating the pair again."""
     advice, missing = _advice_of(scenarios, plan)
     plan_result = (
         plan.evaluate(samples=samples, seed=seed, threads=threads, progress=progress, executor=executor)
@@ -116,9 +121,19 @@ def decision_runs(
     paid: Any = None
     if len(sides) == 2:
         try:
-            paid = payback(
-                sides[0], sides[1], samples=samples, seed=seed, threads=threads, progress=progress, executor=executor
-            )
+            if results is not None:
+                ra, rb = list(results.result().values())[:2]
+                paid = payback_of_results(ra, rb, threads=threads)
+            else:
+                paid = payback(
+                    sides[0],
+                    sides[1],
+                    samples=samples,
+                    seed=seed,
+                    threads=threads,
+                    progress=progress,
+                    executor=executor,
+                )
         except _core.ScenarioError as e:  # an unknown price: the page says why, the sign-off goes on
             paid = e
     indices: Dict[str, Any] = {}

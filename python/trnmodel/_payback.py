@@ -21,6 +21,8 @@ from ._scenario import Scenario
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ._simulate import SimulationResult
+
 #: The run counts the summary reports P(paid back within n runs) at.
 WITHIN = (1, 2, 5, 10, 20, 50)
 
@@ -165,3 +167,21 @@ def payback(
             progress=callback,
         )
     return PaybackResult(core, a, b, samples, seed)
+
+
+def payback_of_results(
+    ra: "SimulationResult", rb: "SimulationResult", side: Optional[str] = None, threads: Optional[int] = None
+) -> PaybackResult:
+    """:func:`payback` of two simulations already made on common random numbers (the same seed
+    and sample count, samples kept): the same numbers, bit for bit, without simulating again.
+    With an unknown input the run or porting cost needs, it refuses as :func:`payback` does."""
+    if ra.seed != rb.seed or ra.samples != rb.samples:
+        raise _core.ScenarioError(
+            f"rb: must be simulated on ra's seed and samples ({ra.seed}, {ra.samples}), got ({rb.seed}, {rb.samples})"
+        )
+    needed = {"run_cost_usd", "adaptation_usd"}
+    if any(needed & set(r.unknown_metrics) for r in (ra, rb)) or not (ra.kept and rb.kept):
+        # The runs' own refusal (an unknown price named), or samples to keep.
+        return payback(ra.scenario, rb.scenario, side=side, samples=ra.samples, seed=ra.seed, threads=threads)
+    core = _core.payback_of(ra._core, rb._core, side=side or "")
+    return PaybackResult(core, ra.scenario, rb.scenario, ra.samples, ra.seed)

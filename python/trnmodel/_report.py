@@ -40,7 +40,7 @@ from ._metrics import BLOCK_LEDGER_LINES, LEDGER_LINES, PHASES
 from ._plan import Plan
 from ._progress import ProgressArg
 from ._scenario import ProvenanceRow, Scenario
-from ._sensitivity import compare, sobol, tornado
+from ._sensitivity import _comparison_of_results, sobol, tornado
 from ._simulate import SimulationResult, simulate
 from .fields import (
     CLUSTER_NODES,
@@ -594,18 +594,17 @@ def _driver_runs(
 
 
 def _comparison_runs(
-    a: Scenario,
-    b: Scenario,
+    results: "Future[Dict[str, SimulationResult]]",
     output: str,
-    samples: int,
-    seed: int,
     threads: Optional[int],
     break_even_path: str,
     progress: ProgressArg,
 ) -> Tuple[Any, ...]:
-    """The comparison of the sign-off: the runs on common random numbers, the partly paired
-    check (of ``output`` and of wall time) and the break-even (or why it was not found)."""
-    cmp = compare(a, b, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
+    """The comparison of the sign-off: the two simulations (``results``, once the main thread
+    has them) compared on their common random numbers, the partly paired check (of ``output``
+    and of wall time) and the break-even (or why it was not found)."""
+    ra, rb = results.result().values()
+    cmp = _comparison_of_results(ra, rb, output, threads)
     cmp._partly_paired_outputs([output, "wall_h"])  # both in one run per side
     check = cmp.pairing_check()
     wall_unpaired = cmp._partly_paired("wall_h")
@@ -668,6 +667,9 @@ def signoff_report(
         # A comparison of an output one side cannot compute (an unknown price) is left out, and
         # the document says why, rather than failing the whole sign-off.
         comparable = b is not None and all(output not in _core.lifecycle_info(x._core).unknown_metrics for x in (a, b))
+        # The comparison and the payback take the simulations below (the same seed and samples:
+        # the same common random numbers) rather than simulating both scenarios again.
+        simulated: "Future[Dict[str, SimulationResult]]" = Future()
         decision = (
             background.submit(
                 decision_runs,
@@ -679,23 +681,33 @@ def signoff_report(
                 threads=threads,
                 progress=background.progress,
                 executor=executor,
+                results=simulated,
             )
             if b is not None or plan is not None
             else None
         )
         comparison = (
-            background.submit(
-                _comparison_runs, a, b, output, samples, seed, threads, break_even_path, background.progress
-            )
+            background.submit(_comparison_runs, simulated, output, threads, break_even_path, background.progress)
             if comparable
             else None
         )
-        results = {
-            name: simulate(
-                s, samples=samples, seed=seed, threads=threads, allow_unknown=True, progress=progress, executor=executor
-            )
-            for name, s in scenarios.items()
-        }
+        try:
+            results = {
+                name: simulate(
+                    s,
+                    samples=samples,
+                    seed=seed,
+                    threads=threads,
+                    allow_unknown=True,
+                    progress=progress,
+                    executor=executor,
+                )
+                for name, s in scenarios.items()
+            }
+        except BaseException as e:
+            simulated.set_exception(e)  # the runs waiting for the simulations stop too
+            raise
+        simulated.set_result(results)
         with running_on(executor):  # the runs the document makes itself (a block's length)
             return _signoff_document(
                 scenarios,

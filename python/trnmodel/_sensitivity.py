@@ -630,6 +630,23 @@ def compare(
     return Comparison(core, a, b, output, samples, seed, threads)
 
 
+def _comparison_of_results(
+    ra: SimulationResult, rb: SimulationResult, output: str = "run_cost_usd", threads: Optional[int] = None
+) -> Comparison:
+    """:func:`compare` of two simulations already made on the same seed and sample count with
+    their samples kept: the same result, bit for bit (the same per-sample values, folded in the
+    same blocks), without simulating again."""
+    if ra.seed != rb.seed or ra.samples != rb.samples:
+        raise _core.ScenarioError(
+            f"rb: must be simulated on ra's seed and samples ({ra.seed}, {ra.samples}), got ({rb.seed}, {rb.samples})"
+        )
+    if output in ra.unknown_metrics or output in rb.unknown_metrics or not (ra.kept and rb.kept):
+        # compare's own refusal (the unknown inputs named), or samples to keep.
+        return compare(ra.scenario, rb.scenario, output, samples=ra.samples, seed=ra.seed, threads=threads)
+    core = _core.compare_kept(ra._core, rb._core, output, seed=ra.seed, threads=_check_threads(threads))
+    return Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads)
+
+
 # ------------------------------------------------------------------------------------------
 # Sweeps
 # ------------------------------------------------------------------------------------------

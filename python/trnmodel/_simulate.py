@@ -54,6 +54,7 @@ class SimulationResult(MonteCarloResult):
         #: The seed of the run: with the sample index it determines every input drawn
         #: (tm.rank_correlations recomputes them from it).
         self.seed = seed
+        self._implausible_tail: Optional[List[str]] = None
         #: {path: reason} of the unknown inputs (their metrics are NaN).
         self.unknown_inputs: Dict[str, str] = dict(zip(info.unknown_inputs, info.unknown_reasons))
         #: Metrics that could not be computed because they need an unknown input.
@@ -103,7 +104,12 @@ class SimulationResult(MonteCarloResult):
         names the phase making it and the inputs behind that phase; empty otherwise (a tail of
         10 P50s made of the queue wait is the wait its input states: not flagged). A restore
         that can fail with one checkpoint kept sends the job (or its stage) back to its start,
-        again and again: the sentence says so."""
+        again and again: the sentence says so. Computed once (results are immutable)."""
+        if self._implausible_tail is None:
+            self._implausible_tail = self._find_implausible_tail()
+        return list(self._implausible_tail)
+
+    def _find_implausible_tail(self) -> List[str]:
         p50, p999 = (float(v) for v in self.quantile([0.5, 0.999], "wall_h"))
         if not (p999 > TAIL_RATIO * p50 or p999 > TAIL_HORIZON_H) or not np.isfinite(p999):
             return []

@@ -1,6 +1,7 @@
 // Payback of a port (include/trnmodel/decisions/payback.hpp): the per-sample rule against hand
 // computations, and two constant scenarios whose run and porting costs are worked by hand.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -83,6 +84,37 @@ TEST_CASE("payback of two constant scenarios equals the hand computation", "[dec
   for (const double runs : never.runs) CHECK(std::isinf(runs));
   CHECK_THROWS_WITH(payback(constant(10, 100), constant(12, 0), options, 'c'),
                     test::contains("side"));
+}
+
+}  // namespace test_payback
+
+namespace test_payback {
+
+// The payback the sign-off takes from its own simulations (every metric kept) is the payback of
+// two runs made for it, sample by sample and bit for bit, whichever side pays back.
+TEST_CASE("payback of two kept simulations equals payback's own runs", "[decisions][payback]") {
+  const auto example = [](const std::string& name) {
+    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
+  };
+  const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
+  run_options options;
+  options.samples = 5'001;
+  options.seed = 4;
+  options.keep_samples = true;
+  const run_result ra = simulate(a, options), rb = simulate(b, options);
+  for (const char side : {'\0', 'a', 'b'}) {
+    const payback_result own = payback(a, b, options, side), kept = payback_of(ra, rb, side);
+    CHECK(kept.side == own.side);
+    CHECK(kept.runs == own.runs);
+    CHECK(kept.run_saving_usd == own.run_saving_usd);
+    CHECK(kept.extra_porting_usd == own.extra_porting_usd);
+    CHECK(std::memcmp(&kept.mean_run_cost_a_usd, &own.mean_run_cost_a_usd, sizeof(double)) == 0);
+  }
+  options.keep_samples = false;
+  CHECK_THROWS_WITH(payback_of(simulate(a, options), rb), test::contains("samples were not kept"));
+  options.keep_samples = true;
+  options.samples = 100;
+  CHECK_THROWS_WITH(payback_of(ra, simulate(b, options)), test::contains("pairs the runs sample by sample"));
 }
 
 }  // namespace test_payback

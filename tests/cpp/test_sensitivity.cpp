@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -328,6 +330,54 @@ TEST_CASE("two platforms' step times are independent: P(A < B) is the closed for
   CHECK(same.stats(3).mean == 1);
   CHECK(same.stats(2).min * 3600 == Approx(-200).epsilon(1e-9));
   CHECK(same.stats(2).max * 3600 == Approx(-200).epsilon(1e-9));
+}
+
+// A comparison from two kept simulations on its seed and samples is compare() itself, bit for
+// bit (the sign-off compares its own simulations rather than running both scenarios again).
+TEST_CASE("a comparison of two kept simulations is compare's, bit for bit", "[sensitivity][compare]") {
+  const auto example = [](const std::string& name) {
+    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
+  };
+  const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
+  run_options options = runs(9'001);
+  options.keep_samples = true;
+  const run_result ra = simulate(a, options), rb = simulate(b, options);
+  for (const metric::id m : {metric::run_cost_usd, metric::wall_h}) {
+    const comparison_result kept = compare_kept(ra, rb, m, options), own = compare(a, b, m, options);
+    REQUIRE(kept.names() == own.names());
+    CHECK((kept.values() == own.values()).all());
+    for (std::size_t k = 0; k < own.outputs(); ++k) {
+      CHECK(test::same_bits(kept.stats(k).mean, own.stats(k).mean));
+      CHECK(test::same_bits(kept.stats(k).m2, own.stats(k).m2));
+    }
+    CHECK(test::same_bits(kept.p_a_less_b(), own.p_a_less_b()));
+  }
+  options.samples = 100;
+  CHECK_THROWS_WITH(compare_kept(ra, rb, metric::wall_h, options), test::contains("samples: is 100"));
+}
+
+// A break-even draws the inputs other than its path once and reuses them in every evaluation:
+// the same root, target, achieved value and evaluation count, bit for bit, as evaluating each
+// value with its own run (max_drawn_bytes 0), for a fixed path (a price) and a drawn one (the
+// step time), for the mean and a quantile.
+TEST_CASE("break-even from inputs drawn once equals one run per evaluation, bit for bit", "[sensitivity][compare]") {
+  const auto example = [](const std::string& name) {
+    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
+  };
+  const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [path, stat] : {std::pair{std::string("prices.node_hour_usd"), statistic::mean()},
+                                   std::pair{std::string("throughput.step_time_s"), statistic::quantile(0.9)}}) {
+    INFO(path);
+    const run_options options = runs(6'001);
+    const break_even_result cached = break_even(a, b, metric::run_cost_usd, path, stat, options);
+    const break_even_result own = break_even(a, b, metric::run_cost_usd, path, stat, options, nan, nan, 0);
+    CHECK(test::same_bits(cached.value, own.value));
+    CHECK(test::same_bits(cached.target, own.target));
+    CHECK(test::same_bits(cached.achieved, own.achieved));
+    CHECK(cached.evaluations == own.evaluations);
+    CHECK(cached.evaluations > 3);
+  }
 }
 
 TEST_CASE("break-even finds the price at which B's mean cost equals A's", "[sensitivity][compare]") {

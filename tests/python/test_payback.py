@@ -97,3 +97,34 @@ def test_the_plot_draws_the_cumulative_share():
     (line,) = [x for x in ax.get_lines() if x.get_label() == "port paid back"]
     y = np.asarray(line.get_ydata())
     assert y[93] == 0 and y[94] == 1
+
+
+def test_the_sign_off_takes_payback_and_the_comparison_from_its_own_simulations():
+    """The sign-off pays back and compares from the two simulations it already made (the same
+    seed and samples): the same numbers, bit for bit, as tm.payback and tm.compare running both
+    scenarios again; an unknown price is refused as they refuse it."""
+    from trnmodel._payback import payback_of_results
+    from trnmodel._sensitivity import _comparison_of_results
+
+    trn2, p5 = tm.Scenario.from_json(TRN2), tm.Scenario.from_json(P5)
+    a = tm.simulate(trn2, samples=7_001, seed=5)
+    b = tm.simulate(p5, samples=7_001, seed=5)
+    for side in (None, "a", "b"):
+        own, kept = tm.payback(trn2, p5, side=side, samples=7_001, seed=5), payback_of_results(a, b, side)
+        assert kept.side == own.side
+        np.testing.assert_array_equal(kept.runs, own.runs)
+        np.testing.assert_array_equal(kept.run_saving_usd, own.run_saving_usd)
+        assert kept.mean_run_cost_usd == own.mean_run_cost_usd
+    for output in ("run_cost_usd", "wall_h"):
+        own_cmp, kept_cmp = tm.compare(trn2, p5, output, samples=7_001, seed=5), _comparison_of_results(a, b, output)
+        assert kept_cmp.summary().equals(own_cmp.summary())
+        assert kept_cmp.p_a_less_b == own_cmp.p_a_less_b
+        np.testing.assert_array_equal(kept_cmp.difference, own_cmp.difference)
+    unpriced = trn2.updated({"prices.node_hour_usd": {"unknown": "no quote yet"}})
+    u = tm.simulate(unpriced, samples=7_001, seed=5, allow_unknown=True)
+    with pytest.raises(tm.ScenarioError, match="prices.node_hour_usd"):
+        payback_of_results(u, b)
+    with pytest.raises(tm.ScenarioError, match="prices.node_hour_usd"):
+        _comparison_of_results(u, b)
+    with pytest.raises(tm.ScenarioError, match="must be simulated on ra's seed and samples"):
+        payback_of_results(a, tm.simulate(p5, samples=100, seed=5))

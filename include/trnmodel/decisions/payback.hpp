@@ -49,21 +49,15 @@ struct payback_result {
   double mean_run_cost_a_usd = 0, mean_run_cost_b_usd = 0;  ///< the sides' mean run costs
 };
 
-/// Simulates `a` and `b` with the same options (common random numbers) keeping run_cost_usd and
-/// adaptation_usd, and returns the payback of `side` ('a', 'b', or 0: the side with the lower
-/// mean run cost, 'a' on a tie). Keeps every sample (options.keep_samples is taken as true).
-/// Throws input_error when a scenario has an unknown input the run or porting cost needs.
-inline payback_result payback(const scenario& a, const scenario& b, run_options options, char side = 0) {
+/// The payback of `side` ('a', 'b', or 0: the side with the lower mean run cost, 'a' on a tie)
+/// from two kept runs of the same samples on common random numbers (the same seed), each with
+/// run_cost_usd and adaptation_usd: simulate()'s results, for instance. input_error when a run
+/// did not keep its samples, lacks one of those outputs, or the two differ in sample count.
+inline payback_result payback_of(const run_result& ra, const run_result& rb, char side = 0) {
   if (side != 0 && side != 'a' && side != 'b') detail::fail("side", "must be 'a', 'b' or chosen (0)");
-  options.keep_samples = true;
-  // One progress for the two runs: a's samples first, then b's.
-  run_options first = options, second = options;
-  if (options.progress) {
-    first.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress(done, 2 * total); };
-    second.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress(total + done, 2 * total); };
-  }
-  const std::vector<std::string> kept{"run_cost_usd", "adaptation_usd"};
-  const run_result ra = simulate(a, first, kept, false), rb = simulate(b, second, kept, false);
+  if (ra.samples() != rb.samples())
+    detail::fail("b", "has " + std::to_string(rb.samples()) + " samples, a has " + std::to_string(ra.samples()) +
+                          ": payback pairs the runs sample by sample");
   payback_result out;
   const auto run_a = ra.values("run_cost_usd"), run_b = rb.values("run_cost_usd");
   const auto adapt_a = ra.values("adaptation_usd"), adapt_b = rb.values("adaptation_usd");
@@ -82,6 +76,23 @@ inline payback_result payback(const scenario& a, const scenario& b, run_options 
   }
   out.runs = payback_runs(out.run_saving_usd.data(), out.extra_porting_usd.data(), n);
   return out;
+}
+
+/// Simulates `a` and `b` with the same options (common random numbers) keeping run_cost_usd and
+/// adaptation_usd, and returns their payback_of(). Keeps every sample (options.keep_samples is
+/// taken as true). Throws input_error when a scenario has an unknown input the run or porting
+/// cost needs.
+inline payback_result payback(const scenario& a, const scenario& b, run_options options, char side = 0) {
+  if (side != 0 && side != 'a' && side != 'b') detail::fail("side", "must be 'a', 'b' or chosen (0)");
+  options.keep_samples = true;
+  // One progress for the two runs: a's samples first, then b's.
+  run_options first = options, second = options;
+  if (options.progress) {
+    first.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress(done, 2 * total); };
+    second.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress(total + done, 2 * total); };
+  }
+  const std::vector<std::string> kept{"run_cost_usd", "adaptation_usd"};
+  return payback_of(simulate(a, first, kept, false), simulate(b, second, kept, false), side);
 }
 
 }  // namespace trnmodel

@@ -3,7 +3,8 @@
 // instead of one selection per rank.
 //
 // Every double maps to an unsigned 64-bit key that sorts as the doubles do (order_key). The
-// first pass finds the keys' range over the non-NaN values, the second counts the values in
+// first pass finds the keys' range over the non-NaN values (or a run's moments give it), the
+// second counts the values in
 // 2^14 equal slices of that range, and the running count names the slice each wanted rank falls
 // in; the third pass copies out the values of those few slices only, and each slice gives its
 // ranks by sorting (a small slice) or by the same three passes over it (a large one: a slice
@@ -54,23 +55,27 @@ constexpr int order_slice_bits = 14;
 // A slice this small is sorted rather than sliced again.
 constexpr std::size_t order_sort_below = 512;
 
-// The values at `ranks` (ascending, each below the number of non-NaN values of x) among the
-// non-NaN values of x[0, size), written to out[0, ranks.size()). `lo`, `hi`: the smallest and
-// largest key of those values.
-inline void select_ranks(const double* x, std::size_t size, std::uint64_t lo, std::uint64_t hi,
+// The values at `ranks` (ascending, each below `count`) among the `count` non-NaN values of
+// x[0, size), written to out[0, ranks.size()). `lo`, `hi`: keys at or below the smallest and at
+// or above the largest of those values (between the keys of −∞ and +∞). Returns false, having
+// written nothing, when fewer than `count` values lie between them (bounds that were wrong).
+inline bool select_ranks(const double* x, std::size_t size, std::size_t count, std::uint64_t lo, std::uint64_t hi,
                          const std::vector<std::size_t>& ranks, double* out) {
-  if (lo == hi) {  // one value, maybe many times
-    std::fill(out, out + ranks.size(), from_order_key(lo));
-    return;
-  }
   int shift = 0;
   while (((hi - lo) >> shift) >= (std::uint64_t{1} << order_slice_bits)) ++shift;
   const std::size_t slices = static_cast<std::size_t>((hi - lo) >> shift) + 1;
   std::vector<std::size_t> counts(slices, 0);
+  // A key outside [lo, hi] (a NaN's always is) is not counted: one unsigned comparison.
+  const std::uint64_t span = hi - lo;
+  std::size_t counted = 0;
   for (std::size_t i = 0; i < size; ++i) {
-    const std::uint64_t key = order_key(x[i]);
-    if (is_number_key(key)) ++counts[static_cast<std::size_t>((key - lo) >> shift)];
+    const std::uint64_t offset = order_key(x[i]) - lo;
+    if (offset <= span) {
+      ++counts[static_cast<std::size_t>(offset >> shift)];
+      ++counted;
+    }
   }
+  if (counted != count) return false;
   // The slice of each rank and the rank within it; the slices wanted, in order.
   struct wanted {
     std::size_t slice, first_rank, count;  // first_rank: values in the slices before it
@@ -97,9 +102,9 @@ inline void select_ranks(const double* x, std::size_t size, std::uint64_t lo, st
   }
   if (shift > 0)
     for (std::size_t i = 0; i < size; ++i) {
-      const std::uint64_t key = order_key(x[i]);
-      if (!is_number_key(key)) continue;
-      const std::uint32_t w = index_of_slice[static_cast<std::size_t>((key - lo) >> shift)];
+      const std::uint64_t offset = order_key(x[i]) - lo;
+      if (offset > span) continue;
+      const std::uint32_t w = index_of_slice[static_cast<std::size_t>(offset >> shift)];
       if (w != not_wanted) values[w].push_back(x[i]);
     }
   for (std::size_t w = 0, r = 0; w < slices_wanted.size(); ++w) {
@@ -119,9 +124,13 @@ inline void select_ranks(const double* x, std::size_t size, std::uint64_t lo, st
         slice_lo = std::min(slice_lo, order_key(v));
         slice_hi = std::max(slice_hi, order_key(v));
       }
-      select_ranks(values[w].data(), values[w].size(), slice_lo, slice_hi, local, slice_out);
+      if (slice_lo == slice_hi)  // one value, maybe many times
+        std::fill(slice_out, slice_out + local.size(), from_order_key(slice_lo));
+      else
+        select_ranks(values[w].data(), values[w].size(), values[w].size(), slice_lo, slice_hi, local, slice_out);
     }
   }
+  return true;
 }
 
 }  // namespace detail
@@ -133,14 +142,20 @@ inline void select_ranks(const double* x, std::size_t size, std::uint64_t lo, st
 class order_statistics {
  public:
   /// The non-NaN values among values[0, size).
-  order_statistics(const double* values, std::size_t size) : values_(values), size_(size) {
-    for (std::size_t i = 0; i < size; ++i) {
-      const std::uint64_t key = detail::order_key(values[i]);
-      if (!detail::is_number_key(key)) continue;
-      ++count_;
-      lo_ = std::min(lo_, key);
-      hi_ = std::max(hi_, key);
+  order_statistics(const double* values, std::size_t size) : values_(values), size_(size) { find_bounds(); }
+
+  /// The same when the number of non-NaN values and the smallest and largest of them are known
+  /// (a run's moments), which saves a pass. Wrong bounds cost that pass again, not the result:
+  /// when fewer values than `count` lie between them, they are found from the values.
+  order_statistics(const double* values, std::size_t size, std::size_t count, double min, double max)
+      : values_(values), size_(size), count_(count) {
+    if (count_ == 0 || !(min <= max)) {
+      find_bounds();
+      return;
     }
+    // The bounds' keys, widened over both zeros (a minimum of +0 may hide a −0).
+    lo_ = detail::order_key(min == 0 ? -0.0 : min);
+    hi_ = detail::order_key(max == 0 ? 0.0 : max);
   }
 
   /// How many values are not NaN.
@@ -149,17 +164,9 @@ class order_statistics {
   /// The values at `ranks` (0-based; any order, repeats allowed; each below count()), in the
   /// order of `ranks`.
   std::vector<double> at(const std::vector<std::size_t>& ranks) const {
-    std::vector<std::size_t> sorted = ranks;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    std::vector<double> values(sorted.size());
-    if (!sorted.empty()) detail::select_ranks(values_, size_, lo_, hi_, sorted, values.data());
-    std::vector<double> result;
-    result.reserve(ranks.size());
-    for (const std::size_t r : ranks)
-      result.push_back(values[static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), r) -
-                                                       sorted.begin())]);
-    return result;
+    std::vector<double> values;
+    if (!select(ranks, values)) return order_statistics(values_, size_).at(ranks);  // bounds given were wrong
+    return values;
   }
 
   /// Quantiles by linear interpolation between order statistics (type 7 of Hyndman and Fan,
@@ -174,7 +181,8 @@ class order_statistics {
       ranks.push_back(lower);
       ranks.push_back(std::min(lower + 1, count_ - 1));
     }
-    const std::vector<double> at_ranks = at(ranks);
+    std::vector<double> at_ranks;
+    if (!select(ranks, at_ranks)) return order_statistics(values_, size_).quantiles(probabilities);  // wrong bounds
     std::vector<double> result;
     for (std::size_t k = 0; k < probabilities.size(); ++k) {
       const double h = static_cast<double>(count_ - 1) * probabilities[k];
@@ -187,6 +195,33 @@ class order_statistics {
   }
 
  private:
+  // The values at `ranks` into `values`; false when the bounds given were not the values'.
+  bool select(const std::vector<std::size_t>& ranks, std::vector<double>& values) const {
+    std::vector<std::size_t> sorted = ranks;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    std::vector<double> at_sorted(sorted.size());
+    if (!sorted.empty() && !detail::select_ranks(values_, size_, count_, lo_, hi_, sorted, at_sorted.data()))
+      return false;
+    values.clear();
+    for (const std::size_t r : ranks)
+      values.push_back(
+          at_sorted[static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), r) - sorted.begin())]);
+    return true;
+  }
+
+  void find_bounds() {
+    count_ = 0;
+    lo_ = std::numeric_limits<std::uint64_t>::max();
+    hi_ = 0;
+    for (std::size_t i = 0; i < size_; ++i) {
+      const std::uint64_t key = detail::order_key(values_[i]);
+      if (!detail::is_number_key(key)) continue;
+      ++count_;
+      lo_ = std::min(lo_, key);
+      hi_ = std::max(hi_, key);
+    }
+  }
   std::size_t lower_rank(double p) const {
     return std::min(static_cast<std::size_t>(static_cast<double>(count_ - 1) * p), count_ - 1);
   }

@@ -87,8 +87,11 @@ class run_result {
       for (const double p : probabilities) result.push_back(histograms_[output].quantile(p));
       return result;
     }
+    // The moments know the count of non-NaN values and their range: the selection's first pass.
+    const moments& m = moments_[output];
     const auto column = static_cast<Eigen::Index>(output);
-    return order_statistics(values_.col(column).data(), static_cast<std::size_t>(values_.rows()))
+    return order_statistics(values_.col(column).data(), static_cast<std::size_t>(values_.rows()),
+                            static_cast<std::size_t>(m.count), m.min, m.max)
         .quantiles(probabilities);
   }
   /// The quantiles of several outputs (row k: those of outputs[k]), the outputs in parallel on

@@ -22,6 +22,7 @@
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/scenario/fields.hpp"
+#include "trnmodel/sensitivity/block_parts.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
 
@@ -103,6 +104,93 @@ inline comparison_result compare(const scenario& a, const scenario& b, const std
   return compare(a, b, metric_named(metric_name, "metric"), options);
 }
 
+/// A comparison's engine model over two kept runs: sample i's "a" and "b" are row i of metric
+/// m's column in each run, the other outputs as comparison_model makes them. With the runs of
+/// simulate() on the comparison's seed, samples and block size, its run is compare()'s, bit
+/// for bit (the same values folded in the same blocks), without simulating again.
+/// Thread-safety: read-only; the runs must outlive it.
+class kept_pair_model {
+ public:
+  kept_pair_model(const run_result& a, const run_result& b, metric::id m)
+      : a_(a.values(metric_names()[m])), b_(b.values(metric_names()[m])) {
+    if (a.samples() != b.samples())
+      trnmodel::detail::fail("b", "has " + std::to_string(b.samples()) + " samples, a has " +
+                                      std::to_string(a.samples()) + ": a comparison pairs the runs sample by sample");
+  }
+  /// The engine's call: the block's rows of both columns, their difference and a < b.
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    const auto first = static_cast<Eigen::Index>(block.first);
+    out.col(0) = a_.segment(first, block.size);
+    out.col(1) = b_.segment(first, block.size);
+    out.col(2) = out.col(0) - out.col(1);
+    out.col(3) = (out.col(0) < out.col(1)).cast<double>();
+  }
+
+ private:
+  Eigen::Ref<const Eigen::ArrayXd> a_, b_;
+};
+
+/// compare() from two kept runs of simulate() (every metric, or at least m, kept) on the
+/// options' seed and samples: the same result, bit for bit, from the samples already drawn.
+/// input_error when a run did not keep its samples or their sample counts differ from each
+/// other or from options.samples.
+inline comparison_result compare_kept(const run_result& a, const run_result& b, metric::id m,
+                                      const run_options& options) {
+  if (a.samples() != options.samples)
+    trnmodel::detail::fail("samples", "is " + std::to_string(options.samples) + ", but the kept runs have " +
+                                          std::to_string(a.samples()));
+  return comparison_result(run(kept_pair_model(a, b, m), comparison_model::output_names(), options), m);
+}
+
+namespace detail {
+
+// A break-even's evaluations differ in one input of the varied scenario: every other drawn
+// input draws the same numbers in each. drawn_once draws them once for the whole run (in
+// parallel, by blocks) and cached_inputs_model evaluates a model of the varied scenario from
+// those columns, so an evaluation costs the lifecycle and not the draws. The values are the ones
+// the model would draw itself (the same streams and distributions), so the statistic has the
+// bits of the model's own run.
+inline Eigen::ArrayXXd drawn_once(const lifecycle_model& model, const run_options& options) {
+  const run_options o = with_block_size(options);
+  Eigen::ArrayXXd x(static_cast<Eigen::Index>(o.samples), static_cast<Eigen::Index>(model.input_count()));
+  const trnmodel::detail::block_grid grid{o.samples, static_cast<std::uint64_t>(o.block_size)};
+  trnmodel::detail::for_each_block(0, grid.blocks(), trnmodel::detail::threads_for(o.threads), [&](std::uint64_t b) {
+    block_view part;
+    part.seed = o.seed;
+    part.first = grid.first_sample(b);
+    part.size = static_cast<Eigen::Index>(grid.size(b));
+    model.draw(part, x.middleRows(static_cast<Eigen::Index>(part.first), part.size));
+  });
+  return x;
+}
+
+// One output of `model`, its drawn input k read from column columns[k] of `drawn` (row = sample).
+class cached_inputs_model {
+ public:
+  cached_inputs_model(const lifecycle_model& model, output_column output, const Eigen::ArrayXXd& drawn,
+                      std::vector<Eigen::Index> columns)
+      : model_(model), output_(output), drawn_(drawn), columns_(std::move(columns)) {}
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    const auto inputs = static_cast<Eigen::Index>(columns_.size());
+    for_each_part(block, inputs, output_.columns(model_), [&](const block_view& part, Eigen::Index first_row,
+                                                              Eigen::ArrayXXd& x, Eigen::ArrayXXd& all) {
+      const auto first = static_cast<Eigen::Index>(part.first);
+      for (std::size_t k = 0; k < columns_.size(); ++k)
+        x.col(static_cast<Eigen::Index>(k)).head(part.size) = drawn_.col(columns_[k]).segment(first, part.size);
+      model_.evaluate_drawn(part, x.topRows(part.size), all.topRows(part.size));
+      out.col(0).segment(first_row, part.size) = all.col(output_.column).head(part.size);
+    });
+  }
+
+ private:
+  const lifecycle_model& model_;
+  output_column output_;
+  const Eigen::ArrayXXd& drawn_;
+  std::vector<Eigen::Index> columns_;
+};
+
+}  // namespace detail
+
 /// What break_even found. A plain value.
 struct break_even_result {
   double value;  ///< of the path in the varied scenario
@@ -116,10 +204,16 @@ struct break_even_result {
 /// answer; with NaN bounds the bracket grows geometrically from the path's current median.
 /// The root is found by TOMS 748 (Alefeld, Potra & Shi 1995) to a relative 1e-9. Bitwise
 /// Python's Comparison.break_even with the same samples and seed.
+///
+/// Every evaluation draws the same numbers for the inputs other than `path`: they are drawn once
+/// and kept when they take at most `max_drawn_bytes` (and the run is not sent elsewhere,
+/// options.remote), which gives each evaluation the bits of its own run at a fraction of the
+/// cost.
 inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
                                     const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),
-                                    double hi = std::numeric_limits<double>::quiet_NaN()) {
+                                    double hi = std::numeric_limits<double>::quiet_NaN(),
+                                    double max_drawn_bytes = 256.0 * 1024 * 1024) {
   const field_spec* field = find_field(path);
   if (field == nullptr)
     trnmodel::detail::fail(
@@ -131,11 +225,29 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
   require_known_for(fixed_model, m);
   break_even_result result{std::numeric_limits<double>::quiet_NaN(), metric_statistic(fixed_model, m, stat, options),
                            std::numeric_limits<double>::quiet_NaN(), 0};
+  const lifecycle_model varied_model(varied);
+  const std::vector<std::string> varied_inputs = varied_model.uncertain_inputs();
+  const bool cache = !options.remote && 8.0 * static_cast<double>(options.samples) *
+                                                static_cast<double>(varied_inputs.size()) <=
+                                            max_drawn_bytes;
+  const Eigen::ArrayXXd drawn = cache ? detail::drawn_once(varied_model, options) : Eigen::ArrayXXd();
   const auto gap = [&](double value) {
     ++result.evaluations;
     const lifecycle_model model(varied.updated({{path, ordered_json(value)}}));
     require_known_for(model, m);
-    return metric_statistic(model, m, stat, options) - result.target;
+    // The model's drawn inputs among the varied scenario's (all of them but `path`, or the
+    // model draws from its own streams).
+    std::vector<Eigen::Index> columns;
+    for (const std::string& input : model.uncertain_inputs()) {
+      const auto at = std::find(varied_inputs.begin(), varied_inputs.end(), input);
+      if (at == varied_inputs.end()) break;
+      columns.push_back(static_cast<Eigen::Index>(at - varied_inputs.begin()));
+    }
+    if (!cache || columns.size() != model.input_count()) return metric_statistic(model, m, stat, options) - result.target;
+    run_options o = options;
+    o.keep_samples = !stat.is_mean();
+    const detail::cached_inputs_model cached(model, output_of(m), drawn, std::move(columns));
+    return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
   };
   const bool given = !std::isnan(lo) || !std::isnan(hi);
   double g_lo = 0, g_hi = 0;

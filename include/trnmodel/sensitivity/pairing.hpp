@@ -15,7 +15,7 @@
 #include "trnmodel/check.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
-#include "trnmodel/montecarlo/scratch.hpp"
+#include "trnmodel/sensitivity/block_parts.hpp"
 #include "trnmodel/sensitivity/output.hpp"
 
 namespace trnmodel::sensitivity {
@@ -41,26 +41,19 @@ class restreamed_model {
   /// The engine's call: per part of the block, the inputs drawn on the chosen streams, the
   /// lifecycle evaluated with the moved chance draws, the outputs' columns kept.
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    constexpr Eigen::Index part_rows = 256;
-    thread_local trnmodel::detail::scratch_slot inputs_slot, metrics_slot;  // scratch.hpp
-    trnmodel::detail::scratch inputs(inputs_slot, part_rows + 8, static_cast<Eigen::Index>(streams_.size()));
-    trnmodel::detail::scratch metrics(metrics_slot, part_rows, columns_);
-    Eigen::ArrayXXd& x = inputs.array();
-    Eigen::ArrayXXd& all = metrics.array();
-    for (Eigen::Index first_row = 0; first_row < block.size; first_row += part_rows) {
-      block_view part = block;
-      part.first = block.first + static_cast<std::uint64_t>(first_row);
-      part.size = std::min(part_rows, block.size - first_row);
+    const auto inputs = static_cast<Eigen::Index>(streams_.size());
+    detail::for_each_part(block, inputs, columns_, [&](const block_view& part, Eigen::Index first_row,
+                                                       Eigen::ArrayXXd& x, Eigen::ArrayXXd& all) {
       for (std::size_t j = 0; j < streams_.size(); ++j) {
         double* column = x.col(static_cast<Eigen::Index>(j)).data();
         part.uniforms(streams_[j], column);
         model_.input_quantity(j).ppf(column, column, static_cast<std::size_t>(part.size));
       }
-      model_.evaluate_from(block.seed, x.topRows(part.size), chance_offset_ + part.first, all.topRows(part.size));
+      model_.evaluate_from(part.seed, x.topRows(part.size), chance_offset_ + part.first, all.topRows(part.size));
       for (std::size_t k = 0; k < outputs_.size(); ++k)
         out.col(static_cast<Eigen::Index>(k)).segment(first_row, part.size) =
             all.col(outputs_[k].column).head(part.size);
-    }
+    });
   }
 
  private:

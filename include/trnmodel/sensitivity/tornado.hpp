@@ -17,7 +17,7 @@
 #include "trnmodel/detail/json.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
-#include "trnmodel/montecarlo/scratch.hpp"
+#include "trnmodel/sensitivity/block_parts.hpp"
 #include "trnmodel/sensitivity/output.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
@@ -99,18 +99,11 @@ class tornado_runs {
   /// The engine's call: per part of the block, the inputs drawn once, then each run's output
   /// with its input set to its held value (and put back for the next run).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    constexpr Eigen::Index part_rows = 256;
-    thread_local trnmodel::detail::scratch_slot inputs_slot, metrics_slot;  // scratch.hpp
-    trnmodel::detail::scratch inputs(inputs_slot, part_rows + 8, static_cast<Eigen::Index>(model_.input_count()));
-    trnmodel::detail::scratch metrics(metrics_slot, part_rows, output_.columns(model_));
-    Eigen::ArrayXXd& x = inputs.array();
-    Eigen::ArrayXXd& all = metrics.array();
-    double drawn[part_rows];  // the drawn values of the column a run holds
-    for (Eigen::Index first_row = 0; first_row < block.size; first_row += part_rows) {
-      block_view part = block;
-      part.first = block.first + static_cast<std::uint64_t>(first_row);
-      part.size = std::min(part_rows, block.size - first_row);
+    const auto inputs = static_cast<Eigen::Index>(model_.input_count());
+    detail::for_each_part(block, inputs, output_.columns(model_), [&](const block_view& part, Eigen::Index first_row,
+                                                                      Eigen::ArrayXXd& x, Eigen::ArrayXXd& all) {
       model_.draw(part, x);
+      double drawn[detail::part_rows];  // the drawn values of the column a run holds
       std::ptrdiff_t changed = -1;  // the column now holding a value instead of its draws
       for (std::size_t k = 0; k < held_.size(); ++k) {
         const held_input& h = held_[k];
@@ -126,7 +119,7 @@ class tornado_runs {
         model_.evaluate_drawn(part, x.topRows(part.size), all.topRows(part.size));
         out.col(static_cast<Eigen::Index>(k)).segment(first_row, part.size) = all.col(output_.column).head(part.size);
       }
-    }
+    });
   }
 
  private:
