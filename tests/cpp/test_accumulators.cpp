@@ -297,3 +297,24 @@ TEST_CASE("a histogram's column of values gives add()'s counts, on every path", 
     CHECK(column.at_rank(one.count() - 1) == one.at_rank(one.count() - 1));
   }
 }
+
+// Parts of 256 equal values (an output the job does not use) are counted at once: the counts,
+// byte for byte, of adding each value, for a constant, zeros, −0, NaN, ±inf, a subnormal, a
+// part of +0 and −0 mixed (not one value: counted value by value), and short last parts.
+TEST_CASE("a histogram's column of equal values gives add()'s counts", "[accumulators]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::vector<double> x;
+  for (const double v : {3.5, 0.0, -0.0, nan, inf, -inf, 1e-310, -2.25})
+    for (int i = 0; i < 256; ++i) x.push_back(v);
+  for (int i = 0; i < 256; ++i) x.push_back(i % 2 ? 0.0 : -0.0);
+  for (int i = 0; i < 256; ++i) x.push_back(i == 255 ? 7.0 : 6.0);  // equal but the last
+  for (int i = 0; i < 100; ++i) x.push_back(42.0);  // a short last part
+  log_histogram one(1e-3), column(1e-3);
+  for (const double v : x) one.add(v);
+  column.add_column(x.data(), x.size());
+  detail::byte_writer a, b;
+  one.write(a);
+  column.write(b);
+  CHECK(a.take() == b.take());
+  CHECK(column.count() == x.size() - 256);  // the NaN part is not counted
+}

@@ -294,32 +294,38 @@ class log_histogram {
     return zeros_ + positive_.total + negative_.total + negative_infinite_ + positive_infinite_;
   }
 
-  /// Counts one value: NaN is ignored; ±inf and 0 are counted apart from the buckets.
-  void add(double x) {
+  /// Counts one value (`copies` times): NaN is ignored; ±inf and 0 are counted apart from the
+  /// buckets.
+  void add(double x, std::uint64_t copies = 1) {
     if (std::isnan(x)) return;
     if (std::isinf(x)) {  // no bucket: counted apart, at either end of the order
-      ++(x > 0 ? positive_infinite_ : negative_infinite_);
+      (x > 0 ? positive_infinite_ : negative_infinite_) += copies;
       return;
     }
     if (x > 0) {
-      positive_.add(index(x));
+      positive_.add(index(x), copies);
     } else if (x < 0) {
-      negative_.add(index(-x));
+      negative_.add(index(-x), copies);
     } else {
-      ++zeros_;
+      zeros_ += copies;
     }
   }
 
   /// add() of the n values at x, the same counts: the buckets of the values that index() places
   /// without a logarithm are computed in vector lanes, 256 at a time (random/isa.hpp), the
   /// others (zeros, NaN, infinities, subnormals, values within 1e-6 of a bucket's edge) added
-  /// one by one.
+  /// one by one. A part whose values are all one value (an output a job does not use: a
+  /// constant, zeros, NaN) is counted at once.
   void add_column(const double* x, std::size_t n) {
     constexpr std::size_t part = 256;
     double bucket[part];
     const log_table& table = log_table::shared();
     for (std::size_t done = 0; done < n; done += part) {
       const std::size_t m = n - done < part ? n - done : part;
+      if (all_the_same(x + done, m)) {
+        add(x[done], m);
+        continue;
+      }
 #ifdef TRNMODEL_X86_DISPATCH
       switch (active_isa()) {
         case isa::avx512: buckets_avx512(table, inverse_log_gamma_, x + done, bucket, m); break;
@@ -415,6 +421,17 @@ class log_histogram {
 
  private:
   // Buckets (gamma^(i-1), gamma^i] of magnitudes, stored densely over the range seen.
+  // Whether the m values at x have the same bits (m ≥ 1); most parts differ at once.
+  static bool all_the_same(const double* x, std::size_t m) {
+    std::uint64_t first = 0, bits = 0;
+    std::memcpy(&first, x, sizeof first);
+    for (std::size_t i = 1; i < m; ++i) {
+      std::memcpy(&bits, x + i, sizeof bits);
+      if (bits != first) return false;
+    }
+    return true;
+  }
+
   struct buckets {
     std::int64_t offset = 0;
     std::vector<std::uint64_t> counts;
