@@ -2,6 +2,7 @@
 // tornado bars, rank correlations, comparison on common random numbers and break-even.
 // Heavy loops run without the GIL; a Python function is called with it, one block at a time.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -417,15 +418,16 @@ void register_sensitivity(py::module_& m) {
       "break_even",
       [](const scenario& fixed, const scenario& varied, const std::string& output, const std::string& path,
          double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi,
-         const py::object& progress) {
+         const py::object& progress, double target) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
         return with_python_hooks(make_run(samples, seed, threads), progress, [&](const run_options& o) {
-          return break_even(fixed, varied, id, path, stat, o, lo, hi);
+          return break_even(fixed, varied, id, path, stat, o, lo, hi, break_even_drawn_bytes, target);
         });
       },
       py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::kw_only(), py::arg("probability"),
-      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"), py::arg("progress"));
+      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"), py::arg("progress"),
+      py::arg("target") = std::numeric_limits<double>::quiet_NaN());
   // A scenario metric at given uniforms: an external design (SALib's, in bench/) evaluated by
   // the same C++ model. u: rows x drawn inputs (lifecycle_info's uncertain_inputs order);
   // chance: the index of each row's aleatory draws.

@@ -889,6 +889,7 @@ def break_even(
     lo: float,
     hi: float,
     progress: _Progress,
+    target: float = ...,
 ) -> BreakEvenResult: ...
 def calibrate(journals: Sequence[Journal], base: Scenario) -> CalibrationResult: ...
 def payback(

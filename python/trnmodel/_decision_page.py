@@ -117,6 +117,24 @@ def decision_runs(
         if plan
         else None
     )
+    # The Sobol runs first: they need no simulation, so they run while the caller's simulations
+    # (``results``) are still under way; payback waits for those.
+    indices: Dict[str, Any] = {}
+    for name, scn in scenarios.items():
+        unknown = DECISION_METRIC in _core.lifecycle_info(scn._core).unknown_metrics
+        indices[name] = (
+            None
+            if unknown
+            else sobol(
+                scn,
+                output=DECISION_METRIC,
+                base_samples=sobol_base_samples,
+                seed=seed,
+                threads=threads,
+                progress=progress,
+                executor=executor,
+            )
+        )
     sides = list(scenarios.values())
     paid: Any = None
     if len(sides) == 2:
@@ -136,22 +154,6 @@ def decision_runs(
                 )
         except _core.ScenarioError as e:  # an unknown price: the page says why, the sign-off goes on
             paid = e
-    indices: Dict[str, Any] = {}
-    for name, scn in scenarios.items():
-        unknown = DECISION_METRIC in _core.lifecycle_info(scn._core).unknown_metrics
-        indices[name] = (
-            None
-            if unknown
-            else sobol(
-                scn,
-                output=DECISION_METRIC,
-                base_samples=sobol_base_samples,
-                seed=seed,
-                threads=threads,
-                progress=progress,
-                executor=executor,
-            )
-        )
     return DecisionRuns(advice, missing, plan_result, paid, indices)
 
 

@@ -751,8 +751,10 @@ def _signoff_document(
         "times in hours, costs in USD. Every input is uncertain; P50 is the middle outcome, P90 the outcome "
         "not exceeded in nine runs out of ten."
     )
+    # The decision page opens the document but is written last, once its background runs are
+    # done: the sections below are written meanwhile instead of waiting for them.
+    decision_at = (len(doc.blocks), len(doc.summary))
     if decision is not None:
-        doc.summary += decision_section(doc, scenarios, results, decision.result())
         doc.heading("The estimates")
     headline = []
     for name, result in results.items():
@@ -844,64 +846,94 @@ def _signoff_document(
         unequal = unequal_evidence(names[0], scenarios[names[0]], names[1], scenarios[names[1]])
         if unequal:
             doc.paragraph(unequal)
-    if comparison is not None:
-        name_a, name_b = names
-        doc.heading(f"Comparison: {name_a} vs {name_b}")
-        # The comparison reruns both scenarios on the same seed and samples, so its sides are the
-        # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
-        cmp, check, wall_unpaired, value = comparison.result()
-        diff = np.asarray(cmp.difference, dtype=float)
-        ties = float(np.mean(diff == 0))
-
-        def p_less(metric: str) -> float:
-            return float(np.mean(results[name_a][metric] < results[name_b][metric]))
-
-        unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
-        items = [
-            f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
-            "(the job's inputs and luck drawn once for both, each platform's step time, prices, compiler, "
-            'reliability and porting effort drawn on its own: docs/sensitivity.md, "What two scenarios share")'
-            + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "")
-            + ".",
-            "With only the inputs both scenarios describe identically paired, and the others ("
-            + ", ".join(f"`{p}`" for p in unpaired[:6])
-            + (", …" if len(unpaired) > 6 else "")
-            + ") and all chance events drawn independently: **"
-            f"{check['p_a_less_b']:.1%}**. The two figures differ by the job's inputs the scenarios describe "
-            "differently and by the job's shared luck (its quality gate and restore checks).",
-            f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(np.quantile(diff, 0.1))}, "
-            f"P50 {_money(np.quantile(diff, 0.5))}, P90 {_money(np.quantile(diff, 0.9))}.",
-            f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
-            f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with only identical inputs paired.",
-        ]
-        unequal = unequal_evidence(name_a, scenarios[name_a], name_b, scenarios[name_b])
-        if unequal:
-            items.insert(1, unequal)
-        if output != "total_cost_usd" and not any("total_cost_usd" in r.unknown_metrics for r in results.values()):
-            items.append(
-                f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
-                f"**{p_less('total_cost_usd'):.1%}** on common random numbers."
-            )
-        if not isinstance(value, Exception):
-            items.append(
-                f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "
-                f"{name_b} is **{value:,.2f}** (now {scenarios[name_b][break_even_path].mean():,.2f})."
-            )
-        else:
-            items.append(f"Break-even on `{break_even_path}`: not found ({value}).")
-        doc.bullets(items)
-        doc.summary += items
-        doc.figure(
-            "comparison",
-            plot.comparison(cmp).figure,
-            f"{output}: the paired difference A − B, sample by sample on the same random numbers, with 0 marked "
-            "(the share left of 0 is P(A < B)), beside each side's distribution",
-        )
-
+    comparison_at = (len(doc.blocks), len(doc.summary))
     completeness_section(doc, results)
     card_section(doc, results)
     inputs_section(doc, results, today)
+    # The sections that wait for the background runs, written last at their places (the later
+    # place first, so that the earlier one has not moved).
+    # The sections that wait for the background runs are written last, in the order those runs
+    # end (the decision's, then the comparison's), and put at their places (the later place
+    # first, so that the earlier one has not moved).
+    pages = []
+    if decision is not None:
+        page = Document()
+        page.summary += decision_section(page, scenarios, results, decision.result())
+        pages.append((decision_at, page))
+    if comparison is not None:
+        page = Document()
+        _comparison_section(page, scenarios, results, comparison.result(), output, break_even_path)
+        pages.append((comparison_at, page))
+    for (block, line), page in sorted(pages, key=lambda placed: placed[0], reverse=True):
+        doc.blocks[block:block] = page.blocks
+        doc.summary[line:line] = page.summary
     return doc
+
+
+def _comparison_section(
+    doc: Document,
+    scenarios: Dict[str, Scenario],
+    results: Dict[str, SimulationResult],
+    found: Tuple[Any, ...],
+    output: str,
+    break_even_path: str,
+) -> None:
+    """The comparison of the two scenarios: P(A < B) on common random numbers and partly paired,
+    the difference's quantiles, the break-even and the comparison's figure."""
+    names = list(results)
+    name_a, name_b = names
+    doc.heading(f"Comparison: {name_a} vs {name_b}")
+    # The comparison reruns both scenarios on the same seed and samples, so its sides are the
+    # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
+    cmp, check, wall_unpaired, value = found
+    diff = np.asarray(cmp.difference, dtype=float)
+    ties = float(np.mean(diff == 0))
+    p10, p50, p90 = cmp._core.quantiles("difference", [0.1, 0.5, 0.9])  # exact, as numpy.quantile's
+
+    def p_less(metric: str) -> float:
+        return float(np.mean(results[name_a][metric] < results[name_b][metric]))
+
+    unpaired = [p for p in check["unpaired"] if not p.startswith("engineering.")]
+    items = [
+        f"P({name_a} cheaper than {name_b}, {output}) = **{cmp.p_a_less_b:.1%}** on common random numbers "
+        "(the job's inputs and luck drawn once for both, each platform's step time, prices, compiler, "
+        'reliability and porting effort drawn on its own: docs/sensitivity.md, "What two scenarios share")'
+        + (f"; the two are equal in {ties:.1%} of the samples" if ties > 0 else "")
+        + ".",
+        "With only the inputs both scenarios describe identically paired, and the others ("
+        + ", ".join(f"`{p}`" for p in unpaired[:6])
+        + (", …" if len(unpaired) > 6 else "")
+        + ") and all chance events drawn independently: **"
+        f"{check['p_a_less_b']:.1%}**. The two figures differ by the job's inputs the scenarios describe "
+        "differently and by the job's shared luck (its quality gate and restore checks).",
+        f"Difference in {output} ({name_a} − {name_b}), common random numbers: P10 {_money(p10)}, "
+        f"P50 {_money(p50)}, P90 {_money(p90)}.",
+        f"P({name_a} finishes first) = {p_less('wall_h'):.1%} on common random numbers, "
+        f"{float(np.mean(wall_unpaired[0] < wall_unpaired[1])):.1%} with only identical inputs paired.",
+    ]
+    unequal = unequal_evidence(name_a, scenarios[name_a], name_b, scenarios[name_b])
+    if unequal:
+        items.insert(1, unequal)
+    if output != "total_cost_usd" and not any("total_cost_usd" in r.unknown_metrics for r in results.values()):
+        items.append(
+            f"Including the porting effort (`total_cost_usd`): P({name_a} cheaper) = "
+            f"**{p_less('total_cost_usd'):.1%}** on common random numbers."
+        )
+    if not isinstance(value, Exception):
+        items.append(
+            f"Break-even: {name_b}'s mean {output} equals {name_a}'s when `{break_even_path}` of "
+            f"{name_b} is **{value:,.2f}** (now {scenarios[name_b][break_even_path].mean():,.2f})."
+        )
+    else:
+        items.append(f"Break-even on `{break_even_path}`: not found ({value}).")
+    doc.bullets(items)
+    doc.summary += items
+    doc.figure(
+        "comparison",
+        plot.comparison(cmp).figure,
+        f"{output}: the paired difference A − B, sample by sample on the same random numbers, with 0 marked "
+        "(the share left of 0 is P(A < B)), beside each side's distribution",
+    )
 
 
 def report(

@@ -115,11 +115,13 @@ class Scenario:
     raises :class:`tm.ScenarioError` naming the JSON path, the value and the rule.
     """
 
-    __slots__ = ("_core", "_expectations")
+    __slots__ = ("_core", "_expectations", "_provenance")
 
     def __init__(self, core: "_core.Scenario") -> None:
         self._core = core
-        self._expectations: Optional[List[str]] = None  # computed once: a scenario is immutable
+        # Computed once: a scenario is immutable (a sign-off asks for its provenance 20 times).
+        self._expectations: Optional[List[str]] = None
+        self._provenance: Optional[List[ProvenanceRow]] = None
 
     # -- loading and saving ---------------------------------------------------------
     @classmethod
@@ -279,6 +281,11 @@ class Scenario:
         """Every given input with where it comes from, in format order: an unknown input as
         ``value`` "unknown" and its reason as the note. The inputs a stage gives itself follow
         the top level's, as ``"stages[k].<path>"``."""
+        if self._provenance is None:
+            self._provenance = self._provenance_rows()
+        return list(self._provenance)
+
+    def _provenance_rows(self) -> List[ProvenanceRow]:
         rows = []
         given_inputs = [(path, d) for path, d, given in self.inputs() if given and d is not None]
         for path, d in given_inputs + list(self._stage_inputs()):

@@ -377,6 +377,9 @@ class Comparison(Display):
         # Partly paired samples per output (pairing_check), both sides.
         self._paired_a: Dict[str, np.ndarray] = {}
         self._paired_b: Dict[str, np.ndarray] = {}
+        # A's kept simulation on this seed and sample count, when the comparison was made from
+        # one: the pairing check's side a (see _Pairing) without running it again.
+        self._simulated_a: Optional[SimulationResult] = None
 
     def _values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -431,19 +434,28 @@ class Comparison(Display):
             raise _core.ScenarioError(f"on: must be 'a' or 'b', got {on!r}")
         fixed, varied = (self.scenario_a, self.scenario_b) if on == "b" else (self.scenario_b, self.scenario_a)
         lo, hi = (math.nan, math.nan) if bracket is None else (float(bracket[0]), float(bracket[1]))
+        probability = _probability(statistic)
+        target = math.nan  # the fixed side's statistic: run again unless this comparison has it
+        if (seed is None or seed == self.seed) and self.output in _core.metric_names():
+            column = "a" if on == "b" else "b"  # the fixed scenario's output, on the same runs
+            if probability < 0:
+                target = self._core.moments(column).mean
+            elif self._core.kept:
+                target = self._core.quantiles(column, [probability])[0]
         with progress_bar(progress, "break-even") as callback, running_on(executor):
             raw = _core.break_even(
                 fixed._core,
                 varied._core,
                 self.output,
                 str(path),
-                probability=_probability(statistic),
+                probability=probability,
                 samples=self.samples,
                 seed=self.seed if seed is None else _check_whole("seed", seed, 0),
                 threads=_check_threads(self.threads if threads is None else threads),
                 lo=lo,
                 hi=hi,
                 progress=callback,
+                target=target,
             )
         return raw.value
 
@@ -477,10 +489,25 @@ class Comparison(Display):
         missing = [o for o in dict.fromkeys(outputs) if o not in self._paired_a]
         if missing:
             ya, yb, self._pairing = _partly_paired(
-                self.scenario_a, self.scenario_b, missing, self.samples, self.seed, self.threads, self._pairing
+                self.scenario_a,
+                self.scenario_b,
+                missing,
+                self.samples,
+                self.seed,
+                self.threads,
+                self._pairing,
+                self._known_a(missing),
             )
             self._paired_a.update(ya)
             self._paired_b.update(yb)
+
+    def _known_a(self, outputs: List[str]) -> Dict[str, np.ndarray]:
+        """The ``outputs`` of A's own simulation on this seed and sample count that are at hand:
+        every one from the kept simulation the comparison was made from, else the compared
+        output from this comparison's kept samples (its ``a``)."""
+        if self._simulated_a is not None:
+            return {name: self._simulated_a[name] for name in outputs}
+        return {self.output: self.a} if self._core.kept and self.output in outputs else {}
 
     @property
     def plot(self) -> Any:
@@ -526,7 +553,9 @@ def _distribution_only(scenario: Scenario, path: str) -> Any:
 
 class _Pairing(NamedTuple):
     """The streams of a partly paired comparison: identically described inputs share a stream,
-    the others (and every chance draw) have one per side."""
+    the others (and every chance draw) have one per side. Side a draws everything as its own
+    simulation does (so a kept simulation of a on the same seed and samples is side a); side b
+    draws the inputs not described alike on ``"<path>@b"``."""
 
     paired: List[str]
     unpaired: List[str]
@@ -549,11 +578,8 @@ def _pairing(a: Scenario, b: Scenario) -> _Pairing:
         and _distribution_only(a, p) == _distribution_only(b, p)
     ]
     unpaired = sorted((set(inputs_a) | set(inputs_b)) - set(paired))
-
-    def streams(inputs: List[str], side: str) -> List[int]:
-        return [_core.stream_id(p if p in paired else f"{p}@{side}") for p in inputs]
-
-    return _Pairing(paired, unpaired, streams(inputs_a, "a"), streams(inputs_b, "b"))
+    on_b = [streams_b[p] if p in paired else _core.stream_id(f"{p}@b") for p in inputs_b]
+    return _Pairing(paired, unpaired, list(info_a.input_streams), on_b)
 
 
 def _partly_paired(
@@ -564,24 +590,31 @@ def _partly_paired(
     seed: int,
     threads: Optional[int] = None,
     pairing: Optional[_Pairing] = None,
+    known_a: Optional[Mapping[str, np.ndarray]] = None,
 ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray], _Pairing]:
     """Both scenarios' ``outputs`` per sample, with only identically described inputs on
     common uniforms (sample i of their streams); side a's chance draws are those of sample i,
-    side b's those of sample samples + i."""
+    side b's those of sample samples + i. Side a is a's own simulation: its outputs in
+    ``known_a`` (a's kept samples on ``seed`` and ``samples``) are taken, not run again."""
     pairing = pairing or _pairing(a, b)
     n = int(samples)
+    known_a = known_a or {}
     sides = []
     for scenario, streams, offset in ((a, pairing.streams_a, 0), (b, pairing.streams_b, n)):
-        run = _core.restreamed_run(
-            scenario._core,
-            list(outputs),
-            streams=streams,
-            chance_offset=offset,
-            samples=n,
-            seed=seed,
-            threads=_check_threads(threads),
-        )
-        sides.append({name: np.asarray(run.values(name)) for name in outputs})
+        side = {name: np.asarray(known_a[name]) for name in outputs if offset == 0 and name in known_a}
+        to_run = [name for name in outputs if name not in side]
+        if to_run:
+            run = _core.restreamed_run(
+                scenario._core,
+                to_run,
+                streams=streams,
+                chance_offset=offset,
+                samples=n,
+                seed=seed,
+                threads=_check_threads(threads),
+            )
+            side.update({name: np.asarray(run.values(name)) for name in to_run})
+        sides.append(side)
     return sides[0], sides[1], pairing
 
 
@@ -644,7 +677,9 @@ def _comparison_of_results(
         # compare's own refusal (the unknown inputs named), or samples to keep.
         return compare(ra.scenario, rb.scenario, output, samples=ra.samples, seed=ra.seed, threads=threads)
     core = _core.compare_kept(ra._core, rb._core, output, seed=ra.seed, threads=_check_threads(threads))
-    return Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads)
+    cmp = Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads)
+    cmp._simulated_a = ra
+    return cmp
 
 
 # ------------------------------------------------------------------------------------------

@@ -108,10 +108,11 @@ def test_the_llama_pair_shares_the_work_not_the_platform():
 
 
 def test_the_pairing_check_draws_each_side_as_defined():
-    """pairing_check's samples (one engine run per side, parallel) against their definition,
-    computed independently: each drawn input's uniforms from its stream (the shared one when
-    paired, "<path>@a" / "<path>@b" otherwise), mapped by the C++ model row by row with chance
-    indices 0..n-1 for A and n..2n-1 for B. Bit for bit, for both outputs of one run."""
+    """pairing_check's samples against their definition, computed independently: each drawn
+    input's uniforms from its stream (A: its own, as in A's simulation; B: the shared one when
+    paired, "<path>@b" otherwise), mapped by the C++ model row by row with chance indices
+    0..n-1 for A and n..2n-1 for B. Bit for bit, for both outputs of one run; side A is A's own
+    simulation, whether taken from kept samples or run."""
     from trnmodel import _core
 
     a = tm.Scenario.from_json(ROOT / "examples" / "llama3-8b-lora-trn2.json")
@@ -123,12 +124,24 @@ def test_the_pairing_check_draws_each_side_as_defined():
     for output in ("run_cost_usd", "wall_h"):
         ya, yb, paired, _ = cmp._partly_paired(output)
         for scenario, side, y, chance in ((a, "a", ya, np.arange(n)), (b, "b", yb, np.arange(n, 2 * n))):
-            inputs = _core.lifecycle_info(scenario._core).uncertain_inputs
-            u = np.column_stack(
-                [_core.uniforms(seed, 0, n, _core.stream_id(p if p in paired else f"{p}@{side}"), 0) for p in inputs]
-            )
+            info = _core.lifecycle_info(scenario._core)
+            streams = [
+                own if side == "a" or p in paired else _core.stream_id(f"{p}@b")
+                for p, own in zip(info.uncertain_inputs, info.input_streams)
+            ]
+            u = np.column_stack([_core.uniforms(seed, 0, n, stream, 0) for stream in streams])
             expected = _core.evaluate_uniforms(scenario._core, output, seed, u, chance.astype(np.uint64))
             np.testing.assert_array_equal(y, expected)
+        np.testing.assert_array_equal(ya, tm.simulate(a, samples=n, seed=seed)[output])
+    # The same sides from a comparison made of kept simulations (side A taken, not run) and from
+    # a comparison that keeps only the compared output (side A of that output taken).
+    from trnmodel._sensitivity import _comparison_of_results
+
+    ra, rb = tm.simulate(a, samples=n, seed=seed), tm.simulate(b, samples=n, seed=seed)
+    for other in (_comparison_of_results(ra, rb), tm.compare(a, b, samples=n, seed=seed)):
+        for output in ("run_cost_usd", "wall_h"):
+            for mine, theirs in zip(other._partly_paired(output)[:2], cmp._partly_paired(output)[:2]):
+                np.testing.assert_array_equal(mine, theirs)
     np.testing.assert_array_equal(
         check["difference"], cmp._partly_paired("run_cost_usd")[0] - cmp._partly_paired("run_cost_usd")[1]
     )

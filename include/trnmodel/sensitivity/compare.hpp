@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 #include <boost/math/tools/toms748_solve.hpp>
@@ -191,6 +192,10 @@ class cached_inputs_model {
 
 }  // namespace detail
 
+/// How many bytes of drawn inputs a break-even keeps by default (break_even's max_drawn_bytes):
+/// 10^6 samples of 33 inputs.
+inline constexpr double break_even_drawn_bytes = 256.0 * 1024 * 1024;
+
 /// What break_even found. A plain value.
 struct break_even_result {
   double value;  ///< of the path in the varied scenario
@@ -208,12 +213,18 @@ struct break_even_result {
 /// Every evaluation draws the same numbers for the inputs other than `path`: they are drawn once
 /// and kept when they take at most `max_drawn_bytes` (and the run is not sent elsewhere,
 /// options.remote), which gives each evaluation the bits of its own run at a fraction of the
-/// cost.
+/// cost. The answer is the end of TOMS 748's last bracket whose statistic lies nearer the
+/// target (both ends were evaluated, so `achieved` costs no further run).
+///
+/// `known_target`: the fixed scenario's statistic when the caller already has it from a run on
+/// the same seed and samples (a comparison's column of that scenario: the same values, so the
+/// same bits); NaN runs the fixed scenario for it.
 inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
                                     const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),
                                     double hi = std::numeric_limits<double>::quiet_NaN(),
-                                    double max_drawn_bytes = 256.0 * 1024 * 1024) {
+                                    double max_drawn_bytes = break_even_drawn_bytes,
+                                    double known_target = std::numeric_limits<double>::quiet_NaN()) {
   const field_spec* field = find_field(path);
   if (field == nullptr)
     trnmodel::detail::fail(
@@ -223,7 +234,8 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
                            "\"" + path + "\" is not a scenario quantity (break-even varies one uncertain input)");
   const lifecycle_model fixed_model(fixed);
   require_known_for(fixed_model, m);
-  break_even_result result{std::numeric_limits<double>::quiet_NaN(), metric_statistic(fixed_model, m, stat, options),
+  break_even_result result{std::numeric_limits<double>::quiet_NaN(),
+                           std::isnan(known_target) ? metric_statistic(fixed_model, m, stat, options) : known_target,
                            std::numeric_limits<double>::quiet_NaN(), 0};
   const lifecycle_model varied_model(varied);
   const std::vector<std::string> varied_inputs = varied_model.uncertain_inputs();
@@ -231,7 +243,9 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
                                                 static_cast<double>(varied_inputs.size()) <=
                                             max_drawn_bytes;
   const Eigen::ArrayXXd drawn = cache ? detail::drawn_once(varied_model, options) : Eigen::ArrayXXd();
-  const auto gap = [&](double value) {
+  // Every value evaluated and its gap, so that the answer's own gap is looked up, not run again.
+  std::vector<std::pair<double, double>> evaluated;
+  const auto gap_at = [&](double value) {
     ++result.evaluations;
     const lifecycle_model model(varied.updated({{path, ordered_json(value)}}));
     require_known_for(model, m);
@@ -248,6 +262,16 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     o.keep_samples = !stat.is_mean();
     const detail::cached_inputs_model cached(model, output_of(m), drawn, std::move(columns));
     return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
+  };
+  const auto gap = [&](double value) {
+    const double g = gap_at(value);
+    evaluated.emplace_back(value, g);
+    return g;
+  };
+  const auto gap_of = [&](double value) {
+    for (const auto& [x, g] : evaluated)
+      if (x == value) return g;
+    return gap(value);
   };
   const bool given = !std::isnan(lo) || !std::isnan(hi);
   double g_lo = 0, g_hi = 0;
@@ -292,9 +316,9 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     const auto root = boost::math::tools::toms748_solve(
         gap, lo, hi, g_lo, g_hi,
         [](double a, double b) { return std::abs(b - a) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }, iterations);
-    result.value = (root.first + root.second) / 2;
+    result.value = std::abs(gap_of(root.first)) <= std::abs(gap_of(root.second)) ? root.first : root.second;
   }
-  result.achieved = result.target + gap(result.value);
+  result.achieved = result.target + gap_of(result.value);
   return result;
 }
 
