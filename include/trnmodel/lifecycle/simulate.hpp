@@ -167,7 +167,7 @@ class lifecycle_model {
     // columns fall in different cache sets (2 KiB apart, they would compete for the same few).
     constexpr Eigen::Index chunk_rows = 256;
     thread_local detail::scratch_slot slot;  // the same shape every block (scratch.hpp)
-    detail::scratch lent(slot, chunk_rows + 8, static_cast<Eigen::Index>(drawn_.size()));
+    detail::scratch lent(slot, chunk_rows + detail::padding_rows, static_cast<Eigen::Index>(drawn_.size()));
     Eigen::ArrayXXd& x = lent.array();
     for (Eigen::Index first_row = 0; first_row < block.size; first_row += chunk_rows) {
       block_view part = block;
@@ -271,7 +271,7 @@ class lifecycle_model {
   const detail::lifecycle_config& stage_config(std::size_t stage) const { return configs_[stage]; }
 
   /// Turns uniforms u(i, j) of drawn input j into its values, in place.
-  void to_values(Eigen::ArrayXXd& u) const {
+  void to_values(Eigen::Ref<Eigen::ArrayXXd> u) const {
     for (std::size_t j = 0; j < drawn_.size(); ++j) {
       double* column = u.col(static_cast<Eigen::Index>(j)).data();
       drawn_[j].value.ppf(column, column, static_cast<std::size_t>(u.rows()));
@@ -613,8 +613,8 @@ class metric_subset {
   ordered_json request() const { return {{"kind", "metrics"}, {"model", model_.request()}, {"columns", columns_}}; }
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     thread_local scratch_slot slot;  // every metric of the block (scratch.hpp)
-    scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
-    Eigen::ArrayXXd& all = lent.array();
+    scratch lent(slot, block.size + padding_rows, static_cast<Eigen::Index>(metric::count));
+    auto all = lent.array().topRows(block.size);
     model_(block, all);
     for (std::size_t k = 0; k < columns_.size(); ++k) out.col(static_cast<Eigen::Index>(k)) = all.col(columns_[k]);
   }

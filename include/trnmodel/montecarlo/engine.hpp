@@ -126,12 +126,10 @@ template <class Model> class block_evaluator {
     block.seed = options_.seed;
     block.first = grid_.first_sample(b);
     block.size = static_cast<Eigen::Index>(grid_.size(b));
-    // Columns a cache line longer than a block: with a power-of-two block size, a row's
-    // elements of successive columns would otherwise fall in the same cache set, and a model
-    // writing its outputs a row at a time would evict its own lines. One buffer per thread of
-    // this run (scratch.hpp), its shape the same for every block, the last one included.
+    // Columns a cache line longer than a block (scratch.hpp's padding_rows). One buffer per
+    // thread of this run (scratch.hpp), its shape the same for every block, the last one included.
     thread_local detail::scratch_slot slot;
-    detail::scratch storage(slot, static_cast<Eigen::Index>(grid_.block_size) + 8, outputs_);
+    detail::scratch storage(slot, static_cast<Eigen::Index>(grid_.block_size) + detail::padding_rows, outputs_);
     auto out = storage.array().topRows(block.size);
     model_(block, out);
     std::fill(block_moments, block_moments + outputs_, moments{});

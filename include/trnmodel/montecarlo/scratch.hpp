@@ -9,6 +9,13 @@
 
 namespace trnmodel::detail {
 
+/// Rows a block's buffer has beyond the block, so that its columns lie a cache line more than
+/// the block apart. Blocks and parts come in powers of two (4,096 or 256 rows): without the
+/// padding, columns 32 KiB or 2 KiB apart put a row's elements of every column in one or two
+/// sets of the level-1 cache, and a loop that writes or reads a row across the lifecycle's 40
+/// metric columns evicts its own lines (a tornado took 31 % longer; docs/benchmarks.md).
+inline constexpr Eigen::Index padding_rows = 8;
+
 /// One thread's buffer at one call site, and whether it is lent out. Declare it
 /// `thread_local` at the call site. Not for sharing between threads.
 struct scratch_slot {

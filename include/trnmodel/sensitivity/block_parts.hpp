@@ -3,8 +3,8 @@
 // inputs they provide themselves (a tornado's runs, a side of the pairing check, a break-even's
 // inputs drawn once): a part's inputs (rows x drawn inputs) and its metrics (rows x the model's
 // columns) stay in cache between filling the inputs and running the lifecycle, in thread-local
-// buffers lent for the call (montecarlo/scratch.hpp). The input columns are a cache line longer
-// than the part, so that a row's elements of successive columns fall in different cache sets.
+// buffers lent for the call (montecarlo/scratch.hpp), their columns a cache line longer than
+// the part (scratch.hpp's padding_rows).
 #include <algorithm>
 #include <cstdint>
 
@@ -24,8 +24,8 @@ constexpr Eigen::Index part_rows = 256;
 template <class Body>
 void for_each_part(const block_view& block, Eigen::Index inputs, Eigen::Index columns, const Body& body) {
   thread_local trnmodel::detail::scratch_slot inputs_slot, metrics_slot;
-  trnmodel::detail::scratch x(inputs_slot, part_rows + 8, inputs);
-  trnmodel::detail::scratch all(metrics_slot, part_rows, columns);
+  trnmodel::detail::scratch x(inputs_slot, part_rows + trnmodel::detail::padding_rows, inputs);
+  trnmodel::detail::scratch all(metrics_slot, part_rows + trnmodel::detail::padding_rows, columns);
   for (Eigen::Index first_row = 0; first_row < block.size; first_row += part_rows) {
     block_view part = block;
     part.first = block.first + static_cast<std::uint64_t>(first_row);

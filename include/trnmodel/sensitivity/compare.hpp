@@ -52,8 +52,9 @@ class comparison_model {
   /// metric's column of each, their difference and the indicator a < b (0 when either is NaN).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     thread_local trnmodel::detail::scratch_slot slot;  // every metric of the block (scratch.hpp)
-    trnmodel::detail::scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
-    Eigen::ArrayXXd& all = lent.array();
+    trnmodel::detail::scratch lent(slot, block.size + trnmodel::detail::padding_rows,
+                                   static_cast<Eigen::Index>(metric::count));
+    auto all = lent.array().topRows(block.size);
     a_(block, all);
     out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
     b_(block, all);

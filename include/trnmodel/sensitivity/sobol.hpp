@@ -16,6 +16,7 @@
 #include "trnmodel/lifecycle/metrics.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
+#include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/random/stream_id.hpp"
 #include "trnmodel/random/uniform_column.hpp"
 #include "trnmodel/sensitivity/output.hpp"
@@ -123,7 +124,12 @@ class scenario_design {
 
   void operator()(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y) const {
     const std::size_t inputs = model_.input_count();
-    Eigen::ArrayXXd ua(n, static_cast<Eigen::Index>(inputs)), ub(n, static_cast<Eigen::Index>(inputs));
+    // Columns a cache line longer than the block (scratch.hpp's padding_rows).
+    const Eigen::Index padded = n + trnmodel::detail::padding_rows;
+    Eigen::ArrayXXd ua_buffer(padded, static_cast<Eigen::Index>(inputs)),
+        ub_buffer(padded, static_cast<Eigen::Index>(inputs));
+    auto ua = ua_buffer.topRows(n);
+    auto ub = ub_buffer.topRows(n);
     for (std::size_t k = 0; k < inputs; ++k) {
       // Matrix A takes the uniforms of samples 2j, B those of 2j + 1 (saltelli.hpp).
       const auto rows = static_cast<std::size_t>(n);
@@ -133,7 +139,9 @@ class scenario_design {
     }
     model_.to_values(ua);
     model_.to_values(ub);
-    Eigen::ArrayXXd u, metrics(n, output_.columns(model_));
+    Eigen::ArrayXXd u_buffer(padded, static_cast<Eigen::Index>(inputs)), metrics_buffer(padded, output_.columns(model_));
+    auto u = u_buffer.topRows(n);
+    auto metrics = metrics_buffer.topRows(n);
     for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
       const auto k = static_cast<std::size_t>(kind);
       u = k == row_b ? ub : ua;
