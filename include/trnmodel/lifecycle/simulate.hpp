@@ -330,6 +330,9 @@ class lifecycle_model {
   // says that chance_index(i) is *first_index + i (an ordinary run), so the chance draws come as
   // columns.
   static constexpr Eigen::Index lane_rows = 256;
+  // The distance between the columns of a part's own buffers: a cache line more than lane_rows
+  // (scratch.hpp's padding_rows).
+  static constexpr std::size_t lane_stride = static_cast<std::size_t>(lane_rows + detail::padding_rows);
   template <class ChanceIndex>
   std::size_t evaluate_samples(std::uint64_t seed, const Eigen::Ref<const Eigen::ArrayXXd>& x,
                                const ChanceIndex& chance_index, const std::uint64_t* first_index,
@@ -338,8 +341,8 @@ class lifecycle_model {
     std::size_t alone = 0;
     const throughput_model& throughput = throughput_[0];
     constexpr auto n_max = static_cast<std::size_t>(lane_rows);
-    double u_failure[n_max], u_quality[n_max], step_time_s[n_max], effective_steps[n_max];
-    double parts[5][n_max];  // compute, tp + cp, bubble, p2p, dp: a derived step time's parts
+    double u_failure[lane_stride], u_quality[lane_stride], step_time_s[lane_stride], effective_steps[lane_stride];
+    double parts[5][lane_stride];  // compute, tp + cp, bubble, p2p, dp: a derived step time's parts
     std::size_t others[n_max];
     std::vector<lifecycle_inputs> sample;  // a derived step time's inputs (inputs_at)
     sample_rows rows(*this);
@@ -350,7 +353,7 @@ class lifecycle_model {
       for (std::size_t m = 0; m < detail::lane_member_count; ++m) {
         const Eigen::Index column = lane_sources_[m];
         in.*(detail::lane_members[m].column) = column >= 0 ? x.col(column).data() + first_row
-                                                           : lane_constants_.data() + m * n_max;
+                                                           : lane_constants_.data() + m * lane_stride;
       }
       // The chance draws the common path reads: each stream's first draw of each sample.
       const auto draws = [&](std::uint32_t stream, double* u) {
@@ -525,18 +528,19 @@ class lifecycle_model {
 
   // Where each drawn input goes, flat: the per-sample loop then reads a short array instead of
   // walking the drawn inputs' descriptions; and for each input of the common path, the drawn
-  // column it reads or, when fixed, a column of lane_rows copies of its value.
+  // column it reads or, when fixed, a column of lane_rows copies of its value (the columns
+  // lane_stride apart: scratch.hpp's padding_rows).
   void index_scatter() {
     scatter_.clear();
     for (std::size_t j = 0; j < drawn_.size(); ++j)
       for (const std::size_t k : drawn_[j].stages)
         scatter_.push_back({static_cast<Eigen::Index>(j), k, drawn_[j].member});
     lane_sources_.assign(detail::lane_member_count, -1);
-    lane_constants_.assign(detail::lane_member_count * static_cast<std::size_t>(lane_rows), 0.0);
+    lane_constants_.assign(detail::lane_member_count * lane_stride, 0.0);
     for (std::size_t m = 0; m < detail::lane_member_count; ++m) {
       const auto member = detail::lane_members[m].input;
-      std::fill_n(lane_constants_.begin() + static_cast<std::ptrdiff_t>(m * static_cast<std::size_t>(lane_rows)),
-                  lane_rows, base_[0].*member);
+      std::fill_n(lane_constants_.begin() + static_cast<std::ptrdiff_t>(m * lane_stride), lane_rows,
+                  base_[0].*member);
       for (const auto& to : scatter_)
         if (to.stage == 0 && to.member == member) lane_sources_[m] = to.column;
     }
