@@ -850,8 +850,6 @@ def _signoff_document(
     completeness_section(doc, results)
     card_section(doc, results)
     inputs_section(doc, results, today)
-    # The sections that wait for the background runs, written last at their places (the later
-    # place first, so that the earlier one has not moved).
     # The sections that wait for the background runs are written last, in the order those runs
     # end (the decision's, then the comparison's), and put at their places (the later place
     # first, so that the earlier one has not moved).
@@ -883,8 +881,8 @@ def _comparison_section(
     names = list(results)
     name_a, name_b = names
     doc.heading(f"Comparison: {name_a} vs {name_b}")
-    # The comparison reruns both scenarios on the same seed and samples, so its sides are the
-    # runs above (common random numbers): the other metrics' P(A < B) come from those runs.
+    # The comparison is made of the two simulations above (the same seed and samples: common
+    # random numbers), so the other metrics' P(A < B) come from those runs too.
     cmp, check, wall_unpaired, value = found
     diff = np.asarray(cmp.difference, dtype=float)
     ties = float(np.mean(diff == 0))
