@@ -368,6 +368,7 @@ class Comparison(Display):
         samples: int,
         seed: int,
         threads: Optional[int],
+        simulated_a: Optional[SimulationResult] = None,
     ) -> None:
         self._core = core
         self.scenario_a, self.scenario_b = a, b
@@ -379,7 +380,7 @@ class Comparison(Display):
         self._paired_b: Dict[str, np.ndarray] = {}
         # A's kept simulation on this seed and sample count, when the comparison was made from
         # one: the pairing check's side a (see _Pairing) without running it again.
-        self._simulated_a: Optional[SimulationResult] = None
+        self._simulated_a = simulated_a
 
     def _values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -677,9 +678,7 @@ def _comparison_of_results(
         # compare's own refusal (the unknown inputs named), or samples to keep.
         return compare(ra.scenario, rb.scenario, output, samples=ra.samples, seed=ra.seed, threads=threads)
     core = _core.compare_kept(ra._core, rb._core, output, seed=ra.seed, threads=_check_threads(threads))
-    cmp = Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads)
-    cmp._simulated_a = ra
-    return cmp
+    return Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads, simulated_a=ra)
 
 
 # ------------------------------------------------------------------------------------------

@@ -266,3 +266,20 @@ TEST_CASE("prefault: fresh pages mapped for writing, contents unchanged", "[engi
   ::munmap(fresh, pages * page);
 #endif
 }
+
+// padded_scratch lends the rows asked for, with columns padding_rows further apart (the cache
+// sets rule in scratch.hpp), from the same per-thread memory block after block.
+TEST_CASE("padded scratch: the rows asked, columns a cache line further apart", "[engine]") {
+  detail::scratch_slot slot;
+  const double* first = nullptr;
+  {
+    detail::padded_scratch a(slot, 256, 40);
+    auto all = a.array();
+    CHECK(all.rows() == 256);
+    CHECK(all.cols() == 40);
+    CHECK(all.outerStride() == 256 + detail::padding_rows);
+    first = all.data();
+  }
+  detail::padded_scratch again(slot, 256, 40);
+  CHECK(again.array().data() == first);
+}

@@ -617,8 +617,8 @@ class metric_subset {
   ordered_json request() const { return {{"kind", "metrics"}, {"model", model_.request()}, {"columns", columns_}}; }
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     thread_local scratch_slot slot;  // every metric of the block (scratch.hpp)
-    scratch lent(slot, block.size + padding_rows, static_cast<Eigen::Index>(metric::count));
-    auto all = lent.array().topRows(block.size);
+    padded_scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
+    auto all = lent.array();
     model_(block, all);
     for (std::size_t k = 0; k < columns_.size(); ++k) out.col(static_cast<Eigen::Index>(k)) = all.col(columns_[k]);
   }

@@ -129,7 +129,7 @@ template <class Model> class block_evaluator {
     // Columns a cache line longer than a block (scratch.hpp's padding_rows). One buffer per
     // thread of this run (scratch.hpp), its shape the same for every block, the last one included.
     thread_local detail::scratch_slot slot;
-    detail::scratch storage(slot, static_cast<Eigen::Index>(grid_.block_size) + detail::padding_rows, outputs_);
+    detail::padded_scratch storage(slot, static_cast<Eigen::Index>(grid_.block_size), outputs_);
     auto out = storage.array().topRows(block.size);
     model_(block, out);
     std::fill(block_moments, block_moments + outputs_, moments{});

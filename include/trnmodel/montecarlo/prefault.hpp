@@ -24,10 +24,10 @@ inline void prefault_for_writing(void* first, std::size_t bytes) noexcept {
 #ifndef MADV_POPULATE_WRITE
   constexpr int MADV_POPULATE_WRITE = 23;  // linux/mman.h; older C libraries do not name it
 #endif
+  if (bytes == 0) return;
   constexpr std::uintptr_t page_bytes = 4096;  // the smallest page on x86-64 and arm64
   const auto begin = reinterpret_cast<std::uintptr_t>(first) & ~(page_bytes - 1);
   const auto end = reinterpret_cast<std::uintptr_t>(first) + bytes;
-  if (bytes == 0) return;
   (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 #else
   (void)first;

@@ -48,4 +48,19 @@ class scratch {
   Eigen::ArrayXXd own_;
 };
 
+/// A scratch of rows x cols whose columns lie padding_rows more than `rows` apart: the buffer
+/// a block's metrics are written into a row at a time (see padding_rows).
+class padded_scratch {
+ public:
+  padded_scratch(scratch_slot& slot, Eigen::Index rows, Eigen::Index cols)
+      : lent_(slot, rows + padding_rows, cols), rows_(rows) {}
+
+  /// The first `rows` rows of the buffer lent.
+  auto array() { return lent_.array().topRows(rows_); }
+
+ private:
+  scratch lent_;
+  Eigen::Index rows_;
+};
+
 }  // namespace trnmodel::detail

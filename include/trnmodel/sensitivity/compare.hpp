@@ -52,9 +52,8 @@ class comparison_model {
   /// metric's column of each, their difference and the indicator a < b (0 when either is NaN).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     thread_local trnmodel::detail::scratch_slot slot;  // every metric of the block (scratch.hpp)
-    trnmodel::detail::scratch lent(slot, block.size + trnmodel::detail::padding_rows,
-                                   static_cast<Eigen::Index>(metric::count));
-    auto all = lent.array().topRows(block.size);
+    trnmodel::detail::padded_scratch lent(slot, block.size, static_cast<Eigen::Index>(metric::count));
+    auto all = lent.array();
     a_(block, all);
     out.col(0) = all.col(static_cast<Eigen::Index>(metric_));
     b_(block, all);
@@ -265,14 +264,10 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
   };
   const auto gap = [&](double value) {
-    const double g = gap_at(value);
-    evaluated.emplace_back(value, g);
-    return g;
-  };
-  const auto gap_of = [&](double value) {
     for (const auto& [x, g] : evaluated)
       if (x == value) return g;
-    return gap(value);
+    evaluated.emplace_back(value, gap_at(value));
+    return evaluated.back().second;
   };
   const bool given = !std::isnan(lo) || !std::isnan(hi);
   double g_lo = 0, g_hi = 0;
@@ -317,9 +312,9 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     const auto root = boost::math::tools::toms748_solve(
         gap, lo, hi, g_lo, g_hi,
         [](double a, double b) { return std::abs(b - a) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }, iterations);
-    result.value = std::abs(gap_of(root.first)) <= std::abs(gap_of(root.second)) ? root.first : root.second;
+    result.value = std::abs(gap(root.first)) <= std::abs(gap(root.second)) ? root.first : root.second;
   }
-  result.achieved = result.target + gap_of(result.value);
+  result.achieved = result.target + gap(result.value);
   return result;
 }
 

@@ -55,8 +55,8 @@ class one_metric {
   /// The engine's call: runs the whole model on the block and keeps the one column in out.col(0).
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
     thread_local trnmodel::detail::scratch_slot slot;  // every column of the block (scratch.hpp)
-    trnmodel::detail::scratch lent(slot, block.size + trnmodel::detail::padding_rows, output_.columns(model_));
-    auto all = lent.array().topRows(block.size);
+    trnmodel::detail::padded_scratch lent(slot, block.size, output_.columns(model_));
+    auto all = lent.array();
     model_(block, all);
     out.col(0) = all.col(output_.column);
   }
