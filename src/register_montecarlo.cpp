@@ -134,9 +134,12 @@ void register_montecarlo(py::module_& m) {
             const auto& r = self.cast<const run_result&>();
             const std::size_t k = r.index(name);
             if (!r.kept()) detail::fail(name, "samples were not kept (run with keep_samples=True)");
-            const double* data = r.values().data() + k * static_cast<std::size_t>(r.values().rows());
-            // A read-only view that keeps the result alive.
-            py::array_t<double> view({static_cast<py::ssize_t>(r.values().rows())}, {sizeof(double)}, data, self);
+            const auto rows = static_cast<py::ssize_t>(r.samples());
+            // A read-only view that keeps the result alive. A column of one value throughout is
+            // viewed as numpy.broadcast_to views one, with stride 0, and is not written out.
+            const double* single = r.single_value(k);
+            py::array_t<double> view({rows}, {single ? py::ssize_t{0} : py::ssize_t{sizeof(double)}},
+                                     single ? single : r.values(k).data(), self);
             py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
             return view;
           },

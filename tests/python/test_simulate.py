@@ -43,6 +43,32 @@ def test_result_contract():
     assert (df["lifecycle_cost_per_step_usd"] > df["useful_step_cost_usd"]).mean() > 0.99
 
 
+def test_a_column_of_one_value_is_a_read_only_broadcast_view():
+    # LoRA on Trn2 has no spot market: its spot metrics are 0 in every sample. Such a column is
+    # kept as its value and viewed with stride 0 (as numpy.broadcast_to does), never written out;
+    # a varying column is an ordinary view. Its quantiles are NumPy's of the expanded column.
+    res = tm.simulate(tm.Scenario.from_json(LORA), samples=5_000, seed=2)
+    single = [m for m in res.outputs if res[m].strides == (0,)]
+    assert 5 <= len(single) < len(res.outputs) - 20, single
+    q = [0.0, 0.1, 0.5, 0.9, 1.0]
+    for m in res.outputs:
+        x = res[m]
+        assert x.shape == (5_000,) and not x.flags.writeable
+        if m in single:
+            assert np.all(x.view(np.uint64) == x[:1].view(np.uint64)), m
+        else:
+            assert x.strides == (8,) and x.flags.c_contiguous, m
+        expanded = np.array(x)
+        with np.errstate(invalid="ignore"):
+            expected = np.full(len(q), np.nan) if np.isnan(expanded).all() else np.nanquantile(expanded, q)
+        np.testing.assert_array_equal(res.quantile(q, m), expected)
+    with pytest.raises(ValueError, match="read-only"):
+        res[single[0]][0] = 1.0
+    df = res.to_pandas()
+    assert (df[single].nunique(dropna=False) == 1).all()
+    assert df["wall_h"].nunique() > 4_000
+
+
 def test_daly_fig3_from_python():
     res = tm.simulate(tm.Scenario.from_dict(daly_dict(24, 300, 600, 500, 7200, True)), samples=20_000, seed=3)
     expected_h = tm.theory.daly_wall_time(500 * 3600, 7200, 300, 600, 24 * 3600) / 3600

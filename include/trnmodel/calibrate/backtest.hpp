@@ -102,10 +102,10 @@ inline scenario trial_scenario(const scenario& s, const journal& j, std::vector<
 
 namespace trnmodel::detail {
 
-inline double percentile_of(const Eigen::ArrayXXd& values, Eigen::Index column, double observed) {
+inline double percentile_of(const Eigen::Ref<const Eigen::ArrayXd>& values, double observed) {
   double below = 0, ties = 0, count = 0;
-  for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    const double x = values(i, column);
+  for (Eigen::Index i = 0; i < values.size(); ++i) {
+    const double x = values(i);
     if (std::isnan(x)) continue;
     count += 1;
     if (x < observed)
@@ -168,8 +168,8 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
                              " did not record " + journal_path(*missing));
       continue;
     }
-    const auto column = static_cast<Eigen::Index>(id);
-    if (std::isnan(run.values()(0, column))) {
+    const auto column = run.values(static_cast<std::size_t>(id));
+    if (std::isnan(column(0))) {
       result.notes.push_back(std::string(metric_names()[id]) + " is not predicted (an unknown input)");
       continue;
     }
@@ -181,7 +181,7 @@ inline backtest_result backtest(const scenario& s, const journal& j, run_options
     row.predicted_p10 = q[0];
     row.predicted_p50 = q[1];
     row.predicted_p90 = q[2];
-    row.percentile = detail::percentile_of(run.values(), column, value);
+    row.percentile = detail::percentile_of(column, value);
     result.rows.push_back(row);
   }
   return result;

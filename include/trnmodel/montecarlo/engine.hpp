@@ -37,7 +37,6 @@
 #include "trnmodel/montecarlo/accumulators.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
-#include "trnmodel/montecarlo/prefault.hpp"
 #include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/run_result.hpp"
 #include "trnmodel/montecarlo/scratch.hpp"
@@ -161,17 +160,6 @@ template <class Model> class block_evaluator {
   detail::per_thread<std::vector<log_histogram>> histograms_;
 };
 
-// A block's values copied to rows [first, first + out.rows()) of the kept array, each column's
-// segment of fresh pages mapped by one call first (prefault.hpp: a third less time than a page
-// fault per page).
-template <class Block> void keep_rows(Eigen::ArrayXXd& kept, Eigen::Index first, const Block& out) {
-  for (Eigen::Index k = 0; k < out.cols(); ++k) {
-    double* segment = &kept(first, k);
-    prefault_for_writing(segment, static_cast<std::size_t>(out.rows()) * sizeof(double));
-    std::copy(out.col(k).data(), out.col(k).data() + out.rows(), segment);
-  }
-}
-
 inline void check_outputs(const std::vector<std::string>& output_names) {
   if (output_names.empty()) detail::fail("outputs", "a model needs at least one output");
 }
@@ -247,12 +235,11 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
                 options.relative_accuracy);
   std::vector<moments> wave_moments(static_cast<std::size_t>(
       detail::blocks_per_wave(detail::threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
-  Eigen::ArrayXXd& kept = fold.kept_values();
   detail::for_each_wave(
       grid, 0, grid.blocks(), detail::hooks_of(options),
       [&](std::uint64_t b, std::size_t slot) {
         evaluate(b, &wave_moments[slot * static_cast<std::size_t>(outputs)], [&](const auto& out) {
-          detail::keep_rows(kept, static_cast<Eigen::Index>(grid.first_sample(b)), out);
+          fold.keep_block(b, out);
         });
       },
       [&](std::uint64_t wave_first, std::uint64_t wave_last) {

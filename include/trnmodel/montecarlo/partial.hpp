@@ -147,15 +147,19 @@ struct run_partial {
 
 /// Folds partials, in block order, into the result of their run. The engine's run() folds its
 /// own waves the same way (engine.hpp), so a run and the fold of its partials share this code.
-/// Thread-safety: not for concurrent use (one thread folds). Ownership: owns the result it
-/// builds, handed over by finish().
+/// Thread-safety: not for concurrent use (one thread folds), but for keep_block(). Ownership:
+/// owns the result it builds, handed over by finish().
 class run_fold {
  public:
   /// An empty fold for the run of these outputs, seed, sample count, block size, keep mode and
   /// histogram accuracy (input_error (relative_accuracy) outside (0, 1)).
   run_fold(std::vector<std::string> names, std::uint64_t seed, std::uint64_t samples, std::uint64_t block_size,
            bool kept, double relative_accuracy)
-      : seed_(seed), grid_{samples, block_size}, result_(std::move(names), samples, kept, relative_accuracy) {}
+      : seed_(seed),
+        grid_{samples, block_size},
+        result_(std::move(names), samples, kept, relative_accuracy),
+        kept_writer_(kept ? detail::kept_block_writer(grid_, static_cast<Eigen::Index>(result_.outputs()))
+                          : detail::kept_block_writer()) {}
 
   /// A fold for the run `first` belongs to (its first partial, or any of them).
   static run_fold for_partial(const run_partial& first) {
@@ -185,7 +189,10 @@ class run_fold {
               detail::format_number(result_.histogram(0).relative_accuracy()));
     add_block_moments(p.first_block, p.last_block, p.block_moments.data());
     if (!p.kept) add_histograms(p.histograms);
-    if (p.kept) result_.values_.middleRows(static_cast<Eigen::Index>(p.first_sample()), p.values.rows()) = p.values;
+    if (p.kept)
+      for (std::uint64_t b = p.first_block; b < p.last_block; ++b)
+        keep_block(b, p.values.middleRows(static_cast<Eigen::Index>(grid_.first_sample(b) - p.first_sample()),
+                                          static_cast<Eigen::Index>(grid_.size(b))));
   }
 
   /// The pieces of add(), for the engine's own waves. Moments: blocks [first, last) x outputs,
@@ -206,8 +213,12 @@ class run_fold {
     for (std::size_t k = 0; k < histograms.size(); ++k) result_.histograms_[k].merge(histograms[k]);
   }
 
-  /// Where the engine writes kept samples straight into the result (samples x outputs).
-  Eigen::ArrayXXd& kept_values() { return result_.values_; }
+  /// Block b's kept samples (its rows, one column per output) into the result; the engine's
+  /// threads call it at once for distinct blocks (kept_columns.hpp: a segment of one value is
+  /// only noted until finish()).
+  template <class Block> void keep_block(std::uint64_t b, const Block& out) {
+    kept_writer_.keep(result_.values_, b, out);
+  }
 
   /// The result, once every block is folded (input_error "partials" naming the missing blocks
   /// otherwise); outputs without a non-NaN value get NaN mean, min and max.
@@ -216,6 +227,7 @@ class run_fold {
       detail::fail("partials", "blocks [" + std::to_string(next_block_) + ", " + std::to_string(grid_.blocks()) +
                                    ") of the run were never folded");
     result_.finish_moments();
+    if (result_.kept()) kept_writer_.finish(result_.values_);
     return std::move(result_);
   }
 
@@ -229,6 +241,7 @@ class run_fold {
   std::uint64_t seed_;
   detail::block_grid grid_;
   run_result result_;
+  detail::kept_block_writer kept_writer_;
   std::uint64_t next_block_ = 0;
 };
 

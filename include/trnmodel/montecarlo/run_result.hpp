@@ -15,6 +15,7 @@
 
 #include "trnmodel/check.hpp"
 #include "trnmodel/montecarlo/accumulators.hpp"
+#include "trnmodel/montecarlo/kept_columns.hpp"
 #include "trnmodel/montecarlo/order_statistics.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/summary_row.hpp"
@@ -37,7 +38,8 @@ class run_result {
         samples_(samples),
         moments_(names_.size()),
         histograms_(names_.size(), log_histogram(relative_accuracy)) {
-    if (kept) values_.resize(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(names_.size()));
+    if (kept)
+      values_ = detail::kept_columns(static_cast<Eigen::Index>(samples), static_cast<Eigen::Index>(names_.size()));
   }
 
   /// The outputs' names, in column order.
@@ -47,7 +49,7 @@ class run_result {
   /// Samples drawn.
   std::uint64_t samples() const { return samples_; }
   /// Whether every sample was kept (run_options::keep_samples): quantiles are then exact.
-  bool kept() const { return values_.size() > 0; }
+  bool kept() const { return !values_.empty(); }
   /// The index of output `name`; input_error when the result has no such output.
   std::size_t index(const std::string& name) const {
     const auto it = std::find(names_.begin(), names_.end(), name);
@@ -56,12 +58,21 @@ class run_result {
   }
 
   /// samples x outputs, column-major: each output's samples are contiguous. Empty unless kept.
-  const Eigen::ArrayXXd& values() const { return values_; }
+  /// (A column of one value throughout is written out on the first call: see single_value().)
+  const Eigen::ArrayXXd& values() const { return values_.all(); }
   /// Output `output`'s samples (a column of values()); input_error unless samples were kept.
   Eigen::Ref<const Eigen::ArrayXd> values(std::size_t output) const {
     checked(output);
     if (!kept()) detail::fail(names_[output], "samples were not kept (run with keep_samples = true)");
-    return values_.col(static_cast<Eigen::Index>(output));
+    return Eigen::Map<const Eigen::ArrayXd>(values_.column(static_cast<Eigen::Index>(output)), values_.rows());
+  }
+  /// When every kept sample of output `output` has the same bits (a phase the job does not have:
+  /// 0, or NaN), a pointer to that value, else nullptr. Such a column is stored as the value and
+  /// written out only when values() or values(output) asks for its memory (kept_columns.hpp);
+  /// its quantiles are the value. The pointer lives as long as the result.
+  const double* single_value(std::size_t output) const {
+    checked(output);
+    return values_.single_value(static_cast<Eigen::Index>(output));
   }
   /// The same, by output name (input_error when there is no such output).
   Eigen::Ref<const Eigen::ArrayXd> values(const std::string& name) const { return values(index(name)); }
@@ -90,7 +101,10 @@ class run_result {
     // The moments know the count of non-NaN values and their range: the selection's first pass.
     const moments& m = moments_[output];
     const auto column = static_cast<Eigen::Index>(output);
-    return order_statistics(values_.col(column).data(), static_cast<std::size_t>(values_.rows()),
+    if (const double* single = values_.single_value(column))  // equal neighbours: the value itself
+      return std::vector<double>(probabilities.size(),
+                                 m.count > 0 ? *single : std::numeric_limits<double>::quiet_NaN());
+    return order_statistics(values_.column(column), static_cast<std::size_t>(values_.rows()),
                             static_cast<std::size_t>(m.count), m.min, m.max)
         .quantiles(probabilities);
   }
@@ -156,7 +170,7 @@ class run_result {
   std::uint64_t samples_;
   std::vector<moments> moments_;
   std::vector<log_histogram> histograms_;
-  Eigen::ArrayXXd values_;
+  detail::kept_columns values_;  // samples x outputs when kept, else empty
 };
 
 }  // namespace trnmodel
