@@ -10,6 +10,7 @@
 #include "trnmodel/sensitivity/compare.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
+#include "trnmodel/sensitivity/sweep.hpp"
 #include "trnmodel/sensitivity/tornado.hpp"
 #include "trnmodel/throughput/profile_files.hpp"
 #include "same_bits.hpp"
@@ -393,6 +394,51 @@ TEST_CASE("break-even from inputs drawn once equals one run per evaluation, bit 
     const lifecycle_model at_value(b.updated({{path, ordered_json(cached.value)}}));
     const double there = metric_statistic(at_value, metric::run_cost_usd, stat, options);
     CHECK(test::same_bits(cached.achieved, cached.target + (there - cached.target)));
+  }
+}
+
+// A sweep draws its points' inputs once and a point reads them back when each of its inputs has
+// the stream and distribution of a drawn one: every point's summary and moments, bit for bit,
+// as its own simulate(), for points that can (checkpoint.every_steps, a step time fixed: one
+// input fewer) and points that cannot (another step-time distribution), kept and streamed.
+TEST_CASE("a sweep from inputs drawn once equals each point's own simulation, bit for bit", "[sensitivity][sweep]") {
+  const scenario lora =
+      scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json", shipped_profiles());
+  const ordered_json own_step = lora.to_json()["throughput"]["step_time_s"];
+  const ordered_json other_step = {{"dist", "lognormal"}, {"p50", 3.9}, {"p90", 5.56}};
+  const std::vector<sensitivity::sweep_axis> grid{
+      {"throughput.step_time_s", {own_step, ordered_json(4.0), other_step}},
+      {"checkpoint.every_steps", {ordered_json(100), ordered_json(700)}}};
+  const lifecycle_model drawn_by(lora.updated({{"throughput.step_time_s", own_step}, {"checkpoint.every_steps", 100}}));
+  const auto identity = sensitivity::detail::drawn_columns(drawn_by, lifecycle_model(lora.updated({{"checkpoint.every_steps", 700}})));
+  REQUIRE(identity.has_value());
+  for (std::size_t j = 0; j < identity->size(); ++j) CHECK((*identity)[j] == static_cast<Eigen::Index>(j));
+  const auto fewer = sensitivity::detail::drawn_columns(drawn_by, lifecycle_model(lora.updated({{"throughput.step_time_s", 4.0}})));
+  REQUIRE(fewer.has_value());
+  CHECK(fewer->size() + 1 == drawn_by.input_count());
+  CHECK_FALSE(sensitivity::detail::drawn_columns(drawn_by, lifecycle_model(lora.updated({{"throughput.step_time_s", other_step}}))));
+  for (const bool keep : {false, true}) {
+    INFO("keep " << keep);
+    run_options o = runs(5'001);
+    o.keep_samples = keep;
+    const auto points = sensitivity::sweep(lora, grid, o);
+    const auto drawn_each = sensitivity::sweep(lora, grid, o, false, 0);  // every point draws for itself
+    REQUIRE(points.size() == 6);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const run_result alone = simulate(lora.updated(points[k].changes), o);
+      const auto rows = points[k].result.summary(), own = alone.summary(), each = drawn_each[k].result.summary();
+      REQUIRE(rows.size() == own.size());
+      for (std::size_t c = 0; c < rows.size(); ++c) {
+        INFO("point " << k << ", " << rows[c].name);
+        CHECK(test::same_bits(rows[c].mean, own[c].mean));
+        CHECK(test::same_bits(rows[c].sd, own[c].sd));
+        CHECK(test::same_bits(rows[c].p10, own[c].p10));
+        CHECK(test::same_bits(rows[c].p90, own[c].p90));
+        CHECK(test::same_bits(rows[c].p99, own[c].p99));
+        CHECK(test::same_bits(rows[c].max, own[c].max));
+        CHECK(test::same_bits(each[c].mean, own[c].mean));
+      }
+    }
   }
 }
 

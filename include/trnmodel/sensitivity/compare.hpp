@@ -24,6 +24,7 @@
 #include "trnmodel/montecarlo/scratch.hpp"
 #include "trnmodel/scenario/fields.hpp"
 #include "trnmodel/sensitivity/block_parts.hpp"
+#include "trnmodel/sensitivity/drawn_inputs.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/statistic.hpp"
 
@@ -146,25 +147,8 @@ inline comparison_result compare_kept(const run_result& a, const run_result& b, 
 namespace detail {
 
 // A break-even's evaluations differ in one input of the varied scenario: every other drawn
-// input draws the same numbers in each. drawn_once draws them once for the whole run (in
-// parallel, by blocks) and cached_inputs_model evaluates a model of the varied scenario from
-// those columns, so an evaluation costs the lifecycle and not the draws. The values are the ones
-// the model would draw itself (the same streams and distributions), so the statistic has the
-// bits of the model's own run.
-inline Eigen::ArrayXXd drawn_once(const lifecycle_model& model, const run_options& options) {
-  const run_options o = with_block_size(options);
-  Eigen::ArrayXXd x(static_cast<Eigen::Index>(o.samples), static_cast<Eigen::Index>(model.input_count()));
-  const trnmodel::detail::block_grid grid{o.samples, static_cast<std::uint64_t>(o.block_size)};
-  trnmodel::detail::for_each_block(0, grid.blocks(), trnmodel::detail::threads_for(o.threads), [&](std::uint64_t b) {
-    block_view part;
-    part.seed = o.seed;
-    part.first = grid.first_sample(b);
-    part.size = static_cast<Eigen::Index>(grid.size(b));
-    model.draw(part, x.middleRows(static_cast<Eigen::Index>(part.first), part.size));
-  });
-  return x;
-}
-
+// input draws the same numbers in each, drawn once (drawn_inputs.hpp) and read back by
+// cached_inputs_model.
 // One output of `model`, its drawn input k read from column columns[k] of `drawn` (row = sample).
 class cached_inputs_model {
  public:
@@ -238,9 +222,8 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
                            std::isnan(known_target) ? metric_statistic(fixed_model, m, stat, options) : known_target,
                            std::numeric_limits<double>::quiet_NaN(), 0};
   const lifecycle_model varied_model(varied);
-  const std::vector<std::string> varied_inputs = varied_model.uncertain_inputs();
   const bool cache = !options.remote && 8.0 * static_cast<double>(options.samples) *
-                                                static_cast<double>(varied_inputs.size()) <=
+                                                static_cast<double>(varied_model.input_count()) <=
                                             max_drawn_bytes;
   const Eigen::ArrayXXd drawn = cache ? detail::drawn_once(varied_model, options) : Eigen::ArrayXXd();
   // Every value evaluated and its gap, so that the answer's own gap is looked up, not run again.
@@ -251,16 +234,11 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     require_known_for(model, m);
     // The model's drawn inputs among the varied scenario's (all of them but `path`, or the
     // model draws from its own streams).
-    std::vector<Eigen::Index> columns;
-    for (const std::string& input : model.uncertain_inputs()) {
-      const auto at = std::find(varied_inputs.begin(), varied_inputs.end(), input);
-      if (at == varied_inputs.end()) break;
-      columns.push_back(static_cast<Eigen::Index>(at - varied_inputs.begin()));
-    }
-    if (!cache || columns.size() != model.input_count()) return metric_statistic(model, m, stat, options) - result.target;
+    auto columns = cache ? detail::drawn_columns(varied_model, model) : std::nullopt;
+    if (!columns) return metric_statistic(model, m, stat, options) - result.target;
     run_options o = options;
     o.keep_samples = !stat.is_mean();
-    const detail::cached_inputs_model cached(model, output_of(m), drawn, std::move(columns));
+    const detail::cached_inputs_model cached(model, output_of(m), drawn, std::move(*columns));
     return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
   };
   const auto gap = [&](double value) {

@@ -4,6 +4,8 @@
 // Python's tm.sweep (and tm.checkpoint_interval, which sweeps checkpoint.every_steps) call this.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "trnmodel/montecarlo/run_options.hpp"
 #include "trnmodel/montecarlo/run_result.hpp"
 #include "trnmodel/scenario/scenario.hpp"
+#include "trnmodel/sensitivity/drawn_inputs.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -30,13 +33,22 @@ struct sweep_point {
   run_result result;  ///< simulate() of the scenario with those changes
 };
 
+/// How many bytes of drawn inputs a sweep keeps at most (sweep's max_drawn_bytes): as a break-even.
+inline constexpr double sweep_drawn_bytes = 256.0 * 1024 * 1024;
+
 /// Simulates `s` updated at every point of the grid (the product of one or two axes, the last
 /// axis varying fastest), each with `options` (same seed). Progress reports one count over the
 /// whole grid; the cancellation hook stops the sweep within one wave. Refuses unknown inputs
 /// unless `allow_unknown` (then their metrics are NaN). A point whose changes make the scenario
 /// invalid fails with that point's input_error. Thread-safe as simulate.
+///
+/// The points' inputs are drawn once, from the first point, when they take at most
+/// `max_drawn_bytes` and the run is not sent elsewhere (options.remote): a point whose every
+/// drawn input has the stream and distribution of one of those reads them back (its result the
+/// bits of its own simulate(), drawn_inputs.hpp); any other point draws for itself.
 inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep_axis>& grid,
-                                      const run_options& options, bool allow_unknown = false) {
+                                      const run_options& options, bool allow_unknown = false,
+                                      double max_drawn_bytes = sweep_drawn_bytes) {
   if (grid.empty() || grid.size() > 2)
     trnmodel::detail::fail(
         "grid", "must map one or two dotted paths to lists of values, got " + std::to_string(grid.size()) + " paths");
@@ -47,6 +59,8 @@ inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep
   }
   std::vector<sweep_point> out;
   out.reserve(points);
+  std::shared_ptr<const lifecycle_model> drawn_by;  // the model whose inputs `drawn` holds
+  Eigen::ArrayXXd drawn;
   for (std::size_t k = 0; k < points; ++k) {
     std::vector<std::pair<std::string, ordered_json>> changes;
     std::size_t rest = k;
@@ -62,7 +76,16 @@ inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep
         options.progress(before + done, total);
       };
     }
-    run_result result = simulate(s.updated(changes), point, allow_unknown);
+    const auto model = std::make_shared<const lifecycle_model>(s.updated(changes));
+    if (!allow_unknown) trnmodel::detail::require_known(*model);
+    if (!drawn_by && !options.remote && points > 1 &&
+        8.0 * static_cast<double>(options.samples) * static_cast<double>(model->input_count()) <= max_drawn_bytes) {
+      drawn = detail::drawn_once(*model, options);
+      drawn_by = model;
+    }
+    const auto columns = drawn_by ? detail::drawn_columns(*drawn_by, *model) : std::nullopt;
+    run_result result = columns ? run(detail::drawn_inputs_model(*model, drawn, *columns), model->output_names(), point)
+                                : run(*model, model->output_names(), point);
     out.push_back({std::move(changes), std::move(result)});
   }
   return out;
