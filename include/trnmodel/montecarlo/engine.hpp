@@ -233,6 +233,7 @@ run_result run(const Model& model, std::vector<std::string> output_names, const 
   const detail::block_grid& grid = evaluate.grid();
   run_fold fold(std::move(output_names), options.seed, options.samples, grid.block_size, options.keep_samples,
                 options.relative_accuracy);
+  fold.release_kept_on(detail::threads_for(options.threads));
   std::vector<moments> wave_moments(static_cast<std::size_t>(
       detail::blocks_per_wave(detail::threads_for(options.threads)) * static_cast<std::uint64_t>(outputs)));
   detail::for_each_wave(

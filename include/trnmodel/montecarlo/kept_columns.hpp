@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
@@ -71,9 +72,21 @@ class kept_columns {
     }
     return *this;
   }
-  kept_columns(kept_columns&&) = default;
-  kept_columns& operator=(kept_columns&&) = default;
-  ~kept_columns() = default;
+  kept_columns(kept_columns&& other) noexcept { *this = std::move(other); }
+  kept_columns& operator=(kept_columns&& other) noexcept {
+    release();
+    values_ = std::move(other.values_);
+    single_ = std::move(other.single_);
+    single_value_ = std::move(other.single_value_);
+    unwritten_ = std::move(other.unwritten_);
+    lock_ = std::move(other.lock_);
+    release_threads_ = other.release_threads_;
+    return *this;
+  }
+  ~kept_columns() { release(); }
+
+  /// Threads that give a large array's pages back when it goes (release_pages): the run's.
+  void release_on(int threads) { release_threads_ = threads; }
 
   /// Whether any sample is kept.
   bool empty() const { return values_.size() == 0; }
@@ -127,6 +140,30 @@ class kept_columns {
     std::fill(to, to + rows(), single_value_[static_cast<std::size_t>(k)]);
     unwritten_[static_cast<std::size_t>(k)].store(false, std::memory_order_release);
   }
+  // A large array's written pages given back on release_threads_ threads, a range of columns
+  // each, before the array is freed (prefault.hpp: the unmapping then has nothing left to do).
+  // Plain threads, not the task scheduler's: a result may go during the process's exit.
+  void release() noexcept {
+    constexpr double large_bytes = 64.0 * 1024 * 1024;
+    if (release_threads_ < 2 || static_cast<double>(values_.size()) * sizeof(double) < large_bytes) return;
+    const auto threads = static_cast<Eigen::Index>(
+        std::min({release_threads_, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+                  static_cast<int>(cols())}));
+    const auto release_columns = [this, threads](Eigen::Index part) {
+      for (Eigen::Index k = part * cols() / threads; k < (part + 1) * cols() / threads; ++k)
+        release_pages(values_.col(k).data(), static_cast<std::size_t>(rows()) * sizeof(double));
+    };
+    std::vector<std::thread> helpers;
+    Eigen::Index part = 1;
+    try {
+      helpers.reserve(static_cast<std::size_t>(threads));
+      for (; part < threads; ++part) helpers.emplace_back(release_columns, part);
+    } catch (...) {  // no thread to be had: this one does the rest
+      for (; part < threads; ++part) release_columns(part);
+    }
+    release_columns(0);
+    for (auto& h : helpers) h.join();
+  }
   // A column still unwritten is not read (its memory holds nothing yet): the copy keeps it so.
   void copy_from(const kept_columns& other) {
     std::unique_lock<std::mutex> hold;
@@ -149,6 +186,7 @@ class kept_columns {
   std::vector<double> single_value_;  // that value
   std::unique_ptr<std::atomic<bool>[]> unwritten_;  // per column: not written out yet
   std::unique_ptr<std::mutex> lock_;  // serialises writing columns out
+  int release_threads_ = 1;  // release(): the run's threads
 };
 
 /// How a run's blocks reach its kept_columns: each block's column segment is copied, except a

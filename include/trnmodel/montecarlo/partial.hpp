@@ -220,6 +220,9 @@ class run_fold {
     kept_writer_.keep(result_.values_, b, out);
   }
 
+  /// The threads that give the kept array's pages back when the result goes (the run's).
+  void release_kept_on(int threads) { result_.values_.release_on(threads); }
+
   /// The result, once every block is folded (input_error "partials" naming the missing blocks
   /// otherwise); outputs without a non-NaN value get NaN mean, min and max.
   run_result finish() && {
