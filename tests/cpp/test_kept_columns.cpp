@@ -88,6 +88,18 @@ void check_samples(const run_result& r) {
 
 const std::vector<double> probabilities{0, 0.1, 0.5, 0.9, 0.99, 1};
 
+// Three outputs: the sample's index, `middle` in every sample, minus the index.
+struct three {
+  double middle = 0;
+  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
+    for (Eigen::Index r = 0; r < block.size; ++r) {
+      out(r, 0) = static_cast<double>(block.first) + static_cast<double>(r);
+      out(r, 1) = middle;
+      out(r, 2) = -out(r, 0);
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("kept columns: one value stored as the value, the same samples and quantiles", "[kept]") {
@@ -167,21 +179,12 @@ TEST_CASE("kept columns: written out once, whatever the threads asking", "[kept]
 // a 2-thread run of 75 MB, moved, assigned over and destroyed, leave nothing behind but the
 // values of the one kept (the sanitizer builds check the memory).
 TEST_CASE("kept columns: a large array is given back on the run's threads", "[kept]") {
-  struct three {
-    void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-      for (Eigen::Index r = 0; r < block.size; ++r) {
-        out(r, 0) = static_cast<double>(block.first) + static_cast<double>(r);
-        out(r, 1) = 1;
-        out(r, 2) = -out(r, 0);
-      }
-    }
-  };
   const std::uint64_t samples = 3'125'000;  // 75 MB of 3 outputs, above the 64 MB of release()
-  run_result kept = run(three{}, {"a", "one", "b"}, kept_run(samples, 4'096, 2));
+  run_result kept = run(three{1}, {"a", "one", "b"}, kept_run(samples, 4'096, 2));
   {
-    run_result other = run(three{}, {"a", "one", "b"}, kept_run(samples, 4'096, 2));
+    run_result other = run(three{1}, {"a", "one", "b"}, kept_run(samples, 4'096, 2));
     run_result moved = std::move(other);
-    moved = run(three{}, {"a", "one", "b"}, kept_run(1'000, 256, 2));  // the large array goes here
+    moved = run(three{1}, {"a", "one", "b"}, kept_run(1'000, 256, 2));  // the large array goes here
     CHECK(moved.values(0)(999) == 999);
   }
   CHECK(kept.values(2)(samples - 1) == -static_cast<double>(samples - 1));
@@ -210,15 +213,6 @@ TEST_CASE("kept columns: a large array is given back on the run's threads", "[ke
 // outputs (38 MB) lie above glibc's largest mmap threshold (32 MiB), so the array is a fresh
 // mapping whose pages are resident only once written.
 TEST_CASE("kept columns: the pages of a column of one value stay untouched until asked for", "[kept]") {
-  struct three {
-    void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-      for (Eigen::Index r = 0; r < block.size; ++r) {
-        out(r, 0) = static_cast<double>(block.first) + static_cast<double>(r);
-        out(r, 1) = 0;
-        out(r, 2) = -out(r, 0);
-      }
-    }
-  };
   const std::uint64_t samples = 1'600'000;
   const run_result r = run(three{}, {"a", "zero", "b"}, kept_run(samples, 4'096, 2));
   REQUIRE(r.single_value(1) != nullptr);
