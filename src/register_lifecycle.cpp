@@ -11,6 +11,7 @@
 #include "trnmodel/lifecycle/restart_time.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/lifecycle/theory.hpp"
+#include "trnmodel/sensitivity/drawn_inputs.hpp"
 
 namespace py = pybind11;
 
@@ -74,13 +75,18 @@ void register_lifecycle(py::module_& m) {
       .def(
           "simulate",
           [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
-             bool allow_unknown, const py::object& progress) {
+             bool allow_unknown, const py::object& progress, const py::object& draws) {
             if (!allow_unknown) detail::require_known(model);
-            return run_from_python(model, model.output_names(), make_run(samples, seed, threads, keep_samples),
-                                   progress);
+            if (draws.is_none())
+              return run_from_python(model, model.output_names(), make_run(samples, seed, threads, keep_samples),
+                                     progress);
+            // The inputs drawn already (_core.draw_inputs), when they fit this run: the same bits.
+            const auto& drawn = draws.cast<const sensitivity::input_draws&>();
+            return with_python_hooks(make_run(samples, seed, threads, keep_samples), progress,
+                                     [&](const run_options& o) { return sensitivity::simulate_from(model, drawn, o); });
           },
           py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
-          py::arg("allow_unknown"), py::arg("progress"))
+          py::arg("allow_unknown"), py::arg("progress"), py::arg("draws") = py::none())
       // The request of its simulate run (docs/scaling.md): what a task needs to compute any
       // range of the run's blocks (_core.request_partial), for a sweep's points sent at once.
       .def(

@@ -414,20 +414,36 @@ void register_sensitivity(py::module_& m) {
       py::arg("scenario"), py::arg("paths"), py::kw_only(), py::arg("nodes"), py::arg("values"), py::arg("dp"),
       py::arg("micro_batch"), py::arg("samples"), py::arg("seed"), py::arg("threads"));
 
+  // A scenario's inputs drawn once for a seed and sample count (the sign-off's), read back by
+  // LifecycleModel.simulate, break_even and restreamed_run (draws=): the same bits as drawing.
+  py::class_<input_draws>(m, "InputDraws")
+      .def_readonly("seed", &input_draws::seed)
+      .def_readonly("samples", &input_draws::samples)
+      .def_property_readonly("inputs", [](const input_draws& d) { return d.values.cols(); });
+  m.def(
+      "draw_inputs",
+      [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads) {
+        auto own = std::make_shared<const lifecycle_model>(model);
+        py::gil_scoped_release release;
+        return draw_inputs(std::move(own), make_run(samples, seed, threads));
+      },
+      py::arg("model"), py::kw_only(), py::arg("samples"), py::arg("seed"), py::arg("threads"));
+
   m.def(
       "break_even",
       [](const scenario& fixed, const scenario& varied, const std::string& output, const std::string& path,
          double probability, std::uint64_t samples, std::uint64_t seed, int threads, double lo, double hi,
-         const py::object& progress, double target) {
+         const py::object& progress, double target, const py::object& draws) {
         const metric::id id = metric_named(output);
         const statistic stat = statistic_from(probability);
+        const input_draws* drawn = draws.is_none() ? nullptr : &draws.cast<const input_draws&>();
         return with_python_hooks(make_run(samples, seed, threads), progress, [&](const run_options& o) {
-          return break_even(fixed, varied, id, path, stat, o, lo, hi, break_even_drawn_bytes, target);
+          return break_even(fixed, varied, id, path, stat, o, lo, hi, break_even_drawn_bytes, target, drawn);
         });
       },
       py::arg("fixed"), py::arg("varied"), py::arg("output"), py::arg("path"), py::kw_only(), py::arg("probability"),
       py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("lo"), py::arg("hi"), py::arg("progress"),
-      py::arg("target") = std::numeric_limits<double>::quiet_NaN());
+      py::arg("target") = std::numeric_limits<double>::quiet_NaN(), py::arg("draws") = py::none());
   // A scenario metric at given uniforms: an external design (SALib's, in bench/) evaluated by
   // the same C++ model. u: rows x drawn inputs (lifecycle_info's uncertain_inputs order);
   // chance: the index of each row's aleatory draws.
@@ -460,19 +476,22 @@ void register_sensitivity(py::module_& m) {
   m.def(
       "restreamed_run",
       [](const scenario& s, const std::vector<std::string>& outputs, std::vector<std::uint32_t> streams,
-         std::uint64_t chance_offset, std::uint64_t samples, std::uint64_t seed, int threads) {
+         std::uint64_t chance_offset, std::uint64_t samples, std::uint64_t seed, int threads, const py::object& draws) {
         lifecycle_model model(s);
         std::vector<output_column> columns;
         for (const auto& name : outputs) {
           columns.push_back(output_named(model, name));
           require_known_for(model, columns.back().metric);
         }
-        const restreamed_model restreamed(std::move(model), std::move(streams), chance_offset, std::move(columns));
+        const run_options options = make_run(samples, seed, threads, true);
+        const input_draws* drawn = draws.is_none() ? nullptr : &draws.cast<const input_draws&>();
+        const restreamed_model restreamed(std::move(model), std::move(streams), chance_offset, std::move(columns),
+                                          drawn != nullptr && drawn->fits(options) ? drawn : nullptr);
         py::gil_scoped_release release;
-        return run(restreamed, outputs, make_run(samples, seed, threads, true));
+        return run(restreamed, outputs, options);
       },
       py::arg("scenario"), py::arg("outputs"), py::kw_only(), py::arg("streams"), py::arg("chance_offset"),
-      py::arg("samples"), py::arg("seed"), py::arg("threads"));
+      py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("draws") = py::none());
 
   m.def(
       "rank_correlations",

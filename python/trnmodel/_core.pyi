@@ -483,6 +483,7 @@ class LifecycleModel:
         keep_samples: bool,
         allow_unknown: bool,
         progress: _Progress,
+        draws: Optional[InputDraws] = ...,
     ) -> RunResult: ...
     def run_request(self, *, samples: int, seed: int, keep_samples: bool, allow_unknown: bool) -> bytes: ...
 
@@ -890,7 +891,18 @@ def break_even(
     hi: float,
     progress: _Progress,
     target: float = ...,
+    draws: Optional[InputDraws] = ...,
 ) -> BreakEvenResult: ...
+
+class InputDraws:
+    @property
+    def seed(self) -> int: ...
+    @property
+    def samples(self) -> int: ...
+    @property
+    def inputs(self) -> int: ...
+
+def draw_inputs(model: LifecycleModel, *, samples: int, seed: int, threads: int) -> InputDraws: ...
 def calibrate(journals: Sequence[Journal], base: Scenario) -> CalibrationResult: ...
 def payback(
     a: Scenario,
@@ -969,6 +981,7 @@ def restreamed_run(
     samples: int,
     seed: int,
     threads: int,
+    draws: Optional[InputDraws] = ...,
 ) -> RunResult: ...
 def flops_per_token(
     parameters: float,

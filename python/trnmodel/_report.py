@@ -692,6 +692,8 @@ def signoff_report(
             else None
         )
         try:
+            # B's inputs are drawn into an array its break-even and pairing check read back
+            # (the same numbers on the same seed and samples), instead of drawing them twice more.
             results = {
                 name: simulate(
                     s,
@@ -701,6 +703,7 @@ def signoff_report(
                     allow_unknown=True,
                     progress=progress,
                     executor=executor,
+                    _keep_draws=comparable and name == list(scenarios)[1],
                 )
                 for name, s in scenarios.items()
             }

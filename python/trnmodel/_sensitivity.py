@@ -369,6 +369,7 @@ class Comparison(Display):
         seed: int,
         threads: Optional[int],
         simulated_a: Optional[SimulationResult] = None,
+        simulated_b: Optional[SimulationResult] = None,
     ) -> None:
         self._core = core
         self.scenario_a, self.scenario_b = a, b
@@ -381,6 +382,9 @@ class Comparison(Display):
         # A's kept simulation on this seed and sample count, when the comparison was made from
         # one: the pairing check's side a (see _Pairing) without running it again.
         self._simulated_a = simulated_a
+        # The kept simulations the comparison was made from (both, or neither): their drawn
+        # inputs, when they kept them (the sign-off's), serve the break-even and the pairing check.
+        self._simulated_b = simulated_b
 
     def _values(self, name: str) -> np.ndarray:
         return self._core.values(name)
@@ -443,6 +447,8 @@ class Comparison(Display):
                 target = self._core.moments(column).mean
             elif self._core.kept:
                 target = self._core.quantiles(column, [probability])[0]
+        varied_run = self._simulated_b if on == "b" else self._simulated_a
+        draws = varied_run._draws if varied_run is not None and (seed is None or seed == self.seed) else None
         with progress_bar(progress, "break-even") as callback, running_on(executor):
             raw = _core.break_even(
                 fixed._core,
@@ -457,6 +463,7 @@ class Comparison(Display):
                 hi=hi,
                 progress=callback,
                 target=target,
+                draws=draws,
             )
         return raw.value
 
@@ -498,6 +505,7 @@ class Comparison(Display):
                 self.threads,
                 self._pairing,
                 self._known_a(missing),
+                draws=tuple(None if r is None else r._draws for r in (self._simulated_a, self._simulated_b)),
             )
             self._paired_a.update(ya)
             self._paired_b.update(yb)
@@ -592,16 +600,19 @@ def _partly_paired(
     threads: Optional[int] = None,
     pairing: Optional[_Pairing] = None,
     known_a: Optional[Mapping[str, np.ndarray]] = None,
+    draws: Tuple[Any, ...] = (None, None),
 ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray], _Pairing]:
     """Both scenarios' ``outputs`` per sample, with only identically described inputs on
     common uniforms (sample i of their streams); side a's chance draws are those of sample i,
     side b's those of sample samples + i. Side a is a's own simulation: its outputs in
-    ``known_a`` (a's kept samples on ``seed`` and ``samples``) are taken, not run again."""
+    ``known_a`` (a's kept samples on ``seed`` and ``samples``) are taken, not run again.
+    ``draws``: each side's inputs already drawn on this seed and sample count (or None); an
+    input on one of their streams with their distribution is read back, not drawn again."""
     pairing = pairing or _pairing(a, b)
     n = int(samples)
     known_a = known_a or {}
     sides = []
-    for scenario, streams, offset in ((a, pairing.streams_a, 0), (b, pairing.streams_b, n)):
+    for scenario, streams, offset, drawn in ((a, pairing.streams_a, 0, draws[0]), (b, pairing.streams_b, n, draws[1])):
         side = {name: np.asarray(known_a[name]) for name in outputs if offset == 0 and name in known_a}
         to_run = [name for name in outputs if name not in side]
         if to_run:
@@ -613,6 +624,7 @@ def _partly_paired(
                 samples=n,
                 seed=seed,
                 threads=_check_threads(threads),
+                draws=drawn,
             )
             side.update({name: np.asarray(run.values(name)) for name in to_run})
         sides.append(side)
@@ -678,7 +690,9 @@ def _comparison_of_results(
         # compare's own refusal (the unknown inputs named), or samples to keep.
         return compare(ra.scenario, rb.scenario, output, samples=ra.samples, seed=ra.seed, threads=threads)
     core = _core.compare_kept(ra._core, rb._core, output, seed=ra.seed, threads=_check_threads(threads))
-    return Comparison(core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads, simulated_a=ra)
+    return Comparison(
+        core, ra.scenario, rb.scenario, output, ra.samples, ra.seed, threads, simulated_a=ra, simulated_b=rb
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -55,6 +55,8 @@ class SimulationResult(MonteCarloResult):
         #: (tm.rank_correlations recomputes them from it).
         self.seed = seed
         self._implausible_tail: Optional[List[str]] = None
+        #: The run's inputs drawn into an array (tm.simulate's _keep_draws), else None.
+        self._draws: Any = None
         #: {path: reason} of the unknown inputs (their metrics are NaN).
         self.unknown_inputs: Dict[str, str] = dict(zip(info.unknown_inputs, info.unknown_reasons))
         #: Metrics that could not be computed because they need an unknown input.
@@ -221,6 +223,7 @@ def simulate(
     progress: ProgressArg = None,
     *,
     executor: Any = None,
+    _keep_draws: bool = False,
 ) -> SimulationResult:
     """Simulate a scenario's lifecycle ``samples`` times.
 
@@ -257,7 +260,13 @@ def simulate(
     info = model.info
     seed = _check_whole("seed", seed, 0)
     samples = _check_whole("samples", samples, 1)
+    # _keep_draws (the sign-off's): the inputs are drawn into an array first and the result keeps
+    # it (result._draws), for the runs that draw the same inputs again (its break-even, its side
+    # of the pairing check); not with an executor, whose tasks draw for themselves.
+    draws = None
     with progress_bar(progress, scenario.name or "simulate") as callback, running_on(executor):
+        if _keep_draws and executor is None:
+            draws = _core.draw_inputs(model, samples=samples, seed=seed, threads=_check_threads(threads))
         core = model.simulate(
             samples=samples,
             seed=seed,
@@ -265,8 +274,10 @@ def simulate(
             keep_samples=bool(keep_samples),
             allow_unknown=bool(allow_unknown),
             progress=callback,
+            draws=draws,
         )
     result = SimulationResult(core, scenario, info, seed)
+    result._draws = draws
     _warn_expectations(scenario, result)
     for sentence in result.implausible_tail():
         warnings.warn(sentence, PlausibilityWarning, stacklevel=2)

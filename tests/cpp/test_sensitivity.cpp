@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "trnmodel/sensitivity/compare.hpp"
+#include "trnmodel/sensitivity/pairing.hpp"
 #include "trnmodel/sensitivity/rank_correlation.hpp"
 #include "trnmodel/sensitivity/sobol.hpp"
 #include "trnmodel/sensitivity/sweep.hpp"
@@ -70,6 +71,11 @@ run_options runs(std::uint64_t samples, std::uint64_t seed = 3) {
   options.samples = samples;
   options.seed = seed;
   return options;
+}
+
+// A bundled example scenario, by file name.
+scenario example(const std::string& name) {
+  return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
 }
 
 }  // namespace
@@ -336,9 +342,6 @@ TEST_CASE("two platforms' step times are independent: P(A < B) is the closed for
 // A comparison from two kept simulations on its seed and samples is compare() itself, bit for
 // bit (the sign-off compares its own simulations rather than running both scenarios again).
 TEST_CASE("a comparison of two kept simulations is compare's, bit for bit", "[sensitivity][compare]") {
-  const auto example = [](const std::string& name) {
-    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
-  };
   const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
   run_options options = runs(9'001);
   options.keep_samples = true;
@@ -362,9 +365,6 @@ TEST_CASE("a comparison of two kept simulations is compare's, bit for bit", "[se
 // value with its own run (max_drawn_bytes 0), for a fixed path (a price) and a drawn one (the
 // step time), for the mean and a quantile.
 TEST_CASE("break-even from inputs drawn once equals one run per evaluation, bit for bit", "[sensitivity][compare]") {
-  const auto example = [](const std::string& name) {
-    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
-  };
   const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& [path, stat] : {std::pair{std::string("prices.node_hour_usd"), statistic::mean()},
@@ -397,13 +397,53 @@ TEST_CASE("break-even from inputs drawn once equals one run per evaluation, bit 
   }
 }
 
+// A scenario's inputs drawn once (the sign-off's) and read back by its simulation, its
+// break-even and its side of the pairing check: each the bits of the run that draws for itself;
+// draws of another seed are not used.
+TEST_CASE("runs from a scenario's inputs drawn once are the runs that draw, bit for bit", "[sensitivity][draws]") {
+  const scenario a = example("llama3-8b-lora-trn2.json"), b = example("llama3-8b-lora-p5.json");
+  run_options o = runs(6'001);
+  o.keep_samples = true;
+  const auto model = std::make_shared<const lifecycle_model>(b);
+  const input_draws draws = draw_inputs(model, o);
+  REQUIRE(draws.values.rows() == 6'001);
+  REQUIRE(draws.values.cols() == static_cast<Eigen::Index>(model->input_count()));
+  // The simulation.
+  const run_result own = simulate(b, o), from_draws = simulate_from(*model, draws, o);
+  CHECK((own.values() == from_draws.values() || (own.values().isNaN() && from_draws.values().isNaN())).all());
+  for (std::size_t k = 0; k < own.outputs(); ++k) CHECK(test::same_bits(own.stats(k).mean, from_draws.stats(k).mean));
+  run_options other_seed = o;
+  other_seed.seed = o.seed + 1;
+  CHECK_FALSE(draws.fits(other_seed));
+  CHECK(test::same_bits(simulate_from(*model, draws, other_seed).stats(metric::wall_h).mean,
+                        simulate(b, other_seed).stats(metric::wall_h).mean));
+  // The break-even on B's price.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  run_options streamed = o;
+  streamed.keep_samples = false;
+  const auto plain = break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), streamed);
+  const auto given = break_even(a, b, metric::run_cost_usd, "prices.node_hour_usd", statistic::mean(), streamed, nan,
+                                nan, break_even_drawn_bytes, nan, &draws);
+  CHECK(test::same_bits(plain.value, given.value));
+  CHECK(test::same_bits(plain.achieved, given.achieved));
+  CHECK(plain.evaluations == given.evaluations);
+  // A side of the pairing check: every input on its own stream but the first, moved to another.
+  std::vector<std::uint32_t> streams;
+  for (std::size_t j = 0; j < model->input_count(); ++j) streams.push_back(model->input_stream(j));
+  streams[0] = trnmodel::stream_id("moved@b");
+  const std::vector<output_column> outputs{output_of(metric::run_cost_usd), output_of(metric::wall_h)};
+  const run_result side = run(restreamed_model(*model, streams, 6'001, outputs), {"run_cost_usd", "wall_h"}, o);
+  const run_result side_given =
+      run(restreamed_model(*model, streams, 6'001, outputs, &draws), {"run_cost_usd", "wall_h"}, o);
+  CHECK((side.values() == side_given.values()).all());
+}
+
 // A sweep draws its points' inputs once and a point reads them back when each of its inputs has
 // the stream and distribution of a drawn one: every point's summary and moments, bit for bit,
 // as its own simulate(), for points that can (checkpoint.every_steps, a step time fixed: one
 // input fewer) and points that cannot (another step-time distribution), kept and streamed.
 TEST_CASE("a sweep from inputs drawn once equals each point's own simulation, bit for bit", "[sensitivity][sweep]") {
-  const scenario lora =
-      scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json", shipped_profiles());
+  const scenario lora = example("llama3-8b-lora-trn2.json");
   const ordered_json own_step = lora.to_json()["throughput"]["step_time_s"];
   const ordered_json other_step = {{"dist", "lognormal"}, {"p50", 3.9}, {"p90", 5.56}};
   const std::vector<sensitivity::sweep_axis> grid{
@@ -481,9 +521,6 @@ TEST_CASE("tornado bars hold one input at its P10 and P90 and sort by swing", "[
 // the mean and for a quantile, on a job on the common path of a block (LoRA Trn2), one with
 // stages (the per-sample simulator) and a quantile split into groups of runs.
 TEST_CASE("tornado bars are the pinned models' own runs, bit for bit", "[sensitivity][tornado]") {
-  const auto example = [](const std::string& name) {
-    return scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/" + name, shipped_profiles());
-  };
   struct job {
     std::string file, output;
     statistic stat;

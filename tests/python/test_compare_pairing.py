@@ -145,3 +145,31 @@ def test_the_pairing_check_draws_each_side_as_defined():
     np.testing.assert_array_equal(
         check["difference"], cmp._partly_paired("run_cost_usd")[0] - cmp._partly_paired("run_cost_usd")[1]
     )
+
+
+def test_the_signoffs_drawn_inputs_change_no_bit():
+    # The sign-off simulates B with its inputs drawn into an array (_keep_draws), which its
+    # break-even and its side of the pairing check read back: every number the same, bit for
+    # bit, as drawing them again.
+    from trnmodel._sensitivity import _comparison_of_results
+
+    a = tm.Scenario.from_json(str(ROOT / "examples" / "llama3-8b-lora-trn2.json"))
+    b = tm.Scenario.from_json(str(ROOT / "examples" / "llama3-8b-lora-p5.json"))
+    n = 6_001
+    ra = tm.simulate(a, samples=n, seed=4, progress=False)
+    rb = tm.simulate(b, samples=n, seed=4, progress=False)
+    rb_drawn = tm.simulate(b, samples=n, seed=4, progress=False, _keep_draws=True)
+    assert rb._draws is None and (rb_drawn._draws.samples, rb_drawn._draws.seed) == (n, 4)
+    assert rb_drawn._draws.inputs == len(rb_drawn.uncertain_inputs)
+    for m in rb.outputs:
+        np.testing.assert_array_equal(rb[m], rb_drawn[m])
+    plain = _comparison_of_results(ra, rb)
+    drawn = _comparison_of_results(ra, rb_drawn)
+    assert plain.break_even("prices.node_hour_usd") == drawn.break_even("prices.node_hour_usd")
+    check, check_drawn = plain.pairing_check(), drawn.pairing_check()
+    assert check.keys() == check_drawn.keys()
+    for key, value in check.items():
+        np.testing.assert_array_equal(value, check_drawn[key], err_msg=key)
+    np.testing.assert_array_equal(plain._partly_paired("wall_h")[1], drawn._partly_paired("wall_h")[1])
+    # Another seed's break-even draws for itself: the draws kept are not of its run.
+    assert plain.break_even("prices.node_hour_usd", seed=5) == drawn.break_even("prices.node_hour_usd", seed=5)

@@ -202,13 +202,16 @@ struct break_even_result {
 ///
 /// `known_target`: the fixed scenario's statistic when the caller already has it from a run on
 /// the same seed and samples (a comparison's column of that scenario: the same values, so the
-/// same bits); NaN runs the fixed scenario for it.
+/// same bits); NaN runs the fixed scenario for it. `draws`: the varied scenario's inputs already
+/// drawn for this seed and sample count (the sign-off's simulation of it), used instead of
+/// drawing them again when they fit the run.
 inline break_even_result break_even(const scenario& fixed, const scenario& varied, metric::id m,
                                     const std::string& path, statistic stat, const run_options& options,
                                     double lo = std::numeric_limits<double>::quiet_NaN(),
                                     double hi = std::numeric_limits<double>::quiet_NaN(),
                                     double max_drawn_bytes = break_even_drawn_bytes,
-                                    double known_target = std::numeric_limits<double>::quiet_NaN()) {
+                                    double known_target = std::numeric_limits<double>::quiet_NaN(),
+                                    const input_draws* draws = nullptr) {
   const field_spec* field = find_field(path);
   if (field == nullptr)
     trnmodel::detail::fail(
@@ -221,11 +224,16 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
   break_even_result result{std::numeric_limits<double>::quiet_NaN(),
                            std::isnan(known_target) ? metric_statistic(fixed_model, m, stat, options) : known_target,
                            std::numeric_limits<double>::quiet_NaN(), 0};
-  const lifecycle_model varied_model(varied);
-  const bool cache = !options.remote && 8.0 * static_cast<double>(options.samples) *
-                                                static_cast<double>(varied_model.input_count()) <=
-                                            max_drawn_bytes;
-  const Eigen::ArrayXXd drawn = cache ? detail::drawn_once(varied_model, options) : Eigen::ArrayXXd();
+  const bool draws_fit = draws != nullptr && draws->fits(options);
+  input_draws own;
+  if (!draws_fit) {
+    auto varied_model = std::make_shared<const lifecycle_model>(varied);
+    if (!options.remote && 8.0 * static_cast<double>(options.samples) *
+                                   static_cast<double>(varied_model->input_count()) <=
+                               max_drawn_bytes)
+      own = draw_inputs(std::move(varied_model), options);
+  }
+  const input_draws& drawn = draws_fit ? *draws : own;
   // Every value evaluated and its gap, so that the answer's own gap is looked up, not run again.
   std::vector<std::pair<double, double>> evaluated;
   const auto gap_at = [&](double value) {
@@ -234,11 +242,11 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     require_known_for(model, m);
     // The model's drawn inputs among the varied scenario's (all of them but `path`, or the
     // model draws from its own streams).
-    auto columns = cache ? detail::drawn_columns(varied_model, model) : std::nullopt;
+    auto columns = drawn.fits(options) ? detail::drawn_columns(*drawn.model, model) : std::nullopt;
     if (!columns) return metric_statistic(model, m, stat, options) - result.target;
     run_options o = options;
     o.keep_samples = !stat.is_mean();
-    const detail::cached_inputs_model cached(model, output_of(m), drawn, std::move(*columns));
+    const detail::cached_inputs_model cached(model, output_of(m), drawn.values, std::move(*columns));
     return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
   };
   const auto gap = [&](double value) {

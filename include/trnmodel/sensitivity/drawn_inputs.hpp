@@ -11,6 +11,7 @@
 // distribution as the column's: drawn_columns() checks both and says which column each input
 // reads, or that the run must draw for itself.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,7 +24,25 @@
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/sensitivity/block_parts.hpp"
 
-namespace trnmodel::sensitivity::detail {
+namespace trnmodel::sensitivity {
+
+/// A scenario's drawn inputs for the runs of one seed and sample count: the sign-off draws a
+/// scenario's inputs once and its simulation, its break-even and its side of the pairing check
+/// read them back (each run's bits its own). A plain value; `values` is samples x
+/// model->input_count(), row i the draws of sample i.
+struct input_draws {
+  std::shared_ptr<const lifecycle_model> model;  ///< whose inputs, in its input order
+  std::uint64_t seed = 0;  ///< the run's seed
+  std::uint64_t samples = 0;  ///< and its sample count
+  Eigen::ArrayXXd values;  ///< samples x inputs
+  /// Whether a run with `options` draws these numbers: the same seed and samples (a sample's
+  /// draws depend on its seed, index and stream only), and a run on this machine.
+  bool fits(const run_options& options) const {
+    return model != nullptr && options.seed == seed && options.samples == samples && !options.remote;
+  }
+};
+
+namespace detail {
 
 /// Every drawn input of `model` for the run `options` describes: samples x model.input_count(),
 /// row i the draws of sample i (in parallel, by blocks).
@@ -41,19 +60,24 @@ inline Eigen::ArrayXXd drawn_once(const lifecycle_model& model, const run_option
   return x;
 }
 
+/// The input of `drawn_by` drawn on `stream` from `q` (parameters compared exactly), or nullopt.
+inline std::optional<Eigen::Index> drawn_column_of(const lifecycle_model& drawn_by, std::uint32_t stream,
+                                                   const quantity& q) {
+  for (std::size_t k = 0; k < drawn_by.input_count(); ++k)
+    if (drawn_by.input_stream(k) == stream && quantity_to_json(drawn_by.input_quantity(k)) == quantity_to_json(q))
+      return static_cast<Eigen::Index>(k);
+  return std::nullopt;
+}
+
 /// For each drawn input of `model`, the input of `drawn_by` that draws the same numbers (the
-/// same stream and the same distribution, parameters compared exactly), as a column of
-/// drawn_once(drawn_by, ...); nullopt when some input of `model` has none.
+/// same stream and the same distribution), as a column of drawn_once(drawn_by, ...); nullopt
+/// when some input of `model` has none.
 inline std::optional<std::vector<Eigen::Index>> drawn_columns(const lifecycle_model& drawn_by,
                                                               const lifecycle_model& model) {
   std::vector<Eigen::Index> columns;
   columns.reserve(model.input_count());
   for (std::size_t j = 0; j < model.input_count(); ++j) {
-    std::optional<Eigen::Index> found;
-    for (std::size_t k = 0; k < drawn_by.input_count() && !found; ++k)
-      if (drawn_by.input_stream(k) == model.input_stream(j) &&
-          quantity_to_json(drawn_by.input_quantity(k)) == quantity_to_json(model.input_quantity(j)))
-        found = static_cast<Eigen::Index>(k);
+    const auto found = drawn_column_of(drawn_by, model.input_stream(j), model.input_quantity(j));
     if (!found) return std::nullopt;
     columns.push_back(*found);
   }
@@ -84,4 +108,25 @@ class drawn_inputs_model {
   std::vector<Eigen::Index> columns_;
 };
 
-}  // namespace trnmodel::sensitivity::detail
+}  // namespace detail
+
+/// `model`'s inputs drawn for the run `options` describes (in parallel, by blocks).
+inline input_draws draw_inputs(std::shared_ptr<const lifecycle_model> model, const run_options& options) {
+  input_draws d;
+  d.values = detail::drawn_once(*model, options);
+  d.model = std::move(model);
+  d.seed = options.seed;
+  d.samples = options.samples;
+  return d;
+}
+
+/// simulate()'s run of `model` (every output), its inputs read from `draws` when they fit the
+/// run and hold every input of the model (drawn_columns), else drawn as simulate() draws them:
+/// the same result, bit for bit, either way.
+inline run_result simulate_from(const lifecycle_model& model, const input_draws& draws, const run_options& options) {
+  const auto columns = draws.fits(options) ? detail::drawn_columns(*draws.model, model) : std::nullopt;
+  if (!columns) return run(model, model.output_names(), options);
+  return run(detail::drawn_inputs_model(model, draws.values, *columns), model.output_names(), options);
+}
+
+}  // namespace trnmodel::sensitivity

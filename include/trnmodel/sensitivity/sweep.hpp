@@ -59,8 +59,7 @@ inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep
   }
   std::vector<sweep_point> out;
   out.reserve(points);
-  std::shared_ptr<const lifecycle_model> drawn_by;  // the model whose inputs `drawn` holds
-  Eigen::ArrayXXd drawn;
+  input_draws drawn;  // the first point's inputs, when they are kept
   for (std::size_t k = 0; k < points; ++k) {
     std::vector<std::pair<std::string, ordered_json>> changes;
     std::size_t rest = k;
@@ -78,14 +77,10 @@ inline std::vector<sweep_point> sweep(const scenario& s, const std::vector<sweep
     }
     const auto model = std::make_shared<const lifecycle_model>(s.updated(changes));
     if (!allow_unknown) trnmodel::detail::require_known(*model);
-    if (!drawn_by && !options.remote && points > 1 &&
-        8.0 * static_cast<double>(options.samples) * static_cast<double>(model->input_count()) <= max_drawn_bytes) {
-      drawn = detail::drawn_once(*model, options);
-      drawn_by = model;
-    }
-    const auto columns = drawn_by ? detail::drawn_columns(*drawn_by, *model) : std::nullopt;
-    run_result result = columns ? run(detail::drawn_inputs_model(*model, drawn, *columns), model->output_names(), point)
-                                : run(*model, model->output_names(), point);
+    if (k == 0 && !options.remote && points > 1 &&
+        8.0 * static_cast<double>(options.samples) * static_cast<double>(model->input_count()) <= max_drawn_bytes)
+      drawn = draw_inputs(model, options);
+    run_result result = simulate_from(*model, drawn, point);
     out.push_back({std::move(changes), std::move(result)});
   }
   return out;
