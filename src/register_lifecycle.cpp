@@ -77,11 +77,10 @@ void register_lifecycle(py::module_& m) {
           [](const lifecycle_model& model, std::uint64_t samples, std::uint64_t seed, int threads, bool keep_samples,
              bool allow_unknown, const py::object& progress, const py::object& draws) {
             if (!allow_unknown) detail::require_known(model);
-            if (draws.is_none())
-              return run_from_python(model, model.output_names(), make_run(samples, seed, threads, keep_samples),
-                                     progress);
-            // The inputs drawn already (_core.draw_inputs), when they fit this run: the same bits.
-            const auto& drawn = draws.cast<const sensitivity::input_draws&>();
+            // The inputs drawn already (_core.draw_inputs), when given and they fit this run: the
+            // same bits as drawing them (simulate_from draws when there are none).
+            static const sensitivity::input_draws none;
+            const auto& drawn = draws.is_none() ? none : draws.cast<const sensitivity::input_draws&>();
             return with_python_hooks(make_run(samples, seed, threads, keep_samples), progress,
                                      [&](const run_options& o) { return sensitivity::simulate_from(model, drawn, o); });
           },

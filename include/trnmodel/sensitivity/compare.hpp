@@ -144,38 +144,6 @@ inline comparison_result compare_kept(const run_result& a, const run_result& b, 
   return comparison_result(run(kept_pair_model(a, b, m), comparison_model::output_names(), options), m);
 }
 
-namespace detail {
-
-// A break-even's evaluations differ in one input of the varied scenario: every other drawn
-// input draws the same numbers in each, drawn once (drawn_inputs.hpp) and read back by
-// cached_inputs_model.
-// One output of `model`, its drawn input k read from column columns[k] of `drawn` (row = sample).
-class cached_inputs_model {
- public:
-  cached_inputs_model(const lifecycle_model& model, output_column output, const Eigen::ArrayXXd& drawn,
-                      std::vector<Eigen::Index> columns)
-      : model_(model), output_(output), drawn_(drawn), columns_(std::move(columns)) {}
-  void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    const auto inputs = static_cast<Eigen::Index>(columns_.size());
-    for_each_part(block, inputs, output_.columns(model_), [&](const block_view& part, Eigen::Index first_row,
-                                                              Eigen::ArrayXXd& x, Eigen::ArrayXXd& all) {
-      const auto first = static_cast<Eigen::Index>(part.first);
-      for (std::size_t k = 0; k < columns_.size(); ++k)
-        x.col(static_cast<Eigen::Index>(k)).head(part.size) = drawn_.col(columns_[k]).segment(first, part.size);
-      model_.evaluate_drawn(part, x.topRows(part.size), all.topRows(part.size));
-      out.col(0).segment(first_row, part.size) = all.col(output_.column).head(part.size);
-    });
-  }
-
- private:
-  const lifecycle_model& model_;
-  output_column output_;
-  const Eigen::ArrayXXd& drawn_;
-  std::vector<Eigen::Index> columns_;
-};
-
-}  // namespace detail
-
 /// How many bytes of drawn inputs a break-even keeps by default (break_even's max_drawn_bytes):
 /// 10^6 samples of 33 inputs.
 inline constexpr double break_even_drawn_bytes = 256.0 * 1024 * 1024;
@@ -246,7 +214,7 @@ inline break_even_result break_even(const scenario& fixed, const scenario& varie
     if (!columns) return metric_statistic(model, m, stat, options) - result.target;
     run_options o = options;
     o.keep_samples = !stat.is_mean();
-    const detail::cached_inputs_model cached(model, output_of(m), drawn.values, std::move(*columns));
+    const detail::drawn_inputs_model cached(model, drawn.values, std::move(*columns), output_of(m));
     return stat.of(run(cached, {metric_names()[m]}, o)) - result.target;
   };
   const auto gap = [&](double value) {

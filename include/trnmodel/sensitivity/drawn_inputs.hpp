@@ -23,6 +23,7 @@
 #include "trnmodel/lifecycle/simulate.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/sensitivity/block_parts.hpp"
+#include "trnmodel/sensitivity/output.hpp"
 
 namespace trnmodel::sensitivity {
 
@@ -84,21 +85,29 @@ inline std::optional<std::vector<Eigen::Index>> drawn_columns(const lifecycle_mo
   return columns;
 }
 
-/// Every output of `model` (its output_names()), its drawn input j read from column columns[j]
-/// of `drawn` (row = sample): simulate()'s run of the model, bit for bit, without the draws.
+/// `model` evaluated with its drawn input j read from column columns[j] of `drawn` (row =
+/// sample): every output (its output_names(), simulate()'s run bit for bit without the draws),
+/// or only `output` (a break-even's evaluation).
 /// Thread-safety: read-only; `model` and `drawn` must outlive it.
 class drawn_inputs_model {
  public:
-  drawn_inputs_model(const lifecycle_model& model, const Eigen::ArrayXXd& drawn, std::vector<Eigen::Index> columns)
-      : model_(model), drawn_(drawn), columns_(std::move(columns)) {}
+  drawn_inputs_model(const lifecycle_model& model, const Eigen::ArrayXXd& drawn, std::vector<Eigen::Index> columns,
+                     std::optional<output_column> output = std::nullopt)
+      : model_(model), drawn_(drawn), columns_(std::move(columns)), output_(output) {}
   void operator()(const block_view& block, Eigen::Ref<Eigen::ArrayXXd> out) const {
-    for_each_part(block, static_cast<Eigen::Index>(columns_.size()), 0,
-                  [&](const block_view& part, Eigen::Index first_row, Eigen::ArrayXXd& x, Eigen::ArrayXXd&) {
+    const Eigen::Index metrics = output_ ? output_->columns(model_) : 0;
+    for_each_part(block, static_cast<Eigen::Index>(columns_.size()), metrics,
+                  [&](const block_view& part, Eigen::Index first_row, Eigen::ArrayXXd& x, Eigen::ArrayXXd& all) {
                     const auto first = static_cast<Eigen::Index>(part.first);
                     for (std::size_t j = 0; j < columns_.size(); ++j)
                       x.col(static_cast<Eigen::Index>(j)).head(part.size) =
                           drawn_.col(columns_[j]).segment(first, part.size);
-                    model_.evaluate_drawn(part, x.topRows(part.size), out.middleRows(first_row, part.size));
+                    if (!output_) {
+                      model_.evaluate_drawn(part, x.topRows(part.size), out.middleRows(first_row, part.size));
+                      return;
+                    }
+                    model_.evaluate_drawn(part, x.topRows(part.size), all.topRows(part.size));
+                    out.col(0).segment(first_row, part.size) = all.col(output_->column).head(part.size);
                   });
   }
 
@@ -106,6 +115,7 @@ class drawn_inputs_model {
   const lifecycle_model& model_;
   const Eigen::ArrayXXd& drawn_;
   std::vector<Eigen::Index> columns_;
+  std::optional<output_column> output_;
 };
 
 }  // namespace detail
