@@ -45,9 +45,8 @@ struct rank_correlation_table {
 };
 
 // Runs body(sobol_options) without the GIL, Ctrl-C and progress hooked in.
-template <class Body> sobol_result run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads,
-                                             double confidence, Eigen::Index base_block, const py::object& progress,
-                                             const Body& body) {
+template <class Body> auto run_sobol(std::uint64_t base_samples, std::uint64_t seed, int threads, double confidence,
+                                     Eigen::Index base_block, const py::object& progress, const Body& body) {
   run_options run = make_run(base_samples, seed, threads);
   run.block_size = base_block;
   return with_python_hooks(run, progress, [&](const run_options& hooked) {
@@ -58,11 +57,12 @@ template <class Body> sobol_result run_sobol(std::uint64_t base_samples, std::ui
   });
 }
 
-sobol_result sobol_scenario(const scenario& s, const std::string& output, std::uint64_t base_samples,
-                            std::uint64_t seed, int threads, double confidence, Eigen::Index block_size,
-                            const py::object& progress) {
+// The outputs of the scenario from one design (one lifecycle per design row).
+std::vector<sobol_result> sobol_scenario(const scenario& s, const std::vector<std::string>& outputs,
+                                         std::uint64_t base_samples, std::uint64_t seed, int threads,
+                                         double confidence, Eigen::Index block_size, const py::object& progress) {
   return run_sobol(base_samples, seed, threads, confidence, block_size, progress,
-                   [&](const sobol_options& options) { return sobol(s, output, options); });
+                   [&](const sobol_options& options) { return sobol(s, outputs, options); });
 }
 
 // The Saltelli design of a Python function of named inputs: its rows drawn without the GIL, f
@@ -240,7 +240,7 @@ void register_sensitivity(py::module_& m) {
       },
       py::arg("names"), py::arg("quantities"), py::kw_only(), py::arg("base_samples"), py::arg("seed"),
       py::arg("confidence"), py::arg("block_rows"), py::arg("partials"));
-  m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("output"), py::kw_only(),
+  m.def("sobol_scenario", &sobol_scenario, py::arg("scenario"), py::arg("outputs"), py::kw_only(),
         py::arg("base_samples"), py::arg("seed"), py::arg("threads"), py::arg("confidence"), py::arg("block_size"),
         py::arg("progress"));
   m.def("sobol_function", &sobol_python_function, py::arg("f"), py::arg("names"), py::arg("quantities"), py::kw_only(),

@@ -1093,7 +1093,7 @@ def sobol_function_fold(
 ) -> SobolResult: ...
 def sobol_scenario(
     scenario: Scenario,
-    output: str,
+    outputs: Sequence[str],
     *,
     base_samples: int,
     seed: int,
@@ -1101,7 +1101,7 @@ def sobol_scenario(
     confidence: float,
     block_size: int,
     progress: _Progress,
-) -> SobolResult: ...
+) -> list[SobolResult]: ...
 def stage_metric_names() -> list[str]: ...
 def stream_id(name: str) -> int: ...
 def tornado(

@@ -7,7 +7,7 @@ decision's metric, total cost with porting)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -106,25 +106,30 @@ def decision_runs(
     progress: ProgressArg,
     executor: Any = None,
     results: "Optional[Future[Dict[str, SimulationResult]]]" = None,
+    indices: Optional[Mapping[str, Callable[[], Any]]] = None,
 ) -> DecisionRuns:
     """The decision's computations: the advice, the plan's strategies, payback of the pair (the
     first two scenarios) and each scenario's Sobol indices of total cost with porting. With
     ``results`` (the scenarios simulated on ``samples`` and ``seed``, once available), payback
-    takes them instead of simulating the pair again."""
+    takes them instead of simulating the pair again. With ``indices`` (per scenario name, a call
+    giving those Sobol indices on ``sobol_base_samples`` and ``seed``, or None for unknown
+    inputs), they are taken from it instead of computed here."""
     advice, missing = _advice_of(scenarios, plan)
     plan_result = (
         plan.evaluate(samples=samples, seed=seed, threads=threads, progress=progress, executor=executor)
         if plan
         else None
     )
-    # The Sobol runs first: they need no simulation, so they run while the caller's simulations
-    # (``results``) are still under way; payback waits for those.
-    indices: Dict[str, Any] = {}
+    # The Sobol indices first: they need no simulation, so they are found while the caller's
+    # simulations (``results``) are still under way; payback waits for those.
+    found: Dict[str, Any] = {}
     for name, scn in scenarios.items():
         unknown = DECISION_METRIC in _core.lifecycle_info(scn._core).unknown_metrics
-        indices[name] = (
+        found[name] = (
             None
             if unknown
+            else indices[name]()
+            if indices is not None
             else sobol(
                 scn,
                 output=DECISION_METRIC,
@@ -154,7 +159,7 @@ def decision_runs(
                 )
         except _core.ScenarioError as e:  # an unknown price: the page says why, the sign-off goes on
             paid = e
-    return DecisionRuns(advice, missing, plan_result, paid, indices)
+    return DecisionRuns(advice, missing, plan_result, paid, found)
 
 
 def _source_of(scenario: Scenario) -> Dict[str, str]:

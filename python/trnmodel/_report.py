@@ -15,12 +15,12 @@ import math
 import pathlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _core, plot
-from ._decision_page import check_plan, decision_runs, decision_section, named_scenarios
+from ._decision_page import DECISION_METRIC, check_plan, decision_runs, decision_section, named_scenarios
 from ._document import Document
 from ._evidence import CLASSES as EVIDENCE_CLASSES
 from ._evidence import evidence_line, unequal_evidence
@@ -566,6 +566,20 @@ class _Background:
         self._pool.shutdown(wait=True, cancel_futures=cancel)
 
 
+class _Drivers(NamedTuple):
+    """What drives a scenario's outputs: the tornado of the report's output (None when it needs
+    unknown inputs) and the Sobol indices of each output asked for that the scenario knows."""
+
+    bars: Any
+    indices: Dict[str, Any]
+
+
+def _indices_of(drivers: "Future[_Drivers]", output: str) -> Callable[[], Any]:
+    """The Sobol indices of ``output`` from a scenario's driver runs, once they are done (None
+    when the output needs unknown inputs)."""
+    return lambda: drivers.result().indices.get(output)
+
+
 def _driver_runs(
     scenario: Scenario,
     output: str,
@@ -575,22 +589,31 @@ def _driver_runs(
     threads: Optional[int],
     progress: ProgressArg,
     executor: Any = None,
-) -> Optional[Tuple[Any, Any]]:
-    """What drives a scenario's ``output``: its tornado and its Sobol indices; None when the
-    output needs unknown inputs."""
-    if output in _core.lifecycle_info(scenario._core).unknown_metrics:
-        return None
-    bars = tornado(scenario, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
-    indices = sobol(
-        scenario,
-        output=output,
-        base_samples=sobol_base_samples,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        executor=executor,
+    sobol_outputs: Sequence[str] = (),
+) -> _Drivers:
+    """The tornado of ``output`` and the Sobol indices of ``output`` and of ``sobol_outputs``
+    (the decision page's metric), all of them from one Saltelli design."""
+    unknown = _core.lifecycle_info(scenario._core).unknown_metrics
+    known = [o for o in dict.fromkeys([output, *sobol_outputs]) if o not in unknown]
+    bars = (
+        None
+        if output in unknown
+        else tornado(scenario, output=output, samples=samples, seed=seed, threads=threads, progress=progress)
     )
-    return bars, indices
+    indices = (
+        sobol(
+            scenario,
+            output=known,
+            base_samples=sobol_base_samples,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+            executor=executor,
+        )
+        if known
+        else {}
+    )
+    return _Drivers(bars, indices)
 
 
 def _comparison_runs(
@@ -650,6 +673,8 @@ def signoff_report(
     background = _Background(progress, executor)
     try:
         # The later runs start first, in the order the document needs them, beside the simulations.
+        # The decision page's Sobol indices come from the drivers' design (one lifecycle per row).
+        deciding = b is not None or plan is not None
         drivers = {
             name: background.submit(
                 _driver_runs,
@@ -661,6 +686,7 @@ def signoff_report(
                 threads,
                 background.progress,
                 executor,
+                [DECISION_METRIC] if deciding else [],
             )
             for name, scn in scenarios.items()
         }
@@ -682,8 +708,9 @@ def signoff_report(
                 progress=background.progress,
                 executor=executor,
                 results=simulated,
+                indices={name: _indices_of(found, DECISION_METRIC) for name, found in drivers.items()},
             )
-            if b is not None or plan is not None
+            if deciding
             else None
         )
         comparison = (
@@ -818,10 +845,10 @@ def _signoff_document(
     doc.heading("What drives the estimate")
     for name in scenarios:
         found = drivers[name].result()
-        if found is None:
+        if found.bars is None:
             doc.paragraph(f"{name}: {output} needs unknown inputs; no drivers.")
             continue
-        bars, indices = found
+        bars, indices = found.bars, found.indices[output]
         top = bars[bars["swing"].notna()].head(3)
         doc.paragraph(
             f"**{name}**: the inputs that move the mean {output} most, each from its P10 to its P90 "

@@ -137,7 +137,7 @@ def _sobol_frame(raw: "_core.SobolResult", output: str) -> Any:
 
 def sobol(
     scenario: Scenario,
-    output: str = "run_cost_usd",
+    output: Union[str, Sequence[str]] = "run_cost_usd",
     base_samples: int = 2**13,
     seed: int = 0,
     threads: Optional[int] = None,
@@ -160,39 +160,45 @@ def sobol(
     negative S1, S1 above ST). ``frame.attrs`` holds the output's mean and variance, the
     number of model evaluations ((d + 2) · base_samples) and the method.
 
+    ``output`` a list of names: a dict of such tables, one per output, in the list's order,
+    from one design whose lifecycles are evaluated once for all of them (each table is bit for
+    bit the one a call with that output alone gives; ``evaluations`` counts the design's rows).
+
     The Saltelli design is generated from the random streams' counters (never stored): memory
     does not grow with ``base_samples``, and the result is identical, bitwise, for any
     ``threads``. ``executor``: a ``concurrent.futures.Executor`` or a ``dask.distributed.Client``;
     the design's blocks run there, with the local bits (docs/scaling.md).
     """
     _check_scenario("scenario", scenario)
-    name = _check_output(output, _stages_of(scenario))
+    names = _sobol_output_names(scenario, output)
     base = _check_base_samples(base_samples)
     seed = _check_whole("seed", seed, 0)
     level = _check_confidence(confidence)
     with progress_bar(progress, "sobol") as callback:
         if executor is not None:
-            # The shift of the first block here (it also checks the scenario before any task).
+            # One split run per output, all sent at once, each with the shift of its first block
+            # from here (which also checks the scenario before any task).
             design = dict(base_samples=base, seed=seed, block_size=SCENARIO_BASE_BLOCK)
-            shift = _core.sobol_scenario_shift(scenario._core, name, **design)
-            raw = run_many(
+            shifts = [_core.sobol_scenario_shift(scenario._core, name, **design) for name in names]
+            blocks = _core.block_count(base, SCENARIO_BASE_BLOCK)
+            state = scenario_state(scenario)
+            parts = run_many(
                 executor,
                 [
-                    Run(
-                        sobol_task,
-                        (scenario_state(scenario), name, base, seed, SCENARIO_BASE_BLOCK, shift),
-                        _core.block_count(base, SCENARIO_BASE_BLOCK),
-                    )
+                    Run(sobol_task, (state, name, base, seed, SCENARIO_BASE_BLOCK, shift), blocks)
+                    for name, shift in zip(names, shifts)
                 ],
                 callback,
-                fold=lambda parts: _core.sobol_scenario_fold(
-                    scenario._core, name, confidence=level, partials=parts, **design
-                ),
-            )[0]
+                fold=lambda partials: partials,
+            )
+            raws = [
+                _core.sobol_scenario_fold(scenario._core, name, confidence=level, partials=partials, **design)
+                for name, partials in zip(names, parts)
+            ]
         else:
-            raw = _core.sobol_scenario(
+            raws = _core.sobol_scenario(
                 scenario._core,
-                name,
+                names,
                 base_samples=base,
                 seed=seed,
                 threads=_check_threads(threads),
@@ -200,7 +206,21 @@ def sobol(
                 block_size=SCENARIO_BASE_BLOCK,
                 progress=callback,
             )
-    return _sobol_frame(raw, output)
+    frames = {name: _sobol_frame(raw, name) for name, raw in zip(names, raws)}
+    return frames[names[0]] if isinstance(output, str) else frames
+
+
+def _sobol_output_names(scenario: Scenario, output: Any) -> List[str]:
+    """:func:`sobol`'s outputs: one name, or a non-empty list of distinct ones."""
+    stages = _stages_of(scenario)
+    if isinstance(output, str):
+        return [_check_output(output, stages)]
+    if isinstance(output, (bytes, Mapping)) or not isinstance(output, Sequence) or len(output) == 0:
+        raise _core.ScenarioError(f"output: must be a metric name or a non-empty list of them, got {output!r}")
+    names = [_check_output(o, stages) for o in output]
+    if len(set(names)) != len(names):
+        raise _core.ScenarioError(f"output: names an output twice: {names}")
+    return names
 
 
 def sobol_function(

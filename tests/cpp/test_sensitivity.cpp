@@ -258,6 +258,47 @@ TEST_CASE("a Sobol analysis split in ranges of blocks and folded is the whole an
   CHECK_THROWS_WITH(sobol_partial(design, factors, options, shift, 4, 11), test::contains("not a non-empty range"));
 }
 
+TEST_CASE("the Sobol indices of several outputs from one design are each output's own, bit for bit",
+          "[sensitivity][sobol]") {
+  const scenario s = example("llama3-8b-lora-trn2.json");
+  const std::vector<std::string> outputs{"run_cost_usd", "total_cost_usd", "wall_h"};
+  for (const int threads : {1, 2}) {
+    sobol_options options = sobol_run(700, 5, threads);
+    options.run.block_size = 64;  // eleven blocks, the last one short
+    const std::vector<sobol_result> together = sobol(s, outputs, options);
+    REQUIRE(together.size() == outputs.size());
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      INFO(outputs[o] << ", threads " << threads);
+      const sobol_result alone = sobol(s, outputs[o], options);
+      REQUIRE(together[o].factors == alone.factors);
+      CHECK(test::same_bits(together[o].output_mean, alone.output_mean));
+      CHECK(test::same_bits(together[o].output_variance, alone.output_variance));
+      CHECK(together[o].evaluations == alone.evaluations);
+      for (std::size_t i = 0; i < alone.factors.size(); ++i) {
+        CHECK(test::same_bits(together[o].first_order[i], alone.first_order[i]));
+        CHECK(test::same_bits(together[o].total[i], alone.total[i]));
+        CHECK(test::same_bits(together[o].first_order_conf[i], alone.first_order_conf[i]));
+        CHECK(test::same_bits(together[o].total_conf[i], alone.total_conf[i]));
+      }
+      CHECK(together[o].notes == alone.notes);
+    }
+    // Different outputs give different indices (the columns are not mixed up).
+    CHECK_FALSE(test::same_bits(together[0].output_mean, together[1].output_mean));
+  }
+  // A stage's metric beside a job metric: the stage's columns are produced for both.
+  const scenario staged = example("llama3-70b-cpt-2stage-trn2x16.json");
+  const std::vector<std::string> mixed{"wall_h", "32k/wall_h"};
+  const std::vector<sobol_result> both = sobol(staged, mixed, sobol_run(300, 2));
+  for (std::size_t o = 0; o < mixed.size(); ++o) {
+    const sobol_result alone = sobol(staged, mixed[o], sobol_run(300, 2));
+    for (std::size_t i = 0; i < alone.factors.size(); ++i) CHECK(test::same_bits(both[o].total[i], alone.total[i]));
+  }
+  CHECK_THROWS_WITH(sobol(s, std::vector<std::string>{}, sobol_run(64, 0)),
+                    test::contains("output: name at least one output"));
+  CHECK_THROWS_WITH(sobol(s, std::vector<std::string>{"wall_h", "wall_hours"}, sobol_run(64, 0)),
+                    test::contains("wall_hours"));
+}
+
 TEST_CASE("a scenario compared with itself differs by exactly zero", "[sensitivity][compare]") {
   const scenario s = scenario::from_file(std::string(TRNMODEL_SOURCE_DIR) + "/examples/llama3-8b-lora-trn2.json");
   const run_result r = compare(s, s, metric::run_cost_usd, runs(20'000));

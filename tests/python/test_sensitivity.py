@@ -95,6 +95,37 @@ def test_chance_is_zero_without_aleatory_randomness():
     assert r.loc["chance", "S1"] == 0 and r.loc["chance", "ST"] == 0
 
 
+def test_sobol_of_several_outputs_is_each_outputs_own_table():
+    scn = tm.Scenario.from_json(LORA)
+    outputs = ["total_cost_usd", "run_cost_usd", "wall_h"]
+    together = tm.sobol(scn, output=outputs, base_samples=700, seed=4)
+    assert list(together) == outputs  # the list's order
+    for name in outputs:
+        alone = tm.sobol(scn, output=name, base_samples=700, seed=4)
+        pd.testing.assert_frame_equal(together[name], alone, check_exact=True)
+        assert together[name].attrs == alone.attrs
+    # The outputs' tables differ: the porting effort drives the total cost, not the wall time.
+    adaptation = "engineering.adaptation_h"
+    assert together["total_cost_usd"].loc[adaptation, "ST"] > 0.01
+    assert together["wall_h"].loc[adaptation, "ST"] == 0
+    # With a pool as executor: each output's table is still the local one.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        split = tm.sobol(scn, output=outputs[:2], base_samples=700, seed=4, executor=pool)
+    for name in outputs[:2]:
+        pd.testing.assert_frame_equal(split[name], together[name], check_exact=True)
+    with pytest.raises(tm.ScenarioError, match="output: must be a metric name or a non-empty list of them, got"):
+        tm.sobol(scn, output=[])
+    with pytest.raises(tm.ScenarioError, match="output: names an output twice"):
+        tm.sobol(scn, output=["wall_h", "wall_h"])
+    with pytest.raises(tm.ScenarioError, match="output: no metric named 'wall'"):
+        tm.sobol(scn, output=["wall_h", "wall"])
+    no_price = simple(tm.Uniform(1, 2), prices={})
+    with pytest.raises(tm.UnknownInputError, match="prices.node_hour_usd"):
+        tm.sobol(no_price, output=["wall_h", "run_cost_usd"], base_samples=16)
+
+
 def test_sobol_errors_name_the_parameter():
     scn = tm.Scenario.from_json(LORA)
     with pytest.raises(tm.ScenarioError, match="output: no metric named 'run_cost'"):

@@ -117,7 +117,7 @@ struct block_statistics {
 };
 
 // y: n base indices x (d + 2) row kinds (A, B, AB_1 .. AB_d).
-inline block_statistics summarise_block(const Eigen::ArrayXXd& y, double shift) {
+inline block_statistics summarise_block(const Eigen::Ref<const Eigen::ArrayXXd>& y, double shift) {
   const Eigen::Index n = y.rows(), d = y.cols() - 2;
   block_statistics out;
   out.non_finite = static_cast<std::uint64_t>((!y.isFinite()).count());
@@ -218,34 +218,39 @@ inline void check_sobol_options(const sobol_options& options) {
 
 namespace detail {
 
-// The blocks of a Sobol run: block b's design rows (A, B, AB_1 .. AB_d of its base indices),
-// evaluated.
+// The blocks of a Sobol run: design rows (A, B, AB_1 .. AB_d of its base indices), evaluated: `outputs` groups of
+// d + 2 columns, one group per output.
 template <class Evaluator> class sobol_blocks {
  public:
-  sobol_blocks(const Evaluator& evaluate, std::size_t factors, const sobol_options& options)
-      : evaluate_(evaluate), kinds_(static_cast<Eigen::Index>(factors + 2)), run_(with_block_size(options.run)),
+  sobol_blocks(const Evaluator& evaluate, std::size_t factors, const sobol_options& options, std::size_t outputs = 1)
+      : evaluate_(evaluate), kinds_(static_cast<Eigen::Index>(factors + 2)),
+        outputs_(static_cast<Eigen::Index>(outputs)), run_(with_block_size(options.run)),
         grid_{run_.samples, static_cast<std::uint64_t>(run_.block_size)} {
     check_sobol_options(options);
     if (factors == 0)
       trnmodel::detail::fail("factors", "no uncertain inputs: there is nothing to apportion the variance to");
   }
   Eigen::ArrayXXd evaluate(std::uint64_t b) const {
-    Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid_.size(b)), kinds_);
+    Eigen::ArrayXXd y(static_cast<Eigen::Index>(grid_.size(b)), kinds_ * outputs_);
     evaluate_(run_.seed, grid_.first_sample(b), y.rows(), y);
     return y;
+  }
+  /// Output o's d + 2 columns of an evaluated block.
+  Eigen::Ref<const Eigen::ArrayXXd> output(const Eigen::ArrayXXd& y, std::size_t o) const {
+    return y.middleCols(static_cast<Eigen::Index>(o) * kinds_, kinds_);
   }
   const run_options& run() const { return run_; }
   const trnmodel::detail::block_grid& grid() const { return grid_; }
 
  private:
   const Evaluator& evaluate_;
-  Eigen::Index kinds_;
+  Eigen::Index kinds_, outputs_;
   run_options run_;
   trnmodel::detail::block_grid grid_;
 };
 
 // The shift: the mean of f over rows A and B of the first block.
-inline double design_shift(const Eigen::ArrayXXd& first_block) {
+inline double design_shift(const Eigen::Ref<const Eigen::ArrayXXd>& first_block) {
   return (first_block.col(static_cast<Eigen::Index>(row_a)).sum() +
           first_block.col(static_cast<Eigen::Index>(row_b)).sum()) /
          (2.0 * static_cast<double>(first_block.rows()));
@@ -286,39 +291,65 @@ inline void write_run(trnmodel::detail::byte_writer& out, const sobol_options& o
 
 }  // namespace detail
 
+/// The Sobol indices of several outputs of one model from one design: `evaluate` fills y
+/// (n x (d + 2) · outputs) with output o's rows A, B, AB_1 .. AB_d in columns [o (d + 2),
+/// (o + 1)(d + 2)). Each output's result has the bits sobol() gives for that output alone (its
+/// own shift and statistics, folded in the same block order); the model is evaluated once per
+/// design row instead of once per output.
+template <class Evaluator>
+std::vector<sobol_result> sobol_outputs(const Evaluator& evaluate, const std::vector<std::string>& factors,
+                                        const sobol_options& options, const std::vector<std::string>& output_names) {
+  if (output_names.empty()) trnmodel::detail::fail("output", "name at least one output");
+  const std::size_t outputs = output_names.size();
+  const detail::sobol_blocks<Evaluator> blocks(evaluate, factors.size(), options, outputs);
+  const run_options& run = blocks.run();
+  const trnmodel::detail::block_grid& grid = blocks.grid();
+  // Each output's shift comes from the first block, before anything is accumulated: it depends
+  // on the seed and the block size only.
+  const Eigen::ArrayXXd first_block = blocks.evaluate(0);
+  std::vector<double> shift(outputs);
+  for (std::size_t o = 0; o < outputs; ++o) shift[o] = detail::design_shift(blocks.output(first_block, o));
+  std::vector<std::vector<detail::factor_statistics>> totals(outputs,
+                                                             std::vector<detail::factor_statistics>(factors.size()));
+  std::vector<std::uint64_t> non_finite(outputs, 0);
+  // Per output, its statistics of a block (the first block's about block_shift).
+  using block_outputs = std::vector<detail::block_statistics>;
+  const auto summarise = [&](const Eigen::ArrayXXd& y, std::uint64_t b) {
+    block_outputs s(outputs);
+    for (std::size_t o = 0; o < outputs; ++o)
+      s[o] = detail::summarise_block(blocks.output(y, o), b == 0 ? detail::block_shift(0, shift[o]) : shift[o]);
+    return s;
+  };
+  const auto fold = [&](const block_outputs& s) {
+    for (std::size_t o = 0; o < outputs; ++o) detail::merge_block(s[o], totals[o], non_finite[o]);
+  };
+  fold(summarise(first_block, 0));
+  if (run.progress) run.progress(grid.samples_before(1), run.samples);
+  // The other blocks in waves; progress counts from block 0, which is done.
+  std::vector<block_outputs> partial(
+      static_cast<std::size_t>(trnmodel::detail::blocks_per_wave(trnmodel::detail::threads_for(run.threads))));
+  trnmodel::detail::for_each_wave(
+      grid, 1, grid.blocks(), trnmodel::detail::hooks_of(run),
+      [&](std::uint64_t b, std::size_t slot) { partial[slot] = summarise(blocks.evaluate(b), b); },
+      [&](std::uint64_t wave_first, std::uint64_t wave_last) {
+        for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
+      },
+      0);
+  std::vector<sobol_result> results;
+  for (std::size_t o = 0; o < outputs; ++o)
+    results.push_back(detail::finish_checked(factors, totals[o], non_finite[o], shift[o], options, output_names[o]));
+  return results;
+}
+
 /// Sobol indices of a model given as an evaluator
 ///   evaluate(std::uint64_t seed, std::uint64_t base_first, Eigen::Index n, Eigen::ArrayXXd& y)
 /// that fills y (n x (d + 2), already sized) with f at rows A, B, AB_1 .. AB_d of base indices
 /// [base_first, base_first + n), drawing factor k's uniforms from sample design_sample(j, kind, k).
 /// It must be safe to call concurrently. Non-finite outputs are refused (they have no variance
 /// to apportion), naming how many there were.
-template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, std::vector<std::string> factors,
+template <class Evaluator> sobol_result sobol(const Evaluator& evaluate, const std::vector<std::string>& factors,
                                               const sobol_options& options, const std::string& output_name = "output") {
-  const detail::sobol_blocks<Evaluator> blocks(evaluate, factors.size(), options);
-  const run_options& run = blocks.run();
-  const trnmodel::detail::block_grid& grid = blocks.grid();
-
-  // The shift comes from the first block, before anything is accumulated: it depends on the
-  // seed and the block size only.
-  const Eigen::ArrayXXd first_block = blocks.evaluate(0);
-  const double shift = detail::design_shift(first_block);
-  std::vector<detail::factor_statistics> totals(factors.size());
-  std::uint64_t non_finite = 0;
-  const auto fold = [&](const detail::block_statistics& s) { detail::merge_block(s, totals, non_finite); };
-  fold(detail::summarise_block(first_block, detail::block_shift(0, shift)));
-  if (run.progress) run.progress(grid.samples_before(1), run.samples);
-
-  // The other blocks in waves; progress counts from block 0, which is done.
-  std::vector<detail::block_statistics> partial(
-      static_cast<std::size_t>(trnmodel::detail::blocks_per_wave(trnmodel::detail::threads_for(run.threads))));
-  trnmodel::detail::for_each_wave(
-      grid, 1, grid.blocks(), trnmodel::detail::hooks_of(run),
-      [&](std::uint64_t b, std::size_t slot) { partial[slot] = detail::summarise_block(blocks.evaluate(b), shift); },
-      [&](std::uint64_t wave_first, std::uint64_t wave_last) {
-        for (std::uint64_t b = wave_first; b < wave_last; ++b) fold(partial[static_cast<std::size_t>(b - wave_first)]);
-      },
-      0);
-  return detail::finish_checked(std::move(factors), totals, non_finite, shift, options, output_name);
+  return std::move(sobol_outputs(evaluate, factors, options, {output_name}).front());
 }
 
 // ---- the split form (docs/scaling.md): the same result from ranges of blocks computed apart -----

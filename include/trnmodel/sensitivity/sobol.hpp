@@ -6,6 +6,7 @@
 // inputs, by JSON path, plus "chance": all aleatory randomness (failures, cache draws, the
 // quality gate), which is one factor because it is keyed by one index per sample
 // (chance_draws::chance_index). Its indices say how much of the spread is luck.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -110,14 +111,20 @@ inline metric::id metric_named(const std::string& name, const std::string& param
   trnmodel::detail::fail(parameter, "no metric named \"" + name + "\" (metrics: " + all + ")");
 }
 
-/// The Saltelli design of a scenario's metric: f at rows A, B and AB_1 .. AB_d of a block of base
-/// indices, the factors being the scenario's drawn inputs and chance (saltelli.hpp's Evaluator).
-/// Built once, callable from several threads at once.
+/// The Saltelli design of a scenario's metrics: f at rows A, B and AB_1 .. AB_d of a block of base
+/// indices, the factors being the scenario's drawn inputs and chance (saltelli.hpp's Evaluator),
+/// one group of d + 2 columns per output (sobol_outputs), each design row's lifecycle evaluated
+/// once for all of them. Built once, callable from several threads at once.
 class scenario_design {
  public:
   scenario_design(const scenario& s, const std::string& output_name)
-      : model_(s), output_(output_named(model_, output_name)) {
-    require_known_for(model_, output_.metric);
+      : scenario_design(s, std::vector<std::string>{output_name}) {}
+  scenario_design(const scenario& s, const std::vector<std::string>& output_names) : model_(s) {
+    for (const std::string& name : output_names) {
+      outputs_.push_back(output_named(model_, name));
+      require_known_for(model_, outputs_.back().metric);
+      metric_columns_ = std::max(metric_columns_, outputs_.back().columns(model_));
+    }
   }
   /// The factors, in the design's column order: the drawn inputs, then "chance".
   std::vector<std::string> factors() const { return scenario_factors(model_); }
@@ -139,10 +146,11 @@ class scenario_design {
     }
     model_.to_values(ua);
     model_.to_values(ub);
-    Eigen::ArrayXXd u_buffer(padded, static_cast<Eigen::Index>(inputs)), metrics_buffer(padded, output_.columns(model_));
+    Eigen::ArrayXXd u_buffer(padded, static_cast<Eigen::Index>(inputs)), metrics_buffer(padded, metric_columns_);
     auto u = u_buffer.topRows(n);
     auto metrics = metrics_buffer.topRows(n);
-    for (Eigen::Index kind = 0; kind < y.cols(); ++kind) {
+    const Eigen::Index kinds = y.cols() / static_cast<Eigen::Index>(outputs_.size());
+    for (Eigen::Index kind = 0; kind < kinds; ++kind) {
       const auto k = static_cast<std::size_t>(kind);
       u = k == row_b ? ub : ua;
       if (k >= row_ab(0) && k - row_ab(0) < inputs)
@@ -152,13 +160,15 @@ class scenario_design {
       model_.evaluate(
           seed, u, [&](Eigen::Index r) { return 2 * (base_first + static_cast<std::uint64_t>(r)) + chance_offset; },
           metrics);
-      y.col(kind) = metrics.col(output_.column);
+      for (std::size_t o = 0; o < outputs_.size(); ++o)
+        y.col(static_cast<Eigen::Index>(o) * kinds + kind) = metrics.col(outputs_[o].column);
     }
   }
 
  private:
   lifecycle_model model_;
-  output_column output_;
+  std::vector<output_column> outputs_;
+  Eigen::Index metric_columns_ = 0;  // the columns a run must produce for every output
 };
 
 /// Sobol indices of `output` (a metric, or a stage's "<stage>/<metric>", output.hpp) over the
@@ -171,6 +181,15 @@ inline sobol_result sobol(const scenario& s, const std::string& output_name, con
 /// The same for a job metric.
 inline sobol_result sobol(const scenario& s, metric::id output, const sobol_options& options) {
   return sobol(s, std::string(metric_names()[output]), options);
+}
+
+/// Sobol indices of several outputs of the scenario from one design (one lifecycle per design
+/// row): each result bit for bit sobol(s, that output, options).
+inline std::vector<sobol_result> sobol(const scenario& s, const std::vector<std::string>& output_names,
+                                       const sobol_options& options) {
+  if (output_names.empty()) trnmodel::detail::fail("output", "name at least one output");
+  const scenario_design design(s, output_names);
+  return sobol_outputs(design, design.factors(), options, output_names);
 }
 
 }  // namespace trnmodel::sensitivity
