@@ -86,7 +86,7 @@ def _advice_of(scenarios: Dict[str, Scenario], plan: Optional[Plan]) -> Tuple[Op
     if plan is not None and plan._core.project is not None:
         return plan.advise(), ""
     for scn in scenarios.values():
-        if "project" in scn.to_dict():
+        if "project" in scn._as_given():
             return advise(scn), ""
     return None, (
         "not advised: no project facts stated (the `project` block of the plan or a scenario: architecture "
@@ -178,7 +178,7 @@ def measure_next(scenarios: Dict[str, Scenario], indices: Dict[str, Any]) -> "pd
         if found is None:
             continue
         sources = _source_of(scenarios[name])
-        for factor, r in found.iterrows():
+        for factor, st, st_conf in zip(found.index, found["ST"], found["ST_conf"]):
             if factor == "chance":
                 continue
             path = str(factor).split("/")[-1]  # a stage's own input: "<stage>/<path>"
@@ -186,7 +186,7 @@ def measure_next(scenarios: Dict[str, Scenario], indices: Dict[str, Any]) -> "pd
             klass = evidence_class(source)
             if klass in MEASURED:
                 continue
-            rows.append({"scenario": name, "input": str(factor), "ST": r.ST, "ST_conf": r.ST_conf, "evidence": klass})
+            rows.append({"scenario": name, "input": str(factor), "ST": st, "ST_conf": st_conf, "evidence": klass})
     frame = pd.DataFrame(rows, columns=["scenario", "input", "ST", "ST_conf", "evidence"])
     return frame.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -215,13 +215,13 @@ def _strategy_rows(runs: DecisionRuns, results: Dict[str, "SimulationResult"]) -
         ]
     rows = []
     for name, r in results.items():
-        s = r.summary()
-        cost = s.loc[DECISION_METRIC]
+        s = r._stats()
+        cost = s[DECISION_METRIC]
         rows.append(
             [
                 f"{name} alone",
-                hours(s.loc["wall_h", "p50"]),
-                hours(s.loc["wall_h", "p90"]),
+                hours(s["wall_h"]["p50"]),
+                hours(s["wall_h"]["p90"]),
                 "unknown" if math.isnan(cost["p50"]) else short_money(cost["p50"]),
                 "unknown" if math.isnan(cost["p90"]) else short_money(cost["p90"]),
                 "—",

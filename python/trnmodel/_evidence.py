@@ -6,6 +6,7 @@ scenarios rest on unequal evidence."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:
@@ -86,6 +87,12 @@ def evidence_table(scenario: Any) -> "pd.DataFrame":
     for measured inputs, the prior's weight for prior-dominated ones, the date for quotes)."""
     import pandas as pd
 
+    rows = _evidence_rows(scenario)
+    return pd.DataFrame(rows, columns=["input", "evidence", "source", "detail"]).set_index("input")
+
+
+def _evidence_rows(scenario: Any) -> List[Dict[str, str]]:
+    """evidence_table's rows, as dicts."""
     provenance = scenario.provenance()
     rows: List[Dict[str, str]] = []
     for r in provenance:
@@ -93,15 +100,14 @@ def evidence_table(scenario: Any) -> "pd.DataFrame":
     if scenario[THROUGHPUT_MODE] != ThroughputMode.MEASURED:
         klass, detail = step_time_evidence(scenario, provenance)
         rows.append({"input": "step time (derived)", "evidence": klass, "source": "model", "detail": detail})
-    return pd.DataFrame(rows, columns=["input", "evidence", "source", "detail"]).set_index("input")
+    return rows
 
 
 def evidence_line(scenario: Any, detail: bool = True) -> str:
     """One line: the step time's evidence (with its note unless ``detail`` is False), then how
     many inputs rest on each class."""
-    table = evidence_table(scenario)
-    counts = table["evidence"].value_counts()
-    parts = [f"{int(counts[c])} {c}" for c in CLASSES if c in counts.index]
+    counts = Counter(row["evidence"] for row in _evidence_rows(scenario))
+    parts = [f"{counts[c]} {c}" for c in CLASSES if c in counts]
     klass, note = step_time_evidence(scenario)
     return f"step time {klass}" + (f" ({note})" if detail else "") + "; inputs: " + ", ".join(parts)
 

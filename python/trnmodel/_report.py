@@ -90,7 +90,7 @@ def stale_quotes(scenario: Scenario, today: Optional[_dt.date] = None) -> List[s
 
 
 def _job_line(result: SimulationResult) -> str:
-    card = result.scenario.to_dict()
+    card = result.scenario._as_given()
     job, cluster = card.get("job", {}), card.get("cluster", {})
     return (
         f"{cluster.get('nodes')} × {cluster.get('platform', 'nodes')}, job kind {job.get('kind', 'full')}; "
@@ -122,7 +122,7 @@ def _implied_mfu(result: SimulationResult) -> str:
     )
     profile = scn._core.profile_name
     peak = _shipped_peak_tflops(profile, scn[THROUGHPUT_PRECISION]) if profile else None
-    step = float(result.summary().loc["step_time_s", "p50"])
+    step = float(result._stats()["step_time_s"]["p50"])
     if peak is None or not np.isfinite(step) or step <= 0:
         return "n/a: no peak for this platform and precision"
     chips = scn[CLUSTER_NODES] * shape.chips_per_node
@@ -168,7 +168,7 @@ def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         return f"{seq * batch:,} ({batch} × {seq})" if seq and batch else "not given"
 
     def layout(s: Scenario) -> str:
-        if "parallelism" not in s.to_dict():
+        if "parallelism" not in s._as_given():
             return "not given"
         cp = f" × cp {s['parallelism.cp']}" if s[PARALLELISM_CP] != 1 else ""
         return (
@@ -177,7 +177,7 @@ def reviewer_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
         )
 
     def step(r: SimulationResult, prefix: str = "") -> str:
-        q = r.summary().loc[f"{prefix}step_time_s"]
+        q = r._stats()[f"{prefix}step_time_s"]
         return f"{q['p10']:.4g} / {q['p50']:.4g} / {q['p90']:.4g} s"
 
     def steps(s: Scenario) -> str:
@@ -203,7 +203,7 @@ def time_and_cost(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Time and cost")
     rows = []
     for name, result in results.items():
-        s = result.summary()
+        s = result._stats()
         prefix = f"{name}: " if len(results) > 1 else ""
         for metric, label, fmt in [
             ("wall_h", "Wall time", _hours),
@@ -214,7 +214,7 @@ def time_and_cost(doc: Document, results: Dict[str, SimulationResult]) -> None:
             ("total_cost_usd", "Total cost", _money),
         ]:
             rows.append(
-                [prefix + label] + [fmt(s.loc[metric, q]) for q in ("p50", "p80", "p90")] + [fmt(s.loc[metric, "mean"])]
+                [prefix + label] + [fmt(s[metric][q]) for q in ("p50", "p80", "p90")] + [fmt(s[metric]["mean"])]
             )
     doc.table(["", "P50", "P80", "P90", "mean"], rows)
 
@@ -223,8 +223,8 @@ def cost_per_step(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost per step")
     items = []
     for name, result in results.items():
-        s = result.summary()
-        useful, lifecycle = s.loc["useful_step_cost_usd", "p50"], s.loc["lifecycle_cost_per_step_usd", "p50"]
+        s = result._stats()
+        useful, lifecycle = s["useful_step_cost_usd"]["p50"], s["lifecycle_cost_per_step_usd"]["p50"]
         ratio = lifecycle / useful if np.isfinite(useful) and useful > 0 and np.isfinite(lifecycle) else float("nan")
         prefix = f"{name}: " if len(results) > 1 else ""
         items += [
@@ -247,19 +247,19 @@ def phases_section(doc: Document, results: Dict[str, SimulationResult], figures:
             continue  # no stages, no transitions
         row = [p]
         for name in names:
-            s = results[name].summary()
-            wall = s.loc["wall_h", "mean"]
-            row += [f"{s.loc[p, 'mean']:,.2f}", f"{100 * s.loc[p, 'mean'] / wall:.1f}%"]
+            s = results[name]._stats()
+            wall = s["wall_h"]["mean"]
+            row += [f"{s[p]['mean']:,.2f}", f"{100 * s[p]['mean'] / wall:.1f}%"]
         rows.append(row)
     header = ["phase"] + [
         h for n in names for h in ((f"{n} hours", f"{n} share") if len(names) > 1 else ("hours", "share"))
     ]
     doc.table(header, rows)
     for name, result in results.items():
-        s = result.summary()
+        s = result._stats()
         doc.paragraph(
-            f"{name + ': ' if len(names) > 1 else ''}Goodput (useful ÷ wall) P50 {s.loc['goodput', 'p50']:.1%}; "
-            f"failures per run mean {s.loc['failures', 'mean']:.2f}, P90 {s.loc['failures', 'p90']:.0f}."
+            f"{name + ': ' if len(names) > 1 else ''}Goodput (useful ÷ wall) P50 {s['goodput']['p50']:.1%}; "
+            f"failures per run mean {s['failures']['mean']:.2f}, P90 {s['failures']['p90']:.0f}."
         )
         if figures and result.kept:
             doc.figure(
@@ -311,27 +311,27 @@ def purchase_section(doc: Document, results: Dict[str, SimulationResult]) -> Non
     doc.heading("Purchase options")
     items = []
     for name, result in bought.items():
-        s = result.summary()
+        s = result._stats()
         scn = result.scenario
         prefix = f"{name}: " if len(results) > 1 else ""
         if scn[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK:
             hours = scn[PRICES_BLOCK_HOURS]
-            p = float(s.loc["block_fit", "mean"])
+            p = float(s["block_fit"]["mean"])
             items += [
                 f"{prefix}Capacity block of {hours} h ({hours / 24:g} day{'' if hours == 24 else 's'}): "
                 f"**P(fit) = {probability(p, result.samples)}**, the chance the job finishes inside the usable "
                 "window.",
                 f"{prefix}Idle block hours (paid, unused, the end margin included): P50 "
-                f"{_hours(s.loc['block_idle_h', 'p50'])} costing {_money(s.loc['block_idle_usd', 'p50'])}, mean "
-                f"{_hours(s.loc['block_idle_h', 'mean'])} costing {_money(s.loc['block_idle_usd', 'mean'])}; "
-                f"overflow on demand: mean {_hours(s.loc['overflow_h', 'mean'])} costing "
-                f"{_money(s.loc['overflow_usd', 'mean'])}, P90 {_hours(s.loc['overflow_h', 'p90'])} costing "
-                f"{_money(s.loc['overflow_usd', 'p90'])}.",
+                f"{_hours(s['block_idle_h']['p50'])} costing {_money(s['block_idle_usd']['p50'])}, mean "
+                f"{_hours(s['block_idle_h']['mean'])} costing {_money(s['block_idle_usd']['mean'])}; "
+                f"overflow on demand: mean {_hours(s['overflow_h']['mean'])} costing "
+                f"{_money(s['overflow_usd']['mean'])}, P90 {_hours(s['overflow_h']['p90'])} costing "
+                f"{_money(s['overflow_usd']['p90'])}.",
             ]
         else:
             items.append(
-                f"{prefix}Spot: **{s.loc['interruptions', 'mean']:.2f} interruptions** on average "
-                f"(P90 {s.loc['interruptions', 'p90']:.0f}); their saves, waits for capacity and recoveries are in "
+                f"{prefix}Spot: **{s['interruptions']['mean']:.2f} interruptions** on average "
+                f"(P90 {s['interruptions']['p90']:.0f}); their saves, waits for capacity and recoveries are in "
                 "the phases above."
             )
     doc.bullets(items)
@@ -387,7 +387,7 @@ def block_choice_section(
 def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     doc.heading("Cost ledger (mean)")
     names = list(results)
-    summaries = {n: results[n].summary() for n in names}
+    summaries = {n: results[n]._stats() for n in names}
     blocks = [n for n in names if results[n].scenario[PRICES_PURCHASE] == PurchaseMode.CAPACITY_BLOCK]
     lines = list(LEDGER_LINES)
     if blocks:
@@ -398,9 +398,7 @@ def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     rows = []
     for m in lines:
         label = f"of which {m}" if m in BLOCK_LEDGER_LINES else m
-        cells = [
-            _money(summaries[n].loc[m, "mean"]) if n in blocks or m not in BLOCK_LEDGER_LINES else "—" for n in names
-        ]
+        cells = [_money(summaries[n][m]["mean"]) if n in blocks or m not in BLOCK_LEDGER_LINES else "—" for n in names]
         rows.append([label] + cells)
     doc.table(["line"] + (names if len(names) > 1 else ["USD"]), rows)
 
@@ -408,19 +406,20 @@ def ledger_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
 def completeness_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     """Every phase and whether each scenario describes it: what a reviewer checks first."""
     doc.heading("Completeness: what the estimate includes")
-    frames = {name: result.scenario.completeness() for name, result in results.items()}
+    # Plain dicts, phase -> column -> value: a DataFrame lookup per cell costs tens of microseconds.
+    frames = {name: result.scenario.completeness().to_dict("index") for name, result in results.items()}
     first = next(iter(frames.values()))
     rows = []
-    for phase in first.index:
+    for phase in first:
         cells = []
         for frame in frames.values():
-            r = frame.loc[phase]
+            r = frame[phase]
             cells.append(
-                r.status
-                + (f": {r.missing}, {r['counted as']}" if r.status == "not described" else "")
-                + (f": {r.unknown}" if r.status == "unknown" else "")
+                r["status"]
+                + (f": {r['missing']}, {r['counted as']}" if r["status"] == "not described" else "")
+                + (f": {r['unknown']}" if r["status"] == "unknown" else "")
             )
-        rows.append([phase, *cells, first.loc[phase, "why"]])
+        rows.append([phase, *cells, first[phase]["why"]])
     doc.table(["phase", *frames, "why it matters"], rows)
     for name, result in results.items():
         unmet = [w for w in result.scenario.expectations() if (name, w) not in doc.said]
@@ -432,18 +431,18 @@ def completeness_section(doc: Document, results: Dict[str, SimulationResult]) ->
 def card_section(doc: Document, results: Dict[str, SimulationResult]) -> None:
     """The job card: which of its fields each scenario fills, and which it leaves missing."""
     doc.heading("Job card: the fields filled and missing")
-    cards = {name: result.scenario.card() for name, result in results.items()}
+    cards = {name: result.scenario.card().to_dict("index") for name, result in results.items()}
     first = next(iter(cards.values()))
     rows = [
         [
             field,
-            *(str(c.loc[field, "value"]) if c.loc[field, "status"] == "filled" else "missing" for c in cards.values()),
+            *(str(c[field]["value"]) if c[field]["status"] == "filled" else "missing" for c in cards.values()),
         ]
-        for field in first.index
+        for field in first
     ]
     doc.table(["field", *(cards if len(cards) > 1 else ["value"])], rows)
     for name, c in cards.items():
-        missing = [f for f in c.index if c.loc[f, "status"] == "missing"]
+        missing = [f for f in c if c[f]["status"] == "missing"]
         if missing:
             label = f"{name}: " if len(cards) > 1 else ""
             doc.paragraph(f"{label}{len(missing)} of {len(c)} job-card fields missing: {', '.join(missing)}.")
@@ -510,8 +509,8 @@ def budget_report(result: SimulationResult, today: Optional[_dt.date] = None) ->
     doc = Document()
     scn = result.scenario
     doc.heading(f"Budget study: {scn.name or 'scenario'}", 1)
-    if scn.to_dict().get("description"):
-        doc.paragraph(scn.to_dict()["description"])
+    if scn._as_given().get("description"):
+        doc.paragraph(scn._as_given()["description"])
     doc.paragraph(_job_line(result))
     results = {scn.name or "scenario": result}
     reviewer_section(doc, results)
@@ -788,12 +787,12 @@ def _signoff_document(
         doc.heading("The estimates")
     headline = []
     for name, result in results.items():
-        s = result.summary()
+        s = result._stats()
         headline.append(
-            f"**{name}**: run cost P50 **{_money(s.loc['run_cost_usd', 'p50'])}**, P90 "
-            f"**{_money(s.loc['run_cost_usd', 'p90'])}**; total cost with porting effort P50 "
-            f"{_money(s.loc['total_cost_usd', 'p50'])}, P90 {_money(s.loc['total_cost_usd', 'p90'])}; "
-            f"wall time P50 {_hours(s.loc['wall_h', 'p50'])}, P90 {_hours(s.loc['wall_h', 'p90'])}."
+            f"**{name}**: run cost P50 **{_money(s['run_cost_usd']['p50'])}**, P90 "
+            f"**{_money(s['run_cost_usd']['p90'])}**; total cost with porting effort P50 "
+            f"{_money(s['total_cost_usd']['p50'])}, P90 {_money(s['total_cost_usd']['p90'])}; "
+            f"wall time P50 {_hours(s['wall_h']['p50'])}, P90 {_hours(s['wall_h']['p90'])}."
         )
     for name, result in results.items():
         left_out = result.scenario.not_described()
@@ -819,7 +818,7 @@ def _signoff_document(
 
     doc.heading("Job card")
     for name, result in results.items():
-        d = result.scenario.to_dict()
+        d = result.scenario._as_given()
         if d.get("description"):
             doc.paragraph(f"**{name}**: {d['description']}")
         doc.paragraph(_job_line(result))

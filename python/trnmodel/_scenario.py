@@ -3,6 +3,7 @@ class owns the Python experience."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -115,13 +116,14 @@ class Scenario:
     raises :class:`tm.ScenarioError` naming the JSON path, the value and the rule.
     """
 
-    __slots__ = ("_core", "_expectations", "_provenance")
+    __slots__ = ("_core", "_expectations", "_provenance", "_given")
 
     def __init__(self, core: "_core.Scenario") -> None:
         self._core = core
         # Computed once: a scenario is immutable (a sign-off asks for its provenance 20 times).
         self._expectations: Optional[List[str]] = None
         self._provenance: Optional[List[ProvenanceRow]] = None
+        self._given: Optional[dict] = None
 
     # -- loading and saving ---------------------------------------------------------
     @classmethod
@@ -194,6 +196,13 @@ class Scenario:
         """The scenario as given (defaults are not written out)."""
         return self._core.to_obj()
 
+    def _as_given(self) -> dict:
+        """:meth:`to_dict`, made once and shared: for reading only (a sign-off reads the card's
+        plain fields about 70 times)."""
+        if self._given is None:
+            self._given = self._core.to_obj()
+        return self._given
+
     def to_json(self, path: Optional[PathLike] = None, indent: int = 2) -> str:
         """JSON text; also written to ``path`` when given."""
         text = self._core.to_text(indent)
@@ -254,10 +263,11 @@ class Scenario:
         if field.kind == "quantity":
             q = self._core.quantity(path)
             return None if q is None else _wrap(q)
-        value: Any = self.to_dict()
+        value: Any = self._as_given()
         for key in path.split("."):  # sections nest: card.owners.quality
             value = value.get(key) if isinstance(value, dict) else None
-        return field.default if value is None else value
+        # The caller's own copy of a section or a list, so that changing it changes nothing here.
+        return field.default if value is None else copy.deepcopy(value) if isinstance(value, (dict, list)) else value
 
     def inputs(self) -> Iterator[Tuple[str, Optional[Distribution], bool]]:
         """(path, Distribution or None, given) for every quantity field, in format order."""
@@ -268,7 +278,7 @@ class Scenario:
     def _stage_inputs(self) -> Iterator[Tuple[str, Distribution]]:
         """The quantities the stages give themselves, as ("stages[k].<path>", Distribution), in
         stage order then format order (a stage's null, which removes a field, is left out)."""
-        for k, stage in enumerate(self.to_dict().get("stages") or []):
+        for k, stage in enumerate(self._as_given().get("stages") or []):
             for path, field in _FIELDS.items():
                 if field.kind != "quantity" or not self._core.stage_gives(k, path):
                     continue

@@ -68,6 +68,13 @@ def test_updated_and_getitem():
     assert new.updated({"checkpoint.every_steps": None}).to_dict().get("checkpoint", {}).get("every_steps") is None
     with pytest.raises(KeyError):
         scn["checkpoint.nope"]
+    # The card's plain fields are read from one shared dict, which to_dict() never hands out.
+    assert scn["cluster.nodes"] == 2
+    given = scn.to_dict()
+    given["cluster"]["nodes"] = 7
+    given["cluster"]["platform"] = "elsewhere"
+    assert scn["cluster.nodes"] == 2 and scn["cluster.platform"] is None
+    assert scn.to_dict()["cluster"] == {"nodes": 2}
 
 
 def test_getitem_of_a_misspelt_path_says_what_updated_says():

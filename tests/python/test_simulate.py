@@ -128,6 +128,22 @@ def test_streamed_summary_without_kept_samples():
         streamed["wall_h"]
 
 
+def test_the_reports_plain_summary_is_the_summary_cell_for_cell():
+    # The sign-off reads the summary through _stats() (plain dicts); every cell is summary()'s.
+    scn = tm.Scenario.from_json(ROOT / "examples" / "llama3-70b-full-trn2x16-block7d.json")
+    r = tm.simulate(scn, samples=3_000, seed=1)
+    frame, stats = r.summary(), r._stats()
+    assert list(stats) == list(frame.index)
+    for metric, row in frame.iterrows():
+        assert list(stats[metric]) == list(frame.columns)
+        for column, value in row.items():
+            got = stats[metric][column]
+            assert got == value or (isinstance(value, float) and math.isnan(value) and math.isnan(got)), (
+                metric,
+                column,
+            )
+
+
 def test_bad_arguments():
     scn = tm.Scenario.from_json(LORA)
     with pytest.raises(
