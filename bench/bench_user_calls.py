@@ -2,7 +2,10 @@
 (a ratio that holds on any machine, and on a loaded one better than seconds do).
 
 Measured in one process, after one untimed warm-up of each call (so quantile tables are
-built, as in any session after the first call), best of ``--repeats``:
+built, as in any session after the first call), best of ``--repeats``. Each repeat of a call is
+timed right after a repeat of its unit, and a call's ratio is its best over the best of the
+units timed beside it: a machine whose speed drifts between the units and the calls (a busy
+neighbour on a shared host) moves both alike.
 
 * unit: ``tm.simulate(LoRA trn2, samples=100_000)`` (default threads);
 * the sign-off of ``make run``: ``tm.report(LoRA trn2, LoRA p5)`` written to HTML (two
@@ -31,14 +34,23 @@ import trnmodel as tm
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
+def _seconds(f) -> float:
+    started = time.perf_counter()
+    f()
+    return time.perf_counter() - started
+
+
 def _best(f, repeats: int) -> float:
     f()  # warm-up: tables built, imports done
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - started)
-    return min(times)
+    return min(_seconds(f) for _ in range(repeats))
+
+
+def _best_beside(f, unit, repeats: int) -> tuple:
+    """(best seconds of f, best seconds of unit), each repeat of f timed right after one of unit."""
+    unit()
+    f()  # warm-up
+    pairs = [(_seconds(unit), _seconds(f)) for _ in range(repeats)]
+    return min(p[1] for p in pairs), min(p[0] for p in pairs)
 
 
 PLOTS = ("distribution", "tornado", "comparison", "phases", "stages")
@@ -119,31 +131,33 @@ def main() -> None:
     unit_lora = _best(unit(lora), args.repeats)
     unit_big = _best(unit(big), args.repeats)
     calls = [
-        ("sign-off (`make run`)", lambda: tm.report(lora, p5, path=str(out)), unit_lora, 8),
-        ("`checkpoint_interval`", lambda: tm.checkpoint_interval(lora, progress=False), unit_lora, 10),
+        ("sign-off (`make run`)", lambda: tm.report(lora, p5, path=str(out)), unit(lora), 8),
+        ("`checkpoint_interval`", lambda: tm.checkpoint_interval(lora, progress=False), unit(lora), 10),
         (
             "`break_even`",
             lambda: tm.compare(lora, p5, samples=20_000, progress=False).break_even("prices.node_hour_usd"),
-            unit_lora,
+            unit(lora),
             6,
         ),
         (
             "`search_parallelism(samples=500)`, 70B Trn2 extrapolated",
             lambda: tm.search_parallelism(big, samples=500),
-            unit_big,
+            unit(big),
             15,
         ),
     ]
-    for name, call, unit_s, target in calls:
-        seconds = _best(call, args.repeats)
-        rows.append((name, seconds, seconds / unit_s, target))
+    for name, call, unit_call, target in calls:
+        seconds, beside = _best_beside(call, unit_call, args.repeats)
+        rows.append((name, seconds, seconds / beside, target))
     # The sign-off in two parts: its own computations (the same call with every figure left
     # out: the plot functions return a stub, nothing is drawn), and the figures, each drawn
     # once (the time inside the plot functions and Document.figure's one savefig, summed over
     # the figures of a normal call).
-    computations = _best(lambda: _without_figures(lambda: tm.report(lora, p5, path=str(out))), args.repeats)
+    computations, beside = _best_beside(
+        lambda: _without_figures(lambda: tm.report(lora, p5, path=str(out))), unit(lora), args.repeats
+    )
     figure_seconds, figure_count = _figure_time(lambda: tm.report(lora, p5, path=str(out)))
-    rows.insert(1, ("sign-off, its computations (figures left out)", computations, computations / unit_lora, 8))
+    rows.insert(1, ("sign-off, its computations (figures left out)", computations, computations / beside, 8))
     rows.insert(
         2, (f"sign-off, its {figure_count} figures (each drawn once)", figure_seconds, figure_seconds / unit_lora, None)
     )

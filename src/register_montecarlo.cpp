@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/functional.h>
@@ -15,6 +16,7 @@
 
 #include "python_run.hpp"
 #include "register.hpp"
+#include "trnmodel/montecarlo/array_cache.hpp"
 #include "trnmodel/montecarlo/fingerprint.hpp"
 #include "trnmodel/montecarlo/function_model.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
@@ -195,6 +197,15 @@ void register_montecarlo(py::module_& m) {
         py::arg("outputs"), py::arg("samples"), py::arg("seed"), py::arg("threads"), py::arg("keep_samples"),
         py::arg("block_size"), py::arg("progress"));
   m.def("default_threads", &default_threads);
+  // The cache of freed large arrays (array_cache.hpp): (capacity, bytes held), and a new capacity.
+  m.def("array_cache_state", [] {
+    const auto& cache = detail::array_cache::instance();
+    return std::make_pair(cache.capacity(), cache.bytes());
+  });
+  m.def(
+      "set_array_cache_capacity",
+      [](std::size_t capacity_bytes) { detail::array_cache::instance().set_capacity(capacity_bytes); },
+      py::arg("capacity_bytes"));
   // One task of a split tm.monte_carlo (docs/scaling.md): the partial of blocks [first, last)
   // of the run of f, as bytes; f travels with the task, pickled by the executor.
   m.def(

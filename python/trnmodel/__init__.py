@@ -51,7 +51,7 @@ from ._ec2_quotes import (
 from ._errors import CompletenessWarning, PlausibilityWarning, ScenarioError, UnknownFieldError, UnknownInputError
 from ._log_journal import journal_from_log
 from ._logs import StepLog, StepSeries, read_log
-from ._montecarlo import MonteCarloResult, monte_carlo
+from ._montecarlo import MonteCarloResult, array_cache, monte_carlo
 from ._payback import PaybackResult, payback
 from ._plan import Plan, PlanResult
 from ._purchase import PurchaseOptions, purchase_options
@@ -97,6 +97,7 @@ __all__ = [
     "UnknownInputError",
     "monte_carlo",
     "MonteCarloResult",
+    "array_cache",
     "__version__",
     "Scenario",
     "json_schema",

@@ -41,6 +41,24 @@ def _function_inputs(f: Any, inputs: Any) -> Tuple[List[str], List["_core.Quanti
     return [str(k) for k in inputs], [as_distribution(v, path=str(k))._core for k, v in inputs.items()]
 
 
+def array_cache(capacity_mb: Optional[float] = None) -> Dict[str, float]:
+    """The memory of freed large arrays (kept samples, drawn inputs) that the next run of the
+    same size reuses instead of fresh memory, whose every page costs a fault on first write
+    (docs/montecarlo.md, "Freed arrays kept for reuse"). ``capacity_mb``: a new capacity in MiB
+    (0 turns the cache off and frees what it holds); the default, 256 MiB, or the environment's
+    ``TRNMODEL_ARRAY_CACHE_MB``, holds one budget sign-off's arrays. Returns ``capacity_mb`` and
+    ``held_mb`` (what it holds now). The kept pages are ones the kernel may take back when memory
+    runs short. Results do not depend on it."""
+    if capacity_mb is not None:
+        if isinstance(capacity_mb, bool) or not isinstance(capacity_mb, (int, float)) or not capacity_mb >= 0:
+            raise _core.ScenarioError(f"capacity_mb: must be a number of MiB, 0 or more, got {capacity_mb!r}")
+        if not np.isfinite(capacity_mb):
+            raise _core.ScenarioError(f"capacity_mb: must be finite, got {capacity_mb!r}")
+        _core.set_array_cache_capacity(int(capacity_mb * 2**20))
+    capacity, held = _core.array_cache_state()
+    return {"capacity_mb": capacity / 2**20, "held_mb": held / 2**20}
+
+
 def summary_frame(table: "_core.SummaryTable", index_name: str) -> "pd.DataFrame":
     """A summary table from the core as a DataFrame, one row per output; a ``nan_count``
     column when some values were NaN (the statistics leave them out)."""

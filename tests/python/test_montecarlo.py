@@ -1,6 +1,8 @@
 """tm.monte_carlo: correctness, determinism, control, memory (docs/montecarlo.md)."""
 
 import math
+import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -183,3 +185,43 @@ def test_nan_outputs_are_counted_and_seeds_bounded():
         tm.monte_carlo(lambda x: x[:, 0], {"a": 1.0}, seed=2**64)
     with pytest.raises(tm.ScenarioError, match="outputs: names must be distinct"):
         tm.monte_carlo(lambda x: np.column_stack([x[:, 0], x[:, 0]]), {"a": 1.0}, outputs=["y", "y"])
+
+
+def test_freed_arrays_are_reused_and_the_results_do_not_depend_on_it():
+    scn = tm.Scenario.from_json(pathlib.Path(__file__).resolve().parents[2] / "examples" / "llama3-8b-lora-trn2.json")
+    saved = tm.array_cache()["capacity_mb"]
+    try:
+        tm.array_cache(0)  # off: fresh memory for the reference
+        assert tm.array_cache()["held_mb"] == 0
+        reference = tm.simulate(scn, samples=50_000, seed=3)
+        expected = {m: reference[m].copy() for m in reference.outputs}
+        del reference
+        assert tm.array_cache()["held_mb"] == 0
+        tm.array_cache(64)
+        first = tm.simulate(scn, samples=50_000, seed=3)
+        del first  # 50,000 x 40 outputs: 16 MB kept for the next run of that size
+        assert tm.array_cache()["held_mb"] == pytest.approx(50_000 * 40 * 8 / 2**20)
+        again = tm.simulate(scn, samples=50_000, seed=3)
+        assert tm.array_cache()["held_mb"] == 0  # taken by the run
+        for m in again.outputs:
+            np.testing.assert_array_equal(again[m], expected[m], strict=True)
+        del again
+        tm.array_cache(0)
+        assert tm.array_cache() == {"capacity_mb": 0.0, "held_mb": 0.0}
+        with pytest.raises(tm.ScenarioError, match=r"capacity_mb: must be a number of MiB, 0 or more, got -1"):
+            tm.array_cache(-1)
+        with pytest.raises(tm.ScenarioError, match=r"capacity_mb: must be finite, got inf"):
+            tm.array_cache(math.inf)
+    finally:
+        tm.array_cache(saved)
+
+
+def test_a_bad_array_cache_capacity_in_the_environment_is_named():
+    code = "import trnmodel as tm; tm.monte_carlo(lambda x: x[:, 0], {'a': tm.Uniform(0, 1)}, samples=1_000_000)"
+    env = {**os.environ, "TRNMODEL_ARRAY_CACHE_MB": "lots"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode != 0
+    assert (
+        'TRNMODEL_ARRAY_CACHE_MB: must be a whole number of MiB (0 turns the cache of freed arrays off), got "lots"'
+        in (out.stderr)
+    )

@@ -25,6 +25,7 @@
 
 #include <Eigen/Core>
 
+#include "trnmodel/montecarlo/array_cache.hpp"
 #include "trnmodel/montecarlo/parallel.hpp"
 #include "trnmodel/montecarlo/prefault.hpp"
 
@@ -61,8 +62,9 @@ inline bool holds_single_value(const double* x, std::size_t n) {
 class kept_columns {
  public:
   kept_columns() = default;
-  /// Room for rows x cols samples, not touched yet.
-  kept_columns(Eigen::Index rows, Eigen::Index cols) : values_(rows, cols) {}
+  /// Room for rows x cols samples: fresh memory, not touched yet, or a freed array's of the
+  /// same size (array_cache.hpp; its old values are never read).
+  kept_columns(Eigen::Index rows, Eigen::Index cols) : values_(array_cache::instance().take(rows, cols)) {}
 
   kept_columns(const kept_columns& other) { copy_from(other); }
   kept_columns& operator=(const kept_columns& other) {
@@ -140,10 +142,12 @@ class kept_columns {
     std::fill(to, to + rows(), single_value_[static_cast<std::size_t>(k)]);
     unwritten_[static_cast<std::size_t>(k)].store(false, std::memory_order_release);
   }
-  // A large array's written pages given back on release_threads_ threads, a range of columns
-  // each, before the array is freed (prefault.hpp: the unmapping then has nothing left to do).
+  // The array kept for the next run of its size (array_cache.hpp), or, when the cache does not
+  // take it, a large array's written pages given back on release_threads_ threads, a range of
+  // columns each, before it is freed (prefault.hpp: the unmapping then has nothing left to do).
   // Plain threads, not the task scheduler's: a result may go during the process's exit.
   void release() noexcept {
+    if (array_cache::instance().keep(values_)) return;
     constexpr double large_bytes = 64.0 * 1024 * 1024;
     if (release_threads_ < 2 || static_cast<double>(values_.size()) * sizeof(double) < large_bytes) return;
     const auto threads = static_cast<Eigen::Index>(

@@ -21,6 +21,7 @@
 
 #include "trnmodel/dist/quantity_json.hpp"
 #include "trnmodel/lifecycle/simulate.hpp"
+#include "trnmodel/montecarlo/array_cache.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/montecarlo/prefault.hpp"
 #include "trnmodel/sensitivity/block_parts.hpp"
@@ -37,6 +38,15 @@ struct input_draws {
   std::uint64_t seed = 0;  ///< the run's seed
   std::uint64_t samples = 0;  ///< and its sample count
   Eigen::ArrayXXd values;  ///< samples x inputs
+
+  input_draws() = default;
+  input_draws(const input_draws&) = default;
+  input_draws(input_draws&&) = default;
+  input_draws& operator=(const input_draws&) = default;
+  input_draws& operator=(input_draws&&) = default;
+  /// The values' memory goes to the next draws or kept run of its size (array_cache.hpp).
+  ~input_draws() { trnmodel::detail::array_cache::instance().keep(values); }
+
   /// Whether a run with `options` draws these numbers: the same seed and samples (a sample's
   /// draws depend on its seed, index and stream only), and a run on this machine.
   bool fits(const run_options& options) const {
@@ -47,12 +57,14 @@ struct input_draws {
 namespace detail {
 
 /// Every drawn input of `model` for the run `options` describes: samples x model.input_count(),
-/// row i the draws of sample i (in parallel, by blocks). The array is fresh memory: each block
-/// maps its column segments with one call each before writing them (prefault.hpp), as the kept
-/// array's blocks do, instead of a page fault per page.
+/// row i the draws of sample i (in parallel, by blocks). The array is a freed one's of the same
+/// size (array_cache.hpp) or fresh memory, which each block maps, a column segment per call,
+/// before writing it (prefault.hpp), as the kept array's blocks do, instead of a page fault per
+/// page.
 inline Eigen::ArrayXXd drawn_once(const lifecycle_model& model, const run_options& options) {
   const run_options o = with_block_size(options);
-  Eigen::ArrayXXd x(static_cast<Eigen::Index>(o.samples), static_cast<Eigen::Index>(model.input_count()));
+  Eigen::ArrayXXd x = trnmodel::detail::array_cache::instance().take(static_cast<Eigen::Index>(o.samples),
+                                                                     static_cast<Eigen::Index>(model.input_count()));
   const trnmodel::detail::block_grid grid{o.samples, static_cast<std::uint64_t>(o.block_size)};
   trnmodel::detail::for_each_block(0, grid.blocks(), trnmodel::detail::threads_for(o.threads), [&](std::uint64_t b) {
     block_view part;
