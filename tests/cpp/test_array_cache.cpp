@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "array_cache_capacity.hpp"
 #include "catch.hpp"
 #include "trnmodel/montecarlo/array_cache.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
@@ -42,19 +43,6 @@ run_options kept_run(std::uint64_t samples, int threads) {
   o.keep_samples = true;
   return o;
 }
-
-// The process's cache with a given capacity, emptied, for one test; put back as it was after.
-struct process_cache {
-  std::size_t saved = detail::array_cache::instance().capacity();
-  explicit process_cache(std::size_t capacity) {
-    detail::array_cache::instance().clear();
-    detail::array_cache::instance().set_capacity(capacity);
-  }
-  ~process_cache() {
-    detail::array_cache::instance().clear();
-    detail::array_cache::instance().set_capacity(saved);
-  }
-};
 
 }  // namespace
 
@@ -136,10 +124,10 @@ TEST_CASE("array cache: a run in a reused array gives fresh memory's bits", "[ar
   const std::vector<std::string> names{"index", "middle", "minus"};
   // The reference: the constant run in fresh memory.
   run_result fresh = [&] {
-    const process_cache off(0);
+    const test::array_cache_capacity off(0);
     return run(middle_model{false}, names, kept_run(samples, 2));
   }();
-  const process_cache on(64 * mib);
+  const test::array_cache_capacity on(64 * mib);
   const double* memory = nullptr;
   {
     const run_result varying = run(middle_model{true}, names, kept_run(samples, 2));

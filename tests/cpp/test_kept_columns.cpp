@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "array_cache_capacity.hpp"
 #include "catch.hpp"
-#include "trnmodel/montecarlo/array_cache.hpp"
 #include "trnmodel/montecarlo/engine.hpp"
 #include "trnmodel/montecarlo/order_statistics.hpp"
 #include "trnmodel/montecarlo/partial.hpp"
@@ -101,13 +101,6 @@ struct three {
   }
 };
 
-// The cache of freed arrays emptied and off for one test, as it was after.
-struct cache_off {
-  std::size_t saved = detail::array_cache::instance().capacity();
-  cache_off() { detail::array_cache::instance().set_capacity(0); }
-  ~cache_off() { detail::array_cache::instance().set_capacity(saved); }
-};
-
 }  // namespace
 
 TEST_CASE("kept columns: one value stored as the value, the same samples and quantiles", "[kept]") {
@@ -187,7 +180,7 @@ TEST_CASE("kept columns: written out once, whatever the threads asking", "[kept]
 // a 2-thread run of 75 MB, moved, assigned over and destroyed, leave nothing behind but the
 // values of the one kept (the sanitizer builds check the memory).
 TEST_CASE("kept columns: a large array is given back on the run's threads", "[kept]") {
-  const cache_off off;  // else the cache of freed arrays takes them (array_cache.hpp)
+  const test::array_cache_capacity off(0);  // else the cache of freed arrays takes them (array_cache.hpp)
   const std::uint64_t samples = 3'125'000;  // 75 MB of 3 outputs, above the 64 MB of release()
   run_result kept = run(three{1}, {"a", "one", "b"}, kept_run(samples, 4'096, 2));
   {
@@ -222,7 +215,7 @@ TEST_CASE("kept columns: a large array is given back on the run's threads", "[ke
 // outputs (38 MB) lie above glibc's largest mmap threshold (32 MiB), so the array is a fresh
 // mapping whose pages are resident only once written.
 TEST_CASE("kept columns: the pages of a column of one value stay untouched until asked for", "[kept]") {
-  const cache_off off;  // fresh memory, not a freed array's
+  const test::array_cache_capacity off(0);  // fresh memory, not a freed array's
   const std::uint64_t samples = 1'600'000;
   const run_result r = run(three{}, {"a", "zero", "b"}, kept_run(samples, 4'096, 2));
   REQUIRE(r.single_value(1) != nullptr);

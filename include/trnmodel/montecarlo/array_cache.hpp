@@ -101,12 +101,9 @@ class array_cache {
       std::vector<Eigen::ArrayXXd> evicted;  // freed after the lock is let go
       const std::lock_guard<std::mutex> hold(lock_);
       if (bytes > capacity_) return false;
-      kept_.reserve(kept_.size() + 1);  // the one step that may throw, before anything moves
-      while (bytes_ + bytes > capacity_) {
-        evicted.push_back(std::move(kept_.front()));
-        bytes_ -= static_cast<std::size_t>(evicted.back().size()) * sizeof(double);
-        kept_.erase(kept_.begin());
-      }
+      kept_.reserve(kept_.size() + 1);  // the steps that may throw, before anything moves
+      evicted.reserve(kept_.size());
+      evict_beyond(capacity_ - bytes, evicted);
       lazily_free_pages(a.data(), bytes);
       bytes_ += bytes;
       kept_.push_back(std::move(a));
@@ -137,11 +134,7 @@ class array_cache {
     std::vector<Eigen::ArrayXXd> evicted;
     const std::lock_guard<std::mutex> hold(lock_);
     capacity_ = capacity_bytes;
-    while (bytes_ > capacity_) {
-      bytes_ -= static_cast<std::size_t>(kept_.front().size()) * sizeof(double);
-      evicted.push_back(std::move(kept_.front()));
-      kept_.erase(kept_.begin());
-    }
+    evict_beyond(capacity_, evicted);
   }
 
   /// `text` as a whole number of MiB, or not_whole.
@@ -152,6 +145,16 @@ class array_cache {
   static constexpr std::size_t not_whole = static_cast<std::size_t>(-1);
 
  private:
+  // Moves the oldest arrays kept into `evicted` (freed by the caller after the lock is let go)
+  // until at most `limit` bytes are kept. Called with the lock held.
+  void evict_beyond(std::size_t limit, std::vector<Eigen::ArrayXXd>& evicted) {
+    while (bytes_ > limit) {
+      evicted.push_back(std::move(kept_.front()));
+      bytes_ -= static_cast<std::size_t>(evicted.back().size()) * sizeof(double);
+      kept_.erase(kept_.begin());
+    }
+  }
+
   mutable std::mutex lock_;
   std::vector<Eigen::ArrayXXd> kept_;  // oldest first
   std::size_t bytes_ = 0;
